@@ -1,0 +1,1 @@
+"""hardware — see docs/architecture.md; filled in by its own issue."""

@@ -1,0 +1,196 @@
+"""``explain(state, observed)``: which legal move(s), if any, turned the board into what
+the sensors now read.
+
+Verdicts, in the order they are tried:
+
+* ``unreadable`` — some spaces could not be read; nothing is decided.
+* ``unchanged``  — the board still shows the current position.
+* ``legal``      — exactly one resulting position explains the board (several moves that
+  leave the *same* position, such as two paths to one square, are one outcome).
+* ``ambiguous``  — several different positions explain it; the players must choose.
+* ``partial``    — the board is part-way to one or more legal outcomes: every changed
+  space already shows its final contents or is empty (a piece in the hand). Wait.
+* ``illegal``    — nothing explains it; ``restore`` says what to put back where.
+
+Exact matches are looked for first among single moves, then among sequences of up to
+``max_sequence`` moves (two moves made faster than the stabiliser could see).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .game import Move, State
+from .view import Fidelity, View
+
+
+class Verdict(enum.Enum):
+    UNREADABLE = "unreadable"
+    UNCHANGED = "unchanged"
+    LEGAL = "legal"
+    AMBIGUOUS = "ambiguous"
+    PARTIAL = "partial"
+    ILLEGAL = "illegal"
+
+
+@dataclass(frozen=True)
+class SpaceFix:
+    """One space that does not show what it should: ``expected`` vs what was ``observed``."""
+
+    space: str
+    expected: tuple[str, ...]
+    observed: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"space": self.space, "expected": list(self.expected), "observed": list(self.observed)}
+
+    def text(self) -> str:
+        want = "+".join(self.expected) or "empty"
+        got = "+".join(self.observed) or "empty"
+        return f"{self.space}: {want} (board shows {got})"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One outcome: the move sequences that reach it (first is canonical) and the position."""
+
+    sequences: tuple[tuple[Move, ...], ...]
+    state: State
+    texts: tuple[str, ...]
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        return self.sequences[0]
+
+    @property
+    def text(self) -> str:
+        return self.texts[0]
+
+    def has_move(self, move: Move) -> bool:
+        return any(seq == (move,) for seq in self.sequences)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"move": self.text, "equivalent": list(self.texts[1:])}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    verdict: Verdict
+    candidates: tuple[Candidate, ...] = ()
+    restore: tuple[SpaceFix, ...] = ()
+    pending: tuple[SpaceFix, ...] = ()
+    unreadable: frozenset[str] = field(default_factory=frozenset)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "restore": [f.to_dict() for f in self.restore],
+            "pending": [f.to_dict() for f in self.pending],
+            "unreadable": sorted(self.unreadable),
+        }
+
+
+def _seq_text(state: State, seq: Sequence[Move]) -> str:
+    texts, s = [], state
+    for m in seq:
+        texts.append(s.move_text(m))
+        s = s.successor(m)
+    return " ".join(texts)
+
+
+def _group(state: State, found: Iterable[tuple[tuple[Move, ...], State]]) -> tuple[Candidate, ...]:
+    groups: dict[State, list[tuple[Move, ...]]] = {}
+    for seq, succ in found:
+        groups.setdefault(succ, []).append(seq)
+    return tuple(
+        Candidate(tuple(seqs), succ, tuple(_seq_text(state, q) for q in seqs)) for succ, seqs in groups.items()
+    )
+
+
+def _fixes(spaces: Iterable[str], expected: View, observed: View) -> tuple[SpaceFix, ...]:
+    return tuple(SpaceFix(s, expected.get_tokens(s), observed.get_tokens(s)) for s in sorted(spaces))
+
+
+def explain(
+    state: State,
+    observed: View,
+    fidelity: Fidelity = Fidelity.KIND,
+    *,
+    unreadable: Iterable[str] = (),
+    max_sequence: int = 2,
+) -> Explanation:
+    hidden = frozenset(unreadable)
+    if hidden:
+        return Explanation(Verdict.UNREADABLE, unreadable=hidden)
+    observed = observed.at_fidelity(fidelity)
+    current = state.view(fidelity)
+    diff = current.diff(observed)
+    if not diff:
+        return Explanation(Verdict.UNCHANGED)
+
+    touching = _touching(state)
+    exact: list[tuple[tuple[Move, ...], State]] = []
+    partial: list[tuple[tuple[Move, ...], State]] = []
+    for m, spaces in touching:
+        if not diff <= spaces:
+            continue
+        succ = state.successor(m)
+        after = succ.view(fidelity)
+        if after == observed:
+            exact.append(((m,), succ))
+        elif all(observed.get_tokens(s) in (after.get_tokens(s), ()) for s in diff):
+            partial.append(((m,), succ))
+
+    if not exact and max_sequence > 1:
+        exact = list(_sequences(state, observed, fidelity, diff, touching, max_sequence))
+
+    if exact:
+        cands = _group(state, exact)
+        verdict = Verdict.LEGAL if len(cands) == 1 else Verdict.AMBIGUOUS
+        return Explanation(verdict, cands)
+    if partial:
+        cands = _group(state, partial)
+        # What is still to be done: for one outcome, every space not yet right; for
+        # several, only what they all agree on.
+        views = [c.state.view(fidelity) for c in cands]
+        still = set.intersection(*(set(observed.diff(v)) for v in views))
+        agreed = {s for s in still if len({v.get_tokens(s) for v in views}) == 1}
+        return Explanation(Verdict.PARTIAL, cands, pending=_fixes(agreed, views[0], observed))
+    return Explanation(Verdict.ILLEGAL, restore=_fixes(diff, current, observed))
+
+
+def _touching(state: State) -> list[tuple[Move, frozenset[str]]]:
+    # Cached on the (frozen) state: explain is asked about the same position many times
+    # while a hand moves over the board.
+    cached = state.__dict__.get("_explain_touching")
+    if cached is None:
+        cached = [(m, state.move_spaces(m)) for m in state.legal_moves()]
+        object.__setattr__(state, "_explain_touching", cached)
+    return cached
+
+
+def _sequences(state, observed, fidelity, diff, touching, depth):
+    """Exact matches among sequences of 2..depth moves; every step must touch the change."""
+    frontier = [((m,), state.successor(m)) for m, spaces in touching if spaces & diff]
+    for level in range(2, depth + 1):
+        deeper = level < depth
+        nxt = []
+        for seq, s in frontier:
+            if s.is_game_over():
+                continue
+            rest = s.view(fidelity).diff(observed)
+            for m, spaces in _touching(s):
+                if not spaces & diff:
+                    continue
+                if rest <= spaces:
+                    succ = s.successor(m)
+                    if succ.view(fidelity) == observed:
+                        yield seq + (m,), succ
+                        continue
+                if deeper:
+                    nxt.append((seq + (m,), s.successor(m)))
+        frontier = nxt

@@ -1,0 +1,186 @@
+"""The game contract every game implements (OpenSpiel-style: one interface, one
+conformance suite over all of them).
+
+A :class:`Game` is the factory: it knows the board, the options and how to build
+the starting position. A :class:`State` is a frozen value: ``apply`` returns a
+new state and never touches the old one. Moves are small frozen, hashable values
+of the game's own making; only the state that produced them can print them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .board import Board
+from .errors import IllegalMoveError, InvalidStateError
+from .view import Fidelity, View
+
+Move = Hashable
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended. ``winner`` is ``None`` for a draw."""
+
+    winner: str | None
+    reason: str
+    scores: Mapping[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"winner": self.winner, "reason": self.reason, "scores": dict(self.scores)}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game option: its default, how to read it from ``KEY=VALUE`` text, and what it means."""
+
+    default: Any
+    parse: Any  # Callable[[str], Any]; raises ValueError on bad text
+    help: str
+
+
+class State(ABC):
+    """A position. Subclasses are frozen dataclasses and must be hashable and comparable."""
+
+    game_name: ClassVar[str]
+
+    # -- what the position is ---------------------------------------------------------
+
+    @property
+    @abstractmethod
+    def to_move(self) -> str:
+        """The player whose move it is (``"south"``, ``"A"``, ``"blue"``...)."""
+
+    @property
+    def phase(self) -> str:
+        return "play"
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """``None`` while the game goes on."""
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    def scores(self) -> Mapping[str, int]:
+        return {}
+
+    # -- moves ------------------------------------------------------------------------
+
+    @abstractmethod
+    def legal_moves(self) -> Sequence[Move]:
+        """Every legal move, each once, in a stable order. Empty when the game is over."""
+
+    @abstractmethod
+    def successor(self, move: Move) -> "State":
+        """The position after ``move``, which must come from :meth:`legal_moves` (unchecked)."""
+
+    def apply(self, move: Move) -> "State":
+        """The position after ``move``; raises :class:`IllegalMoveError` if it is not legal here."""
+        if not self.is_legal(move):
+            raise IllegalMoveError(f"{self.game_name}: {self.move_text(move)} is not legal here")
+        return self.successor(move)
+
+    def is_legal(self, move: Move) -> bool:
+        return move in self._legal_set()
+
+    def _legal_set(self) -> frozenset:
+        cached = self.__dict__.get("_legal_cache")
+        if cached is None:
+            cached = frozenset(self.legal_moves())
+            object.__setattr__(self, "_legal_cache", cached)
+        return cached
+
+    @abstractmethod
+    def parse_move(self, text: str) -> Move:
+        """Read move notation; :class:`MoveSyntaxError` if unreadable,
+        :class:`IllegalMoveError` if not legal here, :class:`AmbiguousMoveError` if it fits several."""
+
+    @abstractmethod
+    def move_text(self, move: Move) -> str:
+        """The move's notation; ``parse_move(move_text(m)) == m``."""
+
+    def describe_move(self, move: Move) -> str:
+        """A sentence for players ("South's triple ring a1 → c3"); defaults to the notation."""
+        return self.move_text(move)
+
+    def apply_text(self, text: str) -> "State":
+        return self.successor(self.parse_move(text))
+
+    def move_spaces(self, move: Move) -> frozenset[str]:
+        """Every space the move's hands touch. Must contain every space whose contents change;
+        may contain more (a ring lifted and put back). Games override this with a cheap answer."""
+        return self.view(Fidelity.IDENTITY).diff(self.successor(move).view(Fidelity.IDENTITY))
+
+    # -- sensing ------------------------------------------------------------------------
+
+    @abstractmethod
+    def view(self, fidelity: Fidelity) -> View:
+        """What an ideal sensor of this fidelity would read on the board."""
+
+    # -- persistence --------------------------------------------------------------------
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The position file as a JSON-ready dict (includes ``"game"``)."""
+
+    @classmethod
+    @abstractmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "State":
+        """Build from :meth:`to_dict`'s format; :class:`InvalidStateError` says what is wrong."""
+
+
+class Game(ABC):
+    """A registered game: its board, options and starting positions."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    players: ClassVar[tuple[str, ...]]
+    options: ClassVar[Mapping[str, OptionSpec]] = {}
+    state_class: ClassVar[type[State]]
+
+    @abstractmethod
+    def board(self) -> Board: ...
+
+    @abstractmethod
+    def start(self, options: Mapping[str, Any] | None = None) -> State:
+        """The starting position (where setup begins, for games with a setup phase)."""
+
+    def default_setup(self, options: Mapping[str, Any] | None = None) -> State:
+        """A documented ready-to-play position; the same as :meth:`start` if there is no setup."""
+        return self.start(options)
+
+    def from_dict(self, data: Mapping[str, Any]) -> State:
+        if not isinstance(data, Mapping):
+            raise InvalidStateError("position: expected a JSON object")
+        if data.get("game") != self.name:
+            raise InvalidStateError(f"position: 'game' is {data.get('game')!r}, expected {self.name!r}")
+        return self.state_class.from_dict(data)
+
+    def parse_options(self, pairs: Mapping[str, Any] | Sequence[str] | None) -> dict[str, Any]:
+        """Options from ``KEY=VALUE`` strings or a mapping, checked against :attr:`options`."""
+        given: dict[str, Any] = {}
+        if pairs is None:
+            pairs = {}
+        if isinstance(pairs, Mapping):
+            given = dict(pairs)
+        else:
+            for pair in pairs:
+                key, sep, value = str(pair).partition("=")
+                if not sep:
+                    raise InvalidStateError(f"option {pair!r}: expected KEY=VALUE")
+                given[key.strip()] = value.strip()
+        result = {k: spec.default for k, spec in self.options.items()}
+        for key, value in given.items():
+            spec = self.options.get(key)
+            if spec is None:
+                known = ", ".join(self.options) or "none"
+                raise InvalidStateError(f"{self.name}: unknown option {key!r} (known: {known})")
+            try:
+                result[key] = spec.parse(value) if isinstance(value, str) else value
+            except ValueError as exc:
+                raise InvalidStateError(f"{self.name}: option {key}={value!r}: {exc}") from None
+        return result

@@ -1,0 +1,1 @@
+"""The games tableref referees, one module each."""

@@ -1,0 +1,116 @@
+"""Views and observations: what a sensor reads, space by space.
+
+A :class:`View` maps space ids to the tokens read there (empty spaces are simply
+absent). What a token says depends on the :class:`Fidelity`:
+
+* ``occupancy`` — the single token :data:`OCCUPIED`;
+* ``kind``      — the piece's kind in the game's own words (``"2"`` for a double ring);
+* ``identity``  — the exact physical piece; games whose pieces are interchangeable in
+  the rules read the same as ``kind``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from .errors import InvalidStateError
+
+OCCUPIED = "occupied"
+
+
+class Fidelity(enum.Enum):
+    OCCUPANCY = "occupancy"
+    KIND = "kind"
+    IDENTITY = "identity"
+
+    @classmethod
+    def parse(cls, text: str) -> "Fidelity":
+        try:
+            return cls(text)
+        except ValueError:
+            names = ", ".join(f.value for f in cls)
+            raise InvalidStateError(f"unknown fidelity {text!r} (expected one of: {names})") from None
+
+
+class View(Mapping[str, tuple[str, ...]]):
+    """An immutable, hashable map of space id → sorted tuple of tokens."""
+
+    __slots__ = ("_spaces", "_hash")
+
+    def __init__(self, spaces: Mapping[str, Iterable[str] | str] | None = None) -> None:
+        clean: dict[str, tuple[str, ...]] = {}
+        for space, tokens in (spaces or {}).items():
+            if isinstance(tokens, str):
+                tokens = (tokens,)
+            tup = tuple(sorted(str(t) for t in tokens))
+            if tup:
+                clean[str(space)] = tup
+        self._spaces = clean
+        self._hash: int | None = None
+
+    def __getitem__(self, space: str) -> tuple[str, ...]:
+        return self._spaces[space]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spaces)
+
+    def __len__(self) -> int:
+        return len(self._spaces)
+
+    def get_tokens(self, space: str) -> tuple[str, ...]:
+        return self._spaces.get(space, ())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, View):
+            return self._spaces == other._spaces
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._spaces.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"View({self.to_dict()!r})"
+
+    def diff(self, other: "View") -> frozenset[str]:
+        """Spaces whose contents differ between ``self`` and ``other``."""
+        keys = self._spaces.keys() | other._spaces.keys()
+        return frozenset(k for k in keys if self.get_tokens(k) != other.get_tokens(k))
+
+    def at_fidelity(self, fidelity: Fidelity) -> "View":
+        """Coarsen a view: only occupancy can be derived from any other view."""
+        if fidelity is Fidelity.OCCUPANCY:
+            return View({s: (OCCUPIED,) * len(t) for s, t in self._spaces.items()})
+        return self
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {s: list(t) for s, t in sorted(self._spaces.items())}
+
+    @classmethod
+    def from_dict(cls, data: object, *, where: str = "view") -> "View":
+        if not isinstance(data, Mapping):
+            raise InvalidStateError(f"{where}: expected an object of space -> tokens, got {type(data).__name__}")
+        for space, tokens in data.items():
+            if isinstance(tokens, str):
+                continue
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                raise InvalidStateError(f"{where}: space {space!r}: expected a token or a list of tokens")
+        return cls(data)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One reading from a source: a view plus when, from where, how well, and what was hidden."""
+
+    view: View
+    time: float
+    fidelity: Fidelity
+    source: str = "unknown"
+    unreadable: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def is_complete(self) -> bool:
+        return not self.unreadable

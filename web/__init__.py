@@ -1,0 +1,1 @@
+"""web — see docs/architecture.md; filled in by its own issue."""
