@@ -106,9 +106,12 @@ def _group(state: State, found: Iterable[tuple[tuple[Move, ...], State]]) -> tup
     groups: dict[State, list[tuple[Move, ...]]] = {}
     for seq, succ in found:
         groups.setdefault(succ, []).append(seq)
-    return tuple(
-        Candidate(tuple(seqs), succ, tuple(_seq_text(state, q) for q in seqs)) for succ, seqs in groups.items()
-    )
+    cands = []
+    for succ, seqs in groups.items():
+        # The simplest notation of an outcome is its canonical move ("c1-d3" over "c1-d1/d3").
+        named = sorted(((_seq_text(state, q), q) for q in seqs), key=lambda tq: (len(tq[1]), len(tq[0])))
+        cands.append(Candidate(tuple(q for _, q in named), succ, tuple(t for t, _ in named)))
+    return tuple(cands)
 
 
 def _fixes(spaces: Iterable[str], expected: View, observed: View) -> tuple[SpaceFix, ...]:

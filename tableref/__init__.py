@@ -1,0 +1,1 @@
+"""tableref: the referee service — sensors in, stable views, rulings and a game record out."""

@@ -1,0 +1,144 @@
+"""``tableref`` — the command line. ``tableref --help`` lists the commands; docs/cli.md
+documents the ``rules`` group, whose output scripts rely on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+
+from rules import Fidelity, RulesError
+
+from . import rules_cli
+from .journal import Journal, JournalError
+from .referee import Referee
+from .service import default_journal_path, play_observations
+from .sources.sim import BoardScript, BoardScriptError, SimulatedBoard
+from .stabiliser import Stabiliser
+
+SAMPLE_SCRIPT = "sample_gyges.jsonl"
+
+
+def _journal_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--journal", type=Path, default=None,
+                   help="journal file (default: $TABLEREF_JOURNAL or ~/.local/share/tableref/journal.sqlite3)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tableref", description="Referee physical board games.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="referee a game from the simulated board (a board script)")
+    run.add_argument("--script", type=Path, default=None,
+                     help=f"board script to play (default: the built-in {SAMPLE_SCRIPT})")
+    run.add_argument("--speed", type=float, default=20.0,
+                     help="playback speed: 1 = real time, 0 = as fast as possible (default 20)")
+    run.add_argument("--settle", type=float, default=0.6, help="seconds a reading must hold (default 0.6)")
+    run.add_argument("--readings", type=int, default=3, help="readings a view must hold for (default 3)")
+    run.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    run.add_argument("--json", action="store_true", help="print decisions as JSON lines")
+    _journal_arg(run)
+    run.set_defaults(func=cmd_run)
+
+    replay = sub.add_parser("replay", help="print a recorded game move by move")
+    replay.add_argument("game_id", type=int)
+    _journal_arg(replay)
+    replay.set_defaults(func=cmd_replay)
+
+    games = sub.add_parser("games", help="list the games in the journal")
+    _journal_arg(games)
+    games.set_defaults(func=cmd_games)
+
+    export = sub.add_parser("export", help="print a recorded game as a JSON game record")
+    export.add_argument("game_id", type=int)
+    _journal_arg(export)
+    export.set_defaults(func=cmd_export)
+
+    rules_cli.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (RulesError, JournalError, BoardScriptError) as exc:
+        print(f"tableref: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _open_journal(args: argparse.Namespace) -> Journal:
+    return Journal(args.journal or default_journal_path())
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.script is None:
+        text = (resources.files("tableref") / "data" / SAMPLE_SCRIPT).read_text(encoding="utf-8")
+        script = BoardScript.parse(text, where=SAMPLE_SCRIPT)
+    else:
+        script = BoardScript.from_file(args.script)
+    stabiliser = Stabiliser(args.settle, args.readings)  # validates before anything is opened
+    with _open_journal(args) as journal:
+        referee = Referee.start(
+            journal,
+            script.game,
+            options=script.options,
+            fidelity=script.fidelity,
+            start=script.start_state(),
+            resume=not args.new,
+        )
+        board = SimulatedBoard(script, speed=args.speed)
+        if referee.ply > 0:
+            # The physical board kept its position while we were down: pick up from there.
+            board.skip_to(referee.state.view(script.fidelity))
+
+        def show(decision) -> None:
+            line = json.dumps(decision.to_dict()) if args.json else decision.text()
+            print(line, flush=True)
+
+        referee.subscribe(show)
+        referee.greeting()
+        play_observations(referee, board.observations(), stabiliser)
+        print(f"journal: {journal.path} (game {referee.record.id}; `tableref replay {referee.record.id}`)",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    with _open_journal(args) as journal:
+        record = journal.load(args.game_id)
+        print(f"game {record.id}: {record.game} ({record.fidelity} sensing), {len(record.moves)} moves")
+        state = record.states[0]
+        for ply, text in enumerate(record.moves, start=1):
+            move = state.parse_move(text)
+            print(f"{ply:3d}. {text:<10} {state.describe_move(move)}")
+            state = state.successor(move)
+        outcome = state.outcome()
+        if outcome is not None:
+            print(f"result: {'draw' if outcome.winner is None else outcome.winner + ' wins'} ({outcome.reason})")
+        elif record.finished:
+            print("result: abandoned")
+        else:
+            print("result: in progress")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    with _open_journal(args) as journal:
+        for g in journal.games():
+            if g.outcome:
+                status = f"{g.outcome.get('winner') or 'draw'} won" if g.outcome.get("winner") else "draw"
+            else:
+                status = "abandoned" if g.finished else "in progress"
+            print(f"{g.id}\t{g.game}\t{g.moves} moves\t{status}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open_journal(args) as journal:
+        print(json.dumps(journal.export(args.game_id), indent=1))
+    return 0

@@ -1,0 +1,179 @@
+"""What the referee publishes, and the commands it takes. Typed values, never bare dicts;
+``to_dict()`` gives the JSON the web page and the journal tools read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rules import SpaceFix, View
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One answer the players may confirm: a move sequence or a takeback."""
+
+    number: int
+    text: str
+    description: str
+    takeback: int = 0  # moves to take back, for a "the board shows an earlier position" choice
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"number": self.number, "text": self.text, "description": self.description, "takeback": self.takeback}
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: ClassVar[str] = "decision"
+    game_id: int
+    ply: int  # moves in the game once this decision is taken
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        for name, value in self.__dict__.items():
+            data[name] = _plain(value)
+        return data
+
+    def text(self) -> str:
+        return self.kind
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(value)
+    return value
+
+
+@dataclass(frozen=True)
+class NewGame(Decision):
+    kind: ClassVar[str] = "new_game"
+    game: str
+    position: dict[str, Any]
+    resumed: bool = False
+
+    def text(self) -> str:
+        verb = "resumed" if self.resumed else "started"
+        return f"game {self.game_id} ({self.game}) {verb} at move {self.ply}"
+
+
+@dataclass(frozen=True)
+class Accepted(Decision):
+    kind: ClassVar[str] = "accepted"
+    move: str
+    description: str
+    position: dict[str, Any]
+    confirmed: bool = False
+
+    def text(self) -> str:
+        how = " (confirmed)" if self.confirmed else ""
+        return f"{self.ply:3d}. {self.move:<10} {self.description}{how}"
+
+
+@dataclass(frozen=True)
+class Ambiguous(Decision):
+    kind: ClassVar[str] = "ambiguous"
+    choices: tuple[Choice, ...]
+
+    def text(self) -> str:
+        opts = "; ".join(f"[{c.number}] {c.text}" for c in self.choices)
+        return f"     ambiguous — confirm one: {opts}"
+
+
+@dataclass(frozen=True)
+class Partial(Decision):
+    kind: ClassVar[str] = "partial"
+    candidates: tuple[str, ...]
+    pending: tuple[SpaceFix, ...]
+
+    def text(self) -> str:
+        todo = ", ".join(f.text() for f in self.pending)
+        return f"     waiting: part-way to {len(self.candidates)} move(s)" + (f"; still to do: {todo}" if todo else "")
+
+
+@dataclass(frozen=True)
+class Illegal(Decision):
+    kind: ClassVar[str] = "illegal"
+    restore: tuple[SpaceFix, ...]
+
+    def text(self) -> str:
+        return "     illegal board — put back: " + ", ".join(f.text() for f in self.restore)
+
+
+@dataclass(frozen=True)
+class Restored(Decision):
+    kind: ClassVar[str] = "restored"
+
+    def text(self) -> str:
+        return "     board matches the game again"
+
+
+@dataclass(frozen=True)
+class TakenBack(Decision):
+    kind: ClassVar[str] = "taken_back"
+    move: str
+    position: dict[str, Any]
+
+    def text(self) -> str:
+        return f"     took back {self.move}"
+
+
+@dataclass(frozen=True)
+class GameOver(Decision):
+    kind: ClassVar[str] = "game_over"
+    outcome: dict[str, Any]
+
+    def text(self) -> str:
+        w = self.outcome.get("winner")
+        return f"     game over: {'draw' if w is None else w + ' wins'} ({self.outcome.get('reason')})"
+
+
+@dataclass(frozen=True)
+class Unreadable(Decision):
+    kind: ClassVar[str] = "unreadable"
+    spaces: frozenset[str]
+
+    def text(self) -> str:
+        return "     cannot read: " + ", ".join(sorted(self.spaces))
+
+
+@dataclass(frozen=True)
+class Rejected(Decision):
+    kind: ClassVar[str] = "rejected"
+    command: str
+    reason: str
+
+    def text(self) -> str:
+        return f"     {self.command} refused: {self.reason}"
+
+
+# -- what goes into the referee's queue -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StableView:
+    view: View
+    time: float = 0.0
+
+
+@dataclass(frozen=True)
+class Confirm:
+    number: int
+
+
+@dataclass(frozen=True)
+class Undo:
+    pass
+
+
+@dataclass(frozen=True)
+class StartGame:
+    game: str
+    options: dict[str, Any] = field(default_factory=dict)
+    setup: str = "start"  # start | default
+
+
+Command = StableView | Confirm | Undo | StartGame

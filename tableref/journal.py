@@ -1,0 +1,247 @@
+"""The journal: every game, durably, in SQLite.
+
+One transaction per accepted event, committed before the referee publishes it, with
+WAL and ``synchronous=FULL`` so a game survives the process being killed (or the
+power failing) at any instant. Replay re-applies the accepted moves through the rules,
+and checks each against the position recorded beside it.
+
+Tables::
+
+    games(id, game, options, fidelity, start, created, finished, outcome)
+    events(game_id, seq, kind, move, position, created)   -- kind: move | undo
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rules import RulesError, State, get_game
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games(
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    fidelity TEXT NOT NULL,
+    start TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL,
+    outcome TEXT
+);
+CREATE TABLE IF NOT EXISTS events(
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('move', 'undo')),
+    move TEXT,
+    position TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal file cannot be used, or a recorded game does not replay."""
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    id: int
+    game: str
+    fidelity: str
+    created: float
+    finished: float | None
+    outcome: Mapping[str, Any] | None
+    moves: int
+
+
+@dataclass
+class GameRecord:
+    """A game rebuilt from the journal: the positions reached and the moves between them."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    fidelity: str
+    states: list[State]
+    moves: list[str] = field(default_factory=list)
+    next_seq: int = 0
+    finished: bool = False
+
+    @property
+    def state(self) -> State:
+        return self.states[-1]
+
+
+class Journal:
+    """An open journal file. Not thread-safe: the referee is its single writer."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._db: sqlite3.Connection | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise JournalError(f"{self.path}: journal schema {row[0]}, this tableref reads {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
+        except OSError as exc:
+            raise JournalError(f"{self.path}: cannot open journal: {exc.strerror}") from None
+        self._db = db
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise JournalError(f"{self.path}: journal is closed")
+        return self._db
+
+    # -- writing (each call is one committed transaction) ------------------------------------
+
+    def new_game(self, state: State, options: Mapping[str, Any], fidelity: str) -> GameRecord:
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO games(game, options, fidelity, start, created) VALUES (?, ?, ?, ?, ?)",
+                (state.game_name, json.dumps(dict(options)), fidelity, json.dumps(state.to_dict()), time.time()),
+            )
+        return GameRecord(int(cur.lastrowid), state.game_name, dict(options), fidelity, [state])
+
+    def record_move(self, record: GameRecord, move_text: str, state: State) -> None:
+        """Append an accepted move and the position it led to; then update ``record``."""
+        self._append(record, "move", move_text, state)
+        record.states.append(state)
+        record.moves.append(move_text)
+        if state.is_game_over():
+            self.finish(record, state)
+
+    def record_undo(self, record: GameRecord) -> State:
+        """Step the game back one move (takeback); returns the position now current."""
+        if not record.moves:
+            raise JournalError("nothing to take back")
+        previous = record.states[-2]
+        self._append(record, "undo", None, previous)
+        record.states.pop()
+        record.moves.pop()
+        if record.finished:
+            with self.db:
+                self.db.execute("UPDATE games SET finished=NULL, outcome=NULL WHERE id=?", (record.id,))
+            record.finished = False
+        return previous
+
+    def finish(self, record: GameRecord, state: State | None = None) -> None:
+        outcome = state.outcome() if state is not None else None
+        with self.db:
+            self.db.execute(
+                "UPDATE games SET finished=?, outcome=? WHERE id=?",
+                (time.time(), json.dumps(outcome.to_dict() if outcome else None), record.id),
+            )
+        record.finished = True
+
+    def _append(self, record: GameRecord, kind: str, move: str | None, state: State) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, ?, ?, ?, ?)",
+                (record.id, record.next_seq, kind, move, json.dumps(state.to_dict()), time.time()),
+            )
+        record.next_seq += 1
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def games(self) -> list[GameSummary]:
+        rows = self.db.execute(
+            "SELECT g.id, g.game, g.fidelity, g.created, g.finished, g.outcome,"
+            " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'move')"
+            " - (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'undo')"
+            " FROM games g ORDER BY g.id"
+        ).fetchall()
+        return [GameSummary(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]) if r[5] else None, r[6]) for r in rows]
+
+    def unfinished_game(self) -> int | None:
+        row = self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else int(row[0])
+
+    def load(self, game_id: int) -> GameRecord:
+        """Rebuild a game by re-applying its moves; every step is checked against the record."""
+        row = self.db.execute(
+            "SELECT game, options, fidelity, start, finished FROM games WHERE id=?", (game_id,)
+        ).fetchone()
+        if row is None:
+            raise JournalError(f"{self.path}: no game {game_id}")
+        name, options, fidelity, start, finished = row
+        try:
+            game = get_game(name)
+            state = game.from_dict(json.loads(start))
+        except (RulesError, json.JSONDecodeError) as exc:
+            raise JournalError(f"{self.path}: game {game_id}: start position unreadable: {exc}") from None
+        record = GameRecord(game_id, name, json.loads(options), fidelity, [state])
+        for seq, kind, move, position in self.db.execute(
+            "SELECT seq, kind, move, position FROM events WHERE game_id=? ORDER BY seq", (game_id,)
+        ):
+            where = f"{self.path}: game {game_id}, event {seq}"
+            if seq != record.next_seq:
+                raise JournalError(f"{where}: expected event {record.next_seq}")
+            if kind == "move":
+                try:
+                    new = record.state.apply_text(move)
+                except RulesError as exc:
+                    raise JournalError(f"{where}: move {move!r} does not replay: {exc}") from None
+                record.states.append(new)
+                record.moves.append(move)
+            else:
+                if not record.moves:
+                    raise JournalError(f"{where}: undo with no move to take back")
+                record.states.pop()
+                record.moves.pop()
+            if json.loads(position) != record.state.to_dict():
+                raise JournalError(f"{where}: recorded position differs from the replayed one")
+            record.next_seq += 1
+        record.finished = finished is not None
+        return record
+
+    def iter_events(self, game_id: int) -> Iterator[tuple[int, str, str | None, float]]:
+        yield from self.db.execute(
+            "SELECT seq, kind, move, created FROM events WHERE game_id=? ORDER BY seq", (game_id,)
+        )
+
+    def export(self, game_id: int) -> dict[str, Any]:
+        """The game record as a documented JSON object (see docs/journal.md)."""
+        record = self.load(game_id)
+        outcome = record.state.outcome()
+        return {
+            "tableref_game": 1,
+            "game": record.game,
+            "options": record.options,
+            "fidelity": record.fidelity,
+            "start": record.states[0].to_dict(),
+            "moves": list(record.moves),
+            "outcome": outcome.to_dict() if outcome else None,
+        }

@@ -1,0 +1,288 @@
+"""The referee: the single writer of the game record.
+
+It takes stable views (from the stabiliser) and commands (from the page and the buttons),
+asks the rules to explain the board, appends every accepted event to the journal *before*
+publishing it, and publishes decisions to its subscribers. An unexplained board never
+moves the game on: it is reported and waited out (precision over recall).
+
+:class:`Referee` does the work synchronously (``handle(item) -> decisions``) so it can be
+tested without threads; :class:`RefereeLoop` runs one in a thread fed by a queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rules import Fidelity, RulesError, SpaceFix, State, Verdict, View, explain, get_game
+
+from .decisions import (
+    Accepted,
+    Ambiguous,
+    Choice,
+    Command,
+    Confirm,
+    Decision,
+    GameOver,
+    Illegal,
+    NewGame,
+    Partial,
+    Rejected,
+    Restored,
+    StableView,
+    StartGame,
+    TakenBack,
+    Undo,
+)
+from .journal import GameRecord, Journal, JournalError
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[Decision], None]
+
+
+class Referee:
+    def __init__(self, journal: Journal, record: GameRecord, *, max_sequence: int = 2) -> None:
+        self.journal = journal
+        self.record = record
+        self.fidelity = Fidelity.parse(record.fidelity)
+        self.max_sequence = max_sequence
+        self._subscribers: list[Subscriber] = []
+        self._choices: tuple[Choice, ...] = ()
+        self._choice_view: View | None = None
+        self._status: tuple[str, Any] | None = None  # last published board status, to avoid repeats
+        self.last_view: View | None = None
+        self._held_view: View | None = None  # the board as it was at an undo: to be put back
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        journal: Journal,
+        game: str,
+        *,
+        options: Mapping[str, Any] | None = None,
+        fidelity: Fidelity = Fidelity.KIND,
+        start: State | None = None,
+        setup: str = "start",
+        resume: bool = True,
+    ) -> "Referee":
+        """Resume the journal's unfinished game of this kind, or begin a new one from
+        ``start`` (default: the game's start, or its default setup if ``setup="default"``)."""
+        if resume:
+            game_id = journal.unfinished_game()
+            if game_id is not None:
+                record = journal.load(game_id)
+                if record.game == game and record.fidelity == fidelity.value:
+                    return cls(journal, record)
+        rules_game = get_game(game)
+        opts = rules_game.parse_options(options)
+        if start is None:
+            start = rules_game.default_setup(opts) if setup == "default" else rules_game.start(opts)
+        return cls(journal, journal.new_game(start, opts, fidelity.value))
+
+    def subscribe(self, callback: Subscriber) -> None:
+        self._subscribers.append(callback)
+
+    def greeting(self) -> Decision:
+        """The decision announcing the current game (published once at start-up)."""
+        return self._emit(NewGame(self.record.id, self.ply, self.record.game, self.state.to_dict(), self.ply > 0))
+
+    @property
+    def state(self):
+        return self.record.state
+
+    @property
+    def ply(self) -> int:
+        return len(self.record.moves)
+
+    # -- the one entry point ----------------------------------------------------------------------
+
+    def handle(self, item: Command) -> list[Decision]:
+        if isinstance(item, StableView):
+            return self._on_view(item.view)
+        if isinstance(item, Confirm):
+            return self._on_confirm(item.number)
+        if isinstance(item, Undo):
+            return self._on_undo()
+        if isinstance(item, StartGame):
+            return self._on_start(item)
+        raise TypeError(f"referee: unknown command {item!r}")
+
+    # -- board views --------------------------------------------------------------------------------
+
+    def _on_view(self, view: View) -> list[Decision]:
+        self.last_view = view
+        if view != self._held_view:
+            self._held_view = None
+        else:
+            # After an undo the board still shows the undone move: it is not to be accepted
+            # again, the players are to put the pieces back.
+            current = self.state.view(self.fidelity)
+            fixes = tuple(SpaceFix(s, current.get_tokens(s), view.get_tokens(s)) for s in sorted(current.diff(view)))
+            return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, fixes))
+        e = explain(self.state, view, self.fidelity, max_sequence=self.max_sequence)
+        takeback = self._takeback_depth(view)
+        if e.verdict is Verdict.UNCHANGED:
+            self._choices = ()
+            if self._status is not None and self._status[0] != "ok":
+                return self._status_change(("ok", None), Restored(self.record.id, self.ply))
+            self._status = ("ok", None)
+            return []
+        if e.verdict is Verdict.LEGAL and not takeback:
+            return self._accept(e.candidates[0].moves, confirmed=False)
+        if e.verdict in (Verdict.LEGAL, Verdict.AMBIGUOUS):
+            choices = [
+                Choice(i + 1, c.text, self._describe(c.moves)) for i, c in enumerate(e.candidates)
+            ]
+            if takeback:
+                taken = " ".join(self.record.moves[-takeback:])
+                choices.append(Choice(len(choices) + 1, f"takeback {taken}", f"take back {taken}", takeback))
+            self._choices = tuple(choices)
+            self._choice_view = view
+            return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, self._choices))
+        self._choices = ()
+        if takeback:
+            return self._take_back(takeback)
+        if e.verdict is Verdict.PARTIAL:
+            texts = tuple(c.text for c in e.candidates)
+            return self._status_change(("partial", view), Partial(self.record.id, self.ply, texts, e.pending))
+        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore))
+
+    def _takeback_depth(self, view: View) -> int:
+        """How many moves back the board shows an earlier position (0 if it does not)."""
+        for k in range(1, len(self.record.states)):
+            if self.record.states[-1 - k].view(self.fidelity) == view:
+                return k
+        return 0
+
+    def _describe(self, moves: tuple) -> str:
+        parts, s = [], self.state
+        for m in moves:
+            parts.append(s.describe_move(m))
+            s = s.successor(m)
+        return "; then ".join(parts)
+
+    def _status_change(self, status: tuple[str, Any], decision: Decision) -> list[Decision]:
+        if status == self._status:
+            return []
+        self._status = status
+        return [self._emit(decision)]
+
+    # -- accepting and taking back ------------------------------------------------------------------
+
+    def _accept(self, moves: tuple, *, confirmed: bool) -> list[Decision]:
+        out: list[Decision] = []
+        for m in moves:
+            before = self.state
+            text, description = before.move_text(m), before.describe_move(m)
+            after = before.apply(m)
+            self.journal.record_move(self.record, text, after)  # durable before it is published
+            out.append(self._emit(Accepted(self.record.id, self.ply, text, description, after.to_dict(), confirmed)))
+            if after.is_game_over():
+                out.append(self._emit(GameOver(self.record.id, self.ply, after.outcome().to_dict())))
+        self._choices = ()
+        self._status = ("ok", None)
+        return out
+
+    def _take_back(self, depth: int) -> list[Decision]:
+        out: list[Decision] = []
+        for _ in range(depth):
+            move = self.record.moves[-1]
+            self.journal.record_undo(self.record)
+            out.append(self._emit(TakenBack(self.record.id, self.ply, move, self.state.to_dict())))
+        self._choices = ()
+        self._status = ("ok", None)
+        return out
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    def _on_confirm(self, number: int) -> list[Decision]:
+        choice = next((c for c in self._choices if c.number == number), None)
+        if choice is None:
+            reason = "no question is open" if not self._choices else f"choose 1..{len(self._choices)}"
+            return [self._emit(Rejected(self.record.id, self.ply, f"confirm {number}", reason))]
+        if choice.takeback:
+            return self._take_back(choice.takeback)
+        e = explain(self.state, self._choice_view, self.fidelity, max_sequence=self.max_sequence)
+        match = next((c for c in e.candidates if c.text == choice.text), None)
+        if match is None:  # cannot happen unless the game moved on under the question
+            return [self._emit(Rejected(self.record.id, self.ply, f"confirm {number}", "the board has changed"))]
+        return self._accept(match.moves, confirmed=True)
+
+    def _on_undo(self) -> list[Decision]:
+        if not self.record.moves:
+            return [self._emit(Rejected(self.record.id, self.ply, "undo", "no move to take back"))]
+        out = self._take_back(1)
+        if self.last_view is not None:  # tell the players what to put back
+            self._status = None
+            self._held_view = self.last_view
+            out += self._on_view(self.last_view)
+        return out
+
+    def _on_start(self, cmd: StartGame) -> list[Decision]:
+        try:
+            game = get_game(cmd.game)
+            opts = game.parse_options(cmd.options)
+            state = game.default_setup(opts) if cmd.setup == "default" else game.start(opts)
+        except RulesError as exc:
+            return [self._emit(Rejected(self.record.id, self.ply, "new game", str(exc)))]
+        if not self.record.finished:
+            self.journal.finish(self.record)  # abandoned: finished without an outcome
+        self.record = self.journal.new_game(state, opts, self.fidelity.value)
+        self._choices, self._status = (), None
+        out = [self.greeting()]
+        if self.last_view is not None:
+            out += self._on_view(self.last_view)
+        return out
+
+    def _emit(self, decision: Decision) -> Decision:
+        for callback in list(self._subscribers):
+            try:
+                callback(decision)
+            except Exception:  # a broken subscriber must not stop the referee
+                log.exception("subscriber %r failed on %s", callback, decision.kind)
+        return decision
+
+
+class RefereeLoop:
+    """Runs a :class:`Referee` in its own thread, fed by a queue. ``start()`` starts it."""
+
+    _STOP = object()
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="referee", daemon=True)
+            self._thread.start()
+
+    def submit(self, item: Command) -> None:
+        self._queue.put(item)
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Finish what is queued, then stop. Safe to call twice."""
+        if self._thread is not None:
+            self._queue.put(self._STOP)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is self._STOP:
+                return
+            try:
+                self.referee.handle(item)
+            except (RulesError, JournalError) as exc:
+                log.error("referee could not handle %r: %s", item, exc)
+                self.referee._emit(Rejected(self.referee.record.id, self.referee.ply, type(item).__name__, str(exc)))
+            except Exception:  # the service must outlive one bad input; the error is logged
+                log.exception("referee failed on %r", item)

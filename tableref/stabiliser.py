@@ -1,0 +1,87 @@
+"""Turn a stream of noisy observations into stable views.
+
+Sensors flicker, hands cover the board, pieces are lifted for a moment. The referee must
+only ever judge a view the board has actually *settled* on, and judge it once. Timing uses
+the observations' own ``time`` and never the wall clock, so replaying a recording at any
+speed gives exactly the same stable views.
+"""
+
+from __future__ import annotations
+
+from rules.view import Observation, View
+
+# Script times are decimal seconds (0.1, 0.7...) whose float differences can fall a hair
+# short of the settle time (1.4 - 0.8 < 0.6); a nanosecond of slack keeps that honest.
+_EPSILON = 1e-9
+
+
+class Stabiliser:
+    """Report a view once it has been read unchanged for ``settle_time`` seconds over at
+    least ``min_readings`` consecutive complete observations.
+
+    A stable view is reported once, when it becomes stable. It is reported again only if
+    the board settles on some other view in between (A, B, A gives three reports); settling
+    back on the view last reported (after a flicker or a hand over the board) reports nothing.
+    """
+
+    def __init__(self, settle_time: float = 0.6, min_readings: int = 3) -> None:
+        if isinstance(settle_time, bool) or not isinstance(settle_time, (int, float)):
+            raise ValueError(f"settle_time must be a number of seconds, got {settle_time!r}")
+        if not settle_time >= 0:  # also refuses NaN
+            raise ValueError(f"settle_time must be >= 0 seconds, got {settle_time!r}")
+        if isinstance(min_readings, bool) or not isinstance(min_readings, int):
+            raise ValueError(f"min_readings must be an integer, got {min_readings!r}")
+        if min_readings < 1:
+            raise ValueError(f"min_readings must be >= 1, got {min_readings!r}")
+        self.settle_time = float(settle_time)
+        self.min_readings = min_readings
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything: the candidate and the last stable view."""
+        self._last_stable: View | None = None
+        self._forget_candidate()
+
+    def _forget_candidate(self) -> None:
+        self._candidate: View | None = None
+        self._since = 0.0  # time of the candidate's first reading
+        self._readings = 0
+        self._settled = False  # the candidate has already been judged stable
+        self._last_time: float | None = None
+
+    @property
+    def last_stable(self) -> View | None:
+        """The view most recently reported stable, or ``None``."""
+        return self._last_stable
+
+    @property
+    def candidate(self) -> View | None:
+        """The view currently being watched (read but not yet stable), for diagnostics."""
+        return self._candidate
+
+    def feed(self, obs: Observation) -> View | None:
+        """Take one observation; return a view only at the moment it becomes stable."""
+        if obs.unreadable:
+            # A hand or glare hides part of the board: what we can read proves nothing.
+            self._forget_candidate()
+            return None
+        if self._last_time is not None and obs.time < self._last_time:
+            # Time went backwards (a source restarted): the readings are not consecutive.
+            self._forget_candidate()
+        self._last_time = obs.time
+        if obs.view != self._candidate:
+            self._candidate = obs.view
+            self._since = obs.time
+            self._readings = 1
+            self._settled = False
+        else:
+            self._readings += 1
+        if self._settled:
+            return None
+        if self._readings < self.min_readings or obs.time - self._since + _EPSILON < self.settle_time:
+            return None
+        self._settled = True
+        if self._candidate == self._last_stable:
+            return None  # back where we were after a flicker or a hand: nothing new
+        self._last_stable = self._candidate
+        return self._candidate
