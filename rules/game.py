@@ -180,7 +180,9 @@ class Game(ABC):
                 known = ", ".join(self.options) or "none"
                 raise InvalidStateError(f"{self.name}: unknown option {key!r} (known: {known})")
             try:
-                result[key] = spec.parse(value) if isinstance(value, str) else value
+                # Values are always read through the option's parser, whatever their type,
+                # so a mapping from code is checked exactly as KEY=VALUE text is.
+                result[key] = spec.default if value is None else spec.parse(str(value))
             except ValueError as exc:
                 raise InvalidStateError(f"{self.name}: option {key}={value!r}: {exc}") from None
         return result

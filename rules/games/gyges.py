@@ -416,6 +416,11 @@ def _parse_position(data: Mapping[str, Any]) -> GygesState:
     if not kings and needed != (1, 1):
         raise bad("'needed' other than 1 requires the 'kings' variant")
 
+    if stage == "reposition" and not kings:
+        raise bad("'phase' 'reposition' exists only in the 'kings' variant")
+    if stage != "over" and any(c >= n for c, n in zip(captures, needed)):
+        raise bad("a player already has the captures needed to win, but the game is not over")
+
     rings = data.get("rings")
     if not isinstance(rings, Mapping):
         raise bad("'rings' must be an object of space -> height (1, 2 or 3)")
@@ -432,6 +437,10 @@ def _parse_position(data: Mapping[str, Any]) -> GygesState:
         if n > RINGS_PER_HEIGHT:
             raise bad(f"{n} {HEIGHT_NAMES[h]} rings; the game has only {RINGS_PER_HEIGHT}")
     on_thrones = [s for s in occ if s in "NS"]
+    if stage != "setup" and len(occ) == len(on_thrones):
+        raise bad("no ring on the grid: nobody could move")
+    if stage == "setup" and len(occ) == 12:
+        raise bad("all 12 rings are set up: the phase is 'play', not 'setup'")
     if stage in ("setup", "play") and on_thrones:
         raise bad(f"a ring stands on the {on_thrones[0]} throne but the game is in {stage}")
     if stage == "over" and on_thrones != [THRONE[_opponent(winner)]]:

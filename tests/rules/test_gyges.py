@@ -189,7 +189,7 @@ def test_kings_option_from_the_game():
         ({"rings": {"a1": 4}}, "height must be 1, 2 or 3"),
         ({"rings": {f"{c}{r}": 1 for c in "abc" for r in (2, 3)}}, "6 single rings"),
         ({"rings": {"a1": 1}, "to_move": "east"}, "'to_move'"),
-        ({"rings": {"N": 1}}, "throne"),
+        ({"rings": {"a1": 1, "N": 1}}, "throne"),
         ({"rings": "a1"}, "'rings' must be"),
         ({"rings": {"a3": 1}, "phase": "setup"}, "starting lines"),
     ],
@@ -207,3 +207,27 @@ def test_notation_errors_are_distinct():
     with pytest.raises(IllegalMoveError):
         s.parse_move("a1-a5")
     assert s.parse_move("a1-b1/a3").bump_to == "a3"
+
+
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ({"rings": {}}, "no ring on the grid"),
+        ({"phase": "setup", "rings": {f"{c}{r}": h for c, h in zip("abcdef", (1, 2, 3, 3, 2, 1)) for r in (1, 6)}},
+         "phase is 'play'"),
+        ({"rings": {"a1": 1}, "variant": "kings", "captures": {"south": 3, "north": 0}}, "not over"),
+        ({"rings": {"a1": 1, "N": 2}, "phase": "reposition", "to_move": "north"}, "only in the 'kings' variant"),
+    ],
+)
+def test_positions_the_engine_could_not_play_are_refused(bad, words):
+    with pytest.raises(InvalidStateError) as info:
+        GAME.from_dict({"game": "gyges", **bad})
+    assert words in str(info.value)
+
+
+def test_options_given_as_a_mapping_are_checked_like_text():
+    with pytest.raises(InvalidStateError):
+        GAME.start({"variant": "kings", "south_captures": -3})
+    with pytest.raises(InvalidStateError):
+        GAME.start({"variant": 5})
+    assert GAME.start({"variant": "kings", "south_captures": 2}).to_dict()["needed"]["south"] == 2
