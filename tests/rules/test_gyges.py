@@ -231,3 +231,64 @@ def test_options_given_as_a_mapping_are_checked_like_text():
     with pytest.raises(InvalidStateError):
         GAME.start({"variant": 5})
     assert GAME.start({"variant": "kings", "south_captures": 2}).to_dict()["needed"]["south"] == 2
+
+
+def _naive_moves(state):
+    """An independent reference: enumerate every path explicitly (no memo, no bitmasks)."""
+    board = GAME.board()
+    occ = {s: h for s, h in state.to_dict()["rings"].items()}
+    player = state.to_move
+    own, enemy = ("S", "N") if player == "south" else ("N", "S")
+    rows = sorted({int(s[1]) for s in occ}, reverse=player == "north")
+
+    def nearest(rings, who):
+        r = [int(s[1]) for s in rings]
+        return min(r) if who == "south" else max(r)
+
+    for row in rows:
+        found = set()
+        for start in [s for s in occ if int(s[1]) == row]:
+            h = occ[start]
+
+            def walk(pos, left, used):
+                for nb, con in board.neighbours(pos):
+                    if con.key in used or nb == own:
+                        continue
+                    if nb == enemy:
+                        if left == 1:
+                            found.add(f"{start}-{enemy}")
+                        continue
+                    full = nb in occ and nb != start
+                    if left > 1:
+                        if not full:
+                            walk(nb, left - 1, used | {con.key})
+                    elif not full:
+                        if nb != start:
+                            found.add(f"{start}-{nb}")
+                    else:
+                        after = {s: v for s, v in occ.items() if s not in (start, nb)}
+                        after[nb] = h
+                        limit = nearest(after, "north" if player == "south" else "south")
+                        for z in GRID:
+                            if z not in after and (int(z[1]) <= limit if player == "south" else int(z[1]) >= limit):
+                                found.add(f"{start}-{nb}/{z}")
+                        walk(nb, occ[nb], used | {con.key})
+
+            walk(start, h, frozenset())
+        if found:
+            return found
+    return set()
+
+
+def test_engine_agrees_with_a_naive_path_enumerator():
+    import random
+
+    rng = random.Random(5)
+    checked = 0
+    for game in range(6):
+        s = GAME.default_setup()
+        while not s.is_game_over() and checked < 60 * (game + 1):
+            assert moves(s) == _naive_moves(s), s.to_dict()
+            checked += 1
+            s = s.successor(rng.choice(s.legal_moves()))
+    assert checked >= 100
