@@ -94,7 +94,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         board = SimulatedBoard(script, speed=args.speed)
         if referee.ply > 0:
             # The physical board kept its position while we were down: pick up from there.
-            board.skip_to(referee.state.view(script.fidelity))
+            if not board.skip_to(referee.state.view(script.fidelity)):
+                print(f"tableref: {script.game} game {referee.record.id} resumed at move {referee.ply}, but the "
+                      "script never shows that position: playing it from the start", file=sys.stderr)
 
         def show(decision) -> None:
             line = json.dumps(decision.to_dict()) if args.json else decision.text()

@@ -132,15 +132,6 @@ class GameOver(Decision):
 
 
 @dataclass(frozen=True)
-class Unreadable(Decision):
-    kind: ClassVar[str] = "unreadable"
-    spaces: frozenset[str]
-
-    def text(self) -> str:
-        return "     cannot read: " + ", ".join(sorted(self.spaces))
-
-
-@dataclass(frozen=True)
 class Rejected(Decision):
     kind: ClassVar[str] = "rejected"
     command: str

@@ -146,8 +146,15 @@ class Referee:
             self._choice_view = view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, self._choices))
         self._choices = ()
+        if takeback == 1:
+            return self._take_back(1)
         if takeback:
-            return self._take_back(takeback)
+            # Several moves back at once is more likely a disturbed board than a wish:
+            # the players must confirm it.
+            taken = " ".join(self.record.moves[-takeback:])
+            self._choices = (Choice(1, f"takeback {taken}", f"take back {taken}", takeback),)
+            self._choice_view = view
+            return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, self._choices))
         if e.verdict is Verdict.PARTIAL:
             texts = tuple(c.text for c in e.candidates)
             return self._status_change(("partial", view), Partial(self.record.id, self.ply, texts, e.pending))

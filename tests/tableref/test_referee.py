@@ -163,3 +163,15 @@ def test_a_failing_subscriber_does_not_stop_the_referee(journal):
     ref.subscribe(broken)
     out = see(ref, after(GYGES.default_setup(), "c1-c4"))
     assert kinds(out) == ["accepted"] and ref.ply == 1
+
+
+def test_restoring_several_moves_back_must_be_confirmed(journal):
+    ref, _ = make(journal)
+    start = GYGES.default_setup()
+    see(ref, after(start, "c1-c4"))
+    see(ref, after(start, "c1-c4", "a6-a5"))
+    out = see(ref, start)  # two moves back: a disturbed board, or a wish? Ask.
+    assert kinds(out) == ["ambiguous"] and out[0].choices[0].takeback == 2
+    assert ref.ply == 2
+    out = ref.handle(Confirm(1))
+    assert kinds(out) == ["taken_back", "taken_back"] and ref.ply == 0
