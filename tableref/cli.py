@@ -94,7 +94,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         board = SimulatedBoard(script, speed=args.speed)
         if referee.ply > 0:
             # The physical board kept its position while we were down: pick up from there.
-            if not board.skip_to(referee.state.view(script.fidelity)):
+            history = [s.view(script.fidelity) for s in referee.record.states]
+            if not board.skip_past(history, Stabiliser(args.settle, args.readings)):
                 print(f"tableref: {script.game} game {referee.record.id} resumed at move {referee.ply}, but the "
                       "script never shows that position: playing it from the start", file=sys.stderr)
 

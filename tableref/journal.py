@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from contextlib import contextmanager
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +89,7 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._db: sqlite3.Connection | None = None
+        db: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -100,10 +102,14 @@ class Journal:
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
                 raise JournalError(f"{self.path}: journal schema {row[0]}, this tableref reads {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError, JournalError) as exc:
+            if db is not None:
+                db.close()
+            if isinstance(exc, JournalError):
+                raise
+            if isinstance(exc, OSError):
+                raise JournalError(f"{self.path}: cannot open journal: {exc.strerror}") from None
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
-        except OSError as exc:
-            raise JournalError(f"{self.path}: cannot open journal: {exc.strerror}") from None
         self._db = db
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -127,8 +133,20 @@ class Journal:
 
     # -- writing (each call is one committed transaction) ------------------------------------
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # The connection is in autocommit mode, so a transaction is begun explicitly: every
+        # statement inside commits together, or (on any error) none does.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     def new_game(self, state: State, options: Mapping[str, Any], fidelity: str) -> GameRecord:
-        with self.db:
+        with self._transaction():
             cur = self.db.execute(
                 "INSERT INTO games(game, options, fidelity, start, created) VALUES (?, ?, ?, ?, ?)",
                 (state.game_name, json.dumps(dict(options)), fidelity, json.dumps(state.to_dict()), time.time()),
@@ -136,43 +154,51 @@ class Journal:
         return GameRecord(int(cur.lastrowid), state.game_name, dict(options), fidelity, [state])
 
     def record_move(self, record: GameRecord, move_text: str, state: State) -> None:
-        """Append an accepted move and the position it led to; then update ``record``."""
-        self._append(record, "move", move_text, state)
+        """Append an accepted move and the position it led to (and, if it ends the game, the
+        result, in the same transaction); then update ``record``."""
+        over = state.is_game_over()
+        with self._transaction():
+            self._append(record, "move", move_text, state)
+            if over:
+                self._set_finished(record, state)
+        record.next_seq += 1
         record.states.append(state)
         record.moves.append(move_text)
-        if state.is_game_over():
-            self.finish(record, state)
+        record.finished = over
 
     def record_undo(self, record: GameRecord) -> State:
         """Step the game back one move (takeback); returns the position now current."""
         if not record.moves:
             raise JournalError("nothing to take back")
         previous = record.states[-2]
-        self._append(record, "undo", None, previous)
+        with self._transaction():  # one transaction: the undo and the game reopened, or neither
+            self._append(record, "undo", None, previous)
+            if record.finished:
+                self.db.execute("UPDATE games SET finished=NULL, outcome=NULL WHERE id=?", (record.id,))
+        record.next_seq += 1
         record.states.pop()
         record.moves.pop()
-        if record.finished:
-            with self.db:
-                self.db.execute("UPDATE games SET finished=NULL, outcome=NULL WHERE id=?", (record.id,))
-            record.finished = False
+        record.finished = False
         return previous
 
     def finish(self, record: GameRecord, state: State | None = None) -> None:
-        outcome = state.outcome() if state is not None else None
-        with self.db:
-            self.db.execute(
-                "UPDATE games SET finished=?, outcome=? WHERE id=?",
-                (time.time(), json.dumps(outcome.to_dict() if outcome else None), record.id),
-            )
+        """Mark a game finished: with ``state``'s outcome, or abandoned without one."""
+        with self._transaction():
+            self._set_finished(record, state)
         record.finished = True
 
+    def _set_finished(self, record: GameRecord, state: State | None) -> None:
+        outcome = state.outcome() if state is not None else None
+        self.db.execute(
+            "UPDATE games SET finished=?, outcome=? WHERE id=?",
+            (time.time(), json.dumps(outcome.to_dict() if outcome else None), record.id),
+        )
+
     def _append(self, record: GameRecord, kind: str, move: str | None, state: State) -> None:
-        with self.db:
-            self.db.execute(
-                "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (record.id, record.next_seq, kind, move, json.dumps(state.to_dict()), time.time()),
-            )
-        record.next_seq += 1
+        self.db.execute(
+            "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, ?, ?, ?, ?)",
+            (record.id, record.next_seq, kind, move, json.dumps(state.to_dict()), time.time()),
+        )
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -183,7 +209,19 @@ class Journal:
             " - (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.kind = 'undo')"
             " FROM games g ORDER BY g.id"
         ).fetchall()
-        return [GameSummary(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]) if r[5] else None, r[6]) for r in rows]
+        return [
+            GameSummary(r[0], r[1], r[2], r[3], r[4], self._json(r[5], f"game {r[0]}: outcome") if r[5] else None, r[6])
+            for r in rows
+        ]
+
+    def _json(self, text: object, what: str) -> Any:
+        """A JSON column, or one clear JournalError naming the journal and what is broken."""
+        if not isinstance(text, str):
+            raise JournalError(f"{self.path}: {what}: missing")
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise JournalError(f"{self.path}: {what}: not valid JSON ({exc.msg})") from None
 
     def unfinished_game(self) -> int | None:
         row = self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
@@ -197,32 +235,35 @@ class Journal:
         if row is None:
             raise JournalError(f"{self.path}: no game {game_id}")
         name, options, fidelity, start, finished = row
+        where = f"game {game_id}"
         try:
             game = get_game(name)
-            state = game.from_dict(json.loads(start))
-        except (RulesError, json.JSONDecodeError) as exc:
-            raise JournalError(f"{self.path}: game {game_id}: start position unreadable: {exc}") from None
-        record = GameRecord(game_id, name, json.loads(options), fidelity, [state])
+            state = game.from_dict(self._json(start, f"{where}: start position"))
+        except RulesError as exc:
+            raise JournalError(f"{self.path}: {where}: start position unreadable: {exc}") from None
+        record = GameRecord(game_id, name, self._json(options, f"{where}: options"), fidelity, [state])
         for seq, kind, move, position in self.db.execute(
             "SELECT seq, kind, move, position FROM events WHERE game_id=? ORDER BY seq", (game_id,)
         ):
-            where = f"{self.path}: game {game_id}, event {seq}"
+            at = f"{where}, event {seq}"
             if seq != record.next_seq:
-                raise JournalError(f"{where}: expected event {record.next_seq}")
+                raise JournalError(f"{self.path}: {at}: expected event {record.next_seq}")
             if kind == "move":
+                if not isinstance(move, str):
+                    raise JournalError(f"{self.path}: {at}: move missing")
                 try:
                     new = record.state.apply_text(move)
                 except RulesError as exc:
-                    raise JournalError(f"{where}: move {move!r} does not replay: {exc}") from None
+                    raise JournalError(f"{self.path}: {at}: move {move!r} does not replay: {exc}") from None
                 record.states.append(new)
                 record.moves.append(move)
             else:
                 if not record.moves:
-                    raise JournalError(f"{where}: undo with no move to take back")
+                    raise JournalError(f"{self.path}: {at}: undo with no move to take back")
                 record.states.pop()
                 record.moves.pop()
-            if json.loads(position) != record.state.to_dict():
-                raise JournalError(f"{where}: recorded position differs from the replayed one")
+            if self._json(position, f"{at}: position") != record.state.to_dict():
+                raise JournalError(f"{self.path}: {at}: recorded position differs from the replayed one")
             record.next_seq += 1
         record.finished = finished is not None
         return record

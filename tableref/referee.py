@@ -73,14 +73,16 @@ class Referee:
     ) -> "Referee":
         """Resume the journal's unfinished game of this kind, or begin a new one from
         ``start`` (default: the game's start, or its default setup if ``setup="default"``)."""
+        rules_game = get_game(game)
+        opts = rules_game.parse_options(options)
         if resume:
             game_id = journal.unfinished_game()
             if game_id is not None:
                 record = journal.load(game_id)
-                if record.game == game and record.fidelity == fidelity.value:
+                if record.state.is_game_over():
+                    journal.finish(record, record.state)  # over but never marked so: close it
+                elif (record.game, record.fidelity, record.options) == (game, fidelity.value, opts):
                     return cls(journal, record)
-        rules_game = get_game(game)
-        opts = rules_game.parse_options(options)
         if start is None:
             start = rules_game.default_setup(opts) if setup == "default" else rules_game.start(opts)
         return cls(journal, journal.new_game(start, opts, fidelity.value))

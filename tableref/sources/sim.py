@@ -15,12 +15,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rules.board import Board
 from rules.errors import RulesError
 from rules.game import Move, State
 from rules.view import OCCUPIED, Fidelity, Observation, View
+
+if TYPE_CHECKING:
+    from ..stabiliser import Stabiliser
 
 VERSION = 1
 SETUPS = ("start", "default")
@@ -259,6 +262,26 @@ class SimulatedBoard:
                 self._start = i
                 return True
         self._start = 0
+        return False
+
+    def skip_past(self, history: Sequence[View], stabiliser: "Stabiliser") -> bool:
+        """Start playback just where the script has shown every position of ``history`` in
+        order (the resumed game's positions, first to current), as read through
+        ``stabiliser``. Unlike :meth:`skip_to` this is right when a position repeats.
+        False, and playback from frame 0, if the script never gets that far."""
+        wanted = [v.at_fidelity(self.script.fidelity) for v in history]
+        self._start = 0
+        if len(wanted) < 2:
+            return True
+        reached = 0
+        for i, frame in enumerate(self.script.frames):
+            obs = Observation(frame.view, frame.t, self.script.fidelity, self.source, frame.unreadable)
+            stable = stabiliser.feed(obs)
+            if stable is not None and stable == wanted[reached + 1]:
+                reached += 1
+                if reached == len(wanted) - 1:
+                    self._start = i
+                    return True
         return False
 
     def observations(self) -> Iterator[Observation]:
