@@ -161,10 +161,17 @@ class Undo:
 
 
 @dataclass(frozen=True)
+class Declare:
+    """A move the board cannot show (resign, end turn), declared from the page or a button."""
+
+    move: str
+
+
+@dataclass(frozen=True)
 class StartGame:
     game: str
     options: dict[str, Any] = field(default_factory=dict)
     setup: str = "start"  # start | default
 
 
-Command = StableView | Confirm | Undo | StartGame
+Command = StableView | Confirm | Undo | Declare | StartGame

@@ -26,6 +26,7 @@ from .decisions import (
     Command,
     Confirm,
     Decision,
+    Declare,
     GameOver,
     Illegal,
     NewGame,
@@ -111,6 +112,8 @@ class Referee:
             return self._on_confirm(item.number)
         if isinstance(item, Undo):
             return self._on_undo()
+        if isinstance(item, Declare):
+            return self._on_declare(item.move)
         if isinstance(item, StartGame):
             return self._on_start(item)
         raise TypeError(f"referee: unknown command {item!r}")
@@ -232,6 +235,16 @@ class Referee:
             self._held_view = self.last_view
             out += self._on_view(self.last_view)
         return out
+
+    def _on_declare(self, text: str) -> list[Decision]:
+        try:
+            move = self.state.parse_move(text)
+        except RulesError as exc:
+            return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", str(exc)))]
+        if self.state.successor(move).view(self.fidelity) != self.state.view(self.fidelity):
+            # Anything the board can show must be shown on the board, so the two never disagree.
+            return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", "make this move on the board"))]
+        return self._accept((move,), confirmed=True)
 
     def _on_start(self, cmd: StartGame) -> list[Decision]:
         try:

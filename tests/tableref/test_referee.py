@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import Confirm, StableView, StartGame, Undo
+from tableref.decisions import Confirm, Declare, StableView, StartGame, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee, RefereeLoop
 
@@ -175,3 +175,21 @@ def test_restoring_several_moves_back_must_be_confirmed(journal):
     assert ref.ply == 2
     out = ref.handle(Confirm(1))
     assert kinds(out) == ["taken_back", "taken_back"] and ref.ply == 0
+
+
+def test_declare_accepts_only_moves_the_board_cannot_show(journal):
+    ref, _ = make(journal)
+    out = ref.handle(Declare("c1-c4"))  # a ring move must be made on the board
+    assert kinds(out) == ["rejected"] and "on the board" in out[0].reason
+    assert kinds(ref.handle(Declare("zz"))) == ["rejected"] and ref.ply == 0
+
+
+def test_declare_resignation_in_annelids(journal):
+    game = get_game("annelids")
+    start = game.default_setup()
+    resign = next((m for m in start.legal_moves() if start.move_text(m) == "resign"), None)
+    assert resign is not None
+    ref = Referee.start(journal, "annelids", fidelity=Fidelity.KIND, start=start, resume=False)
+    out = ref.handle(Declare("resign"))
+    assert kinds(out) == ["accepted", "game_over"] and out[0].confirmed
+    assert journal.load(ref.record.id).moves == ["resign"]
