@@ -12,8 +12,9 @@ Verdicts, in the order they are tried:
   space already shows its final contents or is empty (a piece in the hand). Wait.
 * ``illegal``    — nothing explains it; ``restore`` says what to put back where.
 
-Exact matches are looked for first among single moves, then among sequences of up to
-``max_sequence`` moves (two moves made faster than the stabiliser could see).
+Exact matches are looked for first among single moves, then — only when no single move is
+under way — among sequences of up to ``max_sequence`` moves (capped by the game's
+``State.max_unseen_moves``): two moves made faster than the stabiliser could see.
 """
 
 from __future__ import annotations
@@ -148,8 +149,11 @@ def explain(
         elif all(observed.get_tokens(s) in (after.get_tokens(s), ()) for s in diff):
             partial.append(((m,), succ))
 
-    if not exact and max_sequence > 1:
-        exact = list(_sequences(state, observed, fidelity, diff, touching, max_sequence))
+    # A board part-way to one move is far likelier than two whole moves unseen, and the
+    # sequence search is the expensive part: only look for sequences when nothing is under way.
+    depth = min(max_sequence, state.max_unseen_moves)
+    if not exact and not partial and depth > 1:
+        exact = list(_sequences(state, observed, fidelity, diff, touching, depth))
 
     if exact:
         cands = _group(state, exact)

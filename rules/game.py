@@ -46,6 +46,9 @@ class State(ABC):
     """A position. Subclasses are frozen dataclasses and must be hashable and comparable."""
 
     game_name: ClassVar[str]
+    # How many moves explain() may assume were made between two stable views. Games whose
+    # moves are whole, slow turns (and whose sequence search is costly) set 1.
+    max_unseen_moves: ClassVar[int] = 2
 
     # -- what the position is ---------------------------------------------------------
 
