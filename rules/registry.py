@@ -29,5 +29,6 @@ def get_game(name: str) -> Game:
 def _load_builtin() -> None:
     # Imported lazily so that `rules.registry` has no import cycle with the games.
     from .games import gyges  # noqa: F401
+    from .games import annihilation  # noqa: F401
     from .games import annelids  # noqa: F401
     from .games import anacund  # noqa: F401
