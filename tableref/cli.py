@@ -9,6 +9,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from hardware import cli as gpio_cli
 from rules import Fidelity, RulesError
 
 from . import rules_cli
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export)
 
     rules_cli.add_parser(sub)
+    gpio_cli.add_parser(sub)
     return parser
 
 

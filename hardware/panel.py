@@ -1,0 +1,565 @@
+"""The GPIO panel: four buttons, three LEDs and a buzzer beside the board.
+
+Buttons put commands on the referee's queue (``submit``, normally ``RefereeLoop.submit``);
+the LEDs and the buzzer follow the referee's decisions (subscribe :meth:`Panel.on_decision`).
+
+========== =================================================================================
+confirm    ``Confirm(n)`` for the highlighted choice (1 until *cycle* moves it)
+undo       ``Undo()``
+end turn   ``Declare(end_turn_move)`` — a turn end the board cannot show ("drift done")
+cycle      highlight the next choice of an open question; beeps its number
+hold       the *hold button* (confirm) held ``hold_time`` s: ``StartGame`` — a new game
+========== =================================================================================
+
+LEDs: green *ready* (the board matches the game: play on), amber *waiting* blinking (a move
+part-way, a question to answer, or a reminder phase such as DRIFT's drift), red *illegal*
+(steady: put the pieces back; blinking: the sensors are disconnected). Green blinks slowly
+once the game is over.
+
+**Reminder phases** (the hook for DRIFT and later games): any decision that carries a
+``position`` whose ``phase`` is a key of ``reminders`` turns the amber LED on blinking, and
+plays that phase's pattern once when the phase is entered. Nothing here knows DRIFT: the
+default ``reminders`` are ``{"drift": DRIFT}``; a game with another hand-carried phase adds
+its phase name and a :class:`Pattern`.
+
+Timing goes through a :class:`~hardware.schedule.Scheduler`, never ``sleep``: the Pi uses a
+``ThreadScheduler`` (the panel makes and owns one if none is given), tests a ``ManualScheduler``.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from tableref.decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
+
+from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pin_factory
+from .schedule import Scheduler, ThreadScheduler, Timer
+
+log = logging.getLogger(__name__)
+
+
+class _Managed:
+    """A context manager over the subclass's start() and close()."""
+
+    def __enter__(self):
+        self.start()  # type: ignore[attr-defined]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # type: ignore[attr-defined]
+
+
+# -- pins -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PanelPins:
+    """BCM pin numbers; defaults as in docs/wiring.md (clear of the matrix's 13 pins)."""
+
+    confirm: PinSpec = 23
+    undo: PinSpec = 24
+    end_turn: PinSpec = 25
+    cycle: PinSpec = 12
+    ready: PinSpec = 17  # green LED
+    waiting: PinSpec = 27  # amber LED
+    illegal: PinSpec = 22  # red LED
+    buzzer: PinSpec = 18  # PWM0, for a passive buzzer too
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            check_pin(getattr(self, f.name), f"panel pin {f.name!r}")
+        check_distinct({f.name: getattr(self, f.name) for f in fields(self)}, "panel pins")
+
+    @classmethod
+    def from_dict(cls, data: object, *, where: str = "panel pins") -> "PanelPins":
+        """From a configuration's ``{"confirm": 23, ...}``; missing roles keep their default."""
+        if not isinstance(data, Mapping):
+            raise PinConfigError(f"{where}: expected an object of role -> pin, got {type(data).__name__}")
+        known = [f.name for f in fields(cls)]
+        for key in data:
+            if key not in known:
+                raise PinConfigError(f"{where}: unknown role {key!r} (known: {', '.join(known)})")
+        try:
+            return cls(**dict(data))
+        except PinConfigError as exc:
+            raise PinConfigError(f"{where}: {exc}") from None
+
+    def to_dict(self) -> dict[str, PinSpec]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+# -- buzzer patterns --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Beeps as (on, off) seconds; the buzzer is silent after the last."""
+
+    name: str
+    beeps: tuple[tuple[float, float], ...]
+
+    @property
+    def duration(self) -> float:
+        return sum(on + off for on, off in self.beeps)
+
+
+CHIRP = Pattern("chirp", ((0.08, 0.0),))  # illegal board, refused command
+QUESTION = Pattern("question", ((0.06, 0.08), (0.06, 0.0)))  # ambiguous: confirm a choice
+DRIFT = Pattern("drift", ((0.4, 0.2), (0.4, 0.2), (0.4, 0.0)))  # three long: drift the rivers
+GAME_OVER = Pattern("game_over", ((0.15, 0.1), (0.15, 0.1), (0.8, 0.0)))
+HELD = Pattern("held", ((0.3, 0.0),))  # long press taken: a new game starts
+
+
+def count_pattern(n: int) -> Pattern:
+    """n short beeps: which choice is highlighted."""
+    return Pattern(f"count_{n}", tuple((0.05, 0.15) for _ in range(max(1, n))))
+
+
+class Beeper(_Managed):
+    """The buzzer. ``tone_hz=None``: an active buzzer (its own oscillator), switched on/off;
+    a number: a passive one, driven by PWM at that frequency (half duty while sounding)."""
+
+    def __init__(self, pin: PinSpec = 18, *, pin_factory: Any, scheduler: Scheduler, tone_hz: float | None = None) -> None:
+        self.pin = check_pin(pin, "buzzer pin")
+        self.pin_factory = pin_factory
+        self.scheduler = scheduler
+        self.tone_hz = tone_hz
+        self._device: Any = None
+        self._timers: list[Timer] = []
+        self._lock = threading.RLock()
+        self.last_pattern: Pattern | None = None
+
+    def start(self) -> None:
+        with self._lock:
+            if self._device is not None:
+                return
+            if self.tone_hz is None:
+                from gpiozero import Buzzer
+
+                self._device = Buzzer(self.pin, initial_value=False, pin_factory=self.pin_factory)
+            else:
+                from gpiozero import PWMOutputDevice
+
+                self._device = PWMOutputDevice(
+                    self.pin, initial_value=0, frequency=self.tone_hz, pin_factory=self.pin_factory)
+
+    def close(self) -> None:
+        with self._lock:
+            self._cancel()
+            device, self._device = self._device, None
+        if device is not None:
+            device.close()
+
+    def play(self, pattern: Pattern) -> None:
+        """Start ``pattern`` now, cutting short whatever was sounding."""
+        with self._lock:
+            if self._device is None:
+                return
+            self._cancel()
+            self.last_pattern = pattern
+            at = 0.0
+            for on, off in pattern.beeps:
+                self._timers.append(self.scheduler.call_later(at, self._on))
+                self._timers.append(self.scheduler.call_later(at + on, self._off))
+                at += on + off
+
+    def _cancel(self) -> None:
+        for t in self._timers:
+            t.cancel()
+        self._timers.clear()
+        self._off()
+
+    def _on(self) -> None:
+        with self._lock:
+            if self._device is not None:
+                self._device.value = 1 if self.tone_hz is None else 0.5
+
+    def _off(self) -> None:
+        with self._lock:
+            if self._device is not None:
+                self._device.value = 0
+
+
+# -- LEDs ---------------------------------------------------------------------------------------
+
+
+class LightMode(enum.Enum):
+    OFF = "off"
+    READY = "ready"  # green steady
+    WAITING = "waiting"  # amber blinking
+    ILLEGAL = "illegal"  # red steady
+    DISCONNECTED = "disconnected"  # red blinking
+    OVER = "over"  # green blinking slowly
+
+
+# mode -> (led role, blink half-period in seconds, 0 = steady)
+_MODES: dict[LightMode, tuple[str | None, float]] = {
+    LightMode.OFF: (None, 0.0),
+    LightMode.READY: ("ready", 0.0),
+    LightMode.WAITING: ("waiting", 0.5),
+    LightMode.ILLEGAL: ("illegal", 0.0),
+    LightMode.DISCONNECTED: ("illegal", 0.25),
+    LightMode.OVER: ("ready", 1.0),
+}
+
+
+class Lights(_Managed):
+    """Three LEDs, one lit at a time; blinking is timed by the scheduler."""
+
+    ROLES = ("ready", "waiting", "illegal")
+
+    def __init__(self, *, pin_factory: Any, scheduler: Scheduler, ready: PinSpec = 17, waiting: PinSpec = 27,
+                 illegal: PinSpec = 22) -> None:
+        self.pins = {"ready": check_pin(ready, "ready LED pin"), "waiting": check_pin(waiting, "waiting LED pin"),
+                     "illegal": check_pin(illegal, "illegal LED pin")}
+        check_distinct(self.pins, "LED pins")
+        self.pin_factory = pin_factory
+        self.scheduler = scheduler
+        self._leds: dict[str, Any] = {}
+        self._timer: Timer | None = None
+        self._lock = threading.RLock()
+        self.mode = LightMode.OFF
+
+    def start(self) -> None:
+        from gpiozero import LED
+
+        with self._lock:
+            if self._leds:
+                return
+            opened: dict[str, Any] = {}
+            try:
+                for role in self.ROLES:
+                    opened[role] = LED(self.pins[role], initial_value=False, pin_factory=self.pin_factory)
+            except Exception:
+                for led in opened.values():  # do not leave half the pins reserved
+                    led.close()
+                raise
+            self._leds = opened
+            self._apply()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            leds, self._leds = self._leds, {}
+        for led in leds.values():
+            led.off()
+            led.close()
+
+    def show(self, mode: LightMode) -> None:
+        with self._lock:
+            if mode is self.mode:
+                return  # a blink keeps its rhythm
+            self.mode = mode
+            self._apply()
+
+    def _apply(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self._leds:
+            return
+        role, half = _MODES[self.mode]
+        for r, led in self._leds.items():
+            if r != role:
+                led.off()
+        if role is None:
+            return
+        self._leds[role].on()
+        if half:
+            self._timer = self.scheduler.call_later(half, lambda: self._toggle(role, half))
+
+    def _toggle(self, role: str, half: float) -> None:
+        with self._lock:
+            if not self._leds or _MODES[self.mode] != (role, half):
+                return
+            self._leds[role].toggle()
+            self._timer = self.scheduler.call_later(half, lambda: self._toggle(role, half))
+
+
+# -- buttons ----------------------------------------------------------------------------------
+
+
+class Buttons(_Managed):
+    """Push buttons to ground (internal pull-ups). ``handler(name, held)`` is called on press
+    for every button but the hold button, which reports on release (``held=False``) or when
+    held ``hold_time`` seconds (``held=True``, nothing more on release)."""
+
+    NAMES = ("confirm", "undo", "end_turn", "cycle")
+
+    def __init__(self, handler: Callable[[str, bool], None], *, pin_factory: Any, scheduler: Scheduler,
+                 confirm: PinSpec = 23, undo: PinSpec = 24, end_turn: PinSpec = 25, cycle: PinSpec = 12,
+                 hold_button: str = "confirm", hold_time: float = 3.0, bounce_time: float | None = 0.03) -> None:
+        if hold_button not in self.NAMES:
+            raise ValueError(f"hold_button must be one of {', '.join(self.NAMES)}, got {hold_button!r}")
+        if not hold_time > 0:
+            raise ValueError(f"hold_time must be > 0 seconds, got {hold_time!r}")
+        self.pins = {"confirm": check_pin(confirm, "confirm button pin"), "undo": check_pin(undo, "undo button pin"),
+                     "end_turn": check_pin(end_turn, "end turn button pin"), "cycle": check_pin(cycle, "cycle button pin")}
+        check_distinct(self.pins, "button pins")
+        self.handler = handler
+        self.pin_factory = pin_factory
+        self.scheduler = scheduler
+        self.hold_button = hold_button
+        self.hold_time = float(hold_time)
+        self.bounce_time = bounce_time
+        self._devices: dict[str, Any] = {}
+        self._hold_timer: Timer | None = None
+        self._held = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        # DigitalInputDevice, not gpiozero's Button: Button starts a hold thread of its own
+        # in its constructor; the hold is timed here by the scheduler instead.
+        from gpiozero import DigitalInputDevice
+
+        with self._lock:
+            if self._devices:
+                return
+            opened: dict[str, Any] = {}
+            try:
+                for name in self.NAMES:
+                    dev = DigitalInputDevice(self.pins[name], pull_up=True, bounce_time=self.bounce_time,
+                                             pin_factory=self.pin_factory)
+                    dev.when_activated = self._callback(self._pressed, name)
+                    dev.when_deactivated = self._callback(self._released, name)
+                    opened[name] = dev
+            except Exception:
+                for dev in opened.values():
+                    dev.close()
+                raise
+            self._devices = opened
+
+    def close(self) -> None:
+        with self._lock:
+            devices, self._devices = self._devices, {}
+            if self._hold_timer is not None:
+                self._hold_timer.cancel()
+                self._hold_timer = None
+        for dev in devices.values():
+            dev.when_activated = dev.when_deactivated = None
+            dev.close()
+
+    @staticmethod
+    def _callback(method: Callable[[str], None], name: str) -> Callable[[], None]:
+        def fire() -> None:
+            method(name)
+        return fire
+
+    def _pressed(self, name: str) -> None:
+        if name != self.hold_button:
+            self.handler(name, False)
+            return
+        with self._lock:
+            self._held = False
+            if self._hold_timer is not None:
+                self._hold_timer.cancel()
+            self._hold_timer = self.scheduler.call_later(self.hold_time, self._hold_reached)
+
+    def _hold_reached(self) -> None:
+        with self._lock:
+            if self._hold_timer is None:
+                return
+            self._hold_timer = None
+            self._held = True
+        self.handler(self.hold_button, True)
+
+    def _released(self, name: str) -> None:
+        if name != self.hold_button:
+            return
+        with self._lock:
+            if self._hold_timer is None:
+                if not self._held:
+                    return  # a release with no press seen (opened while held down)
+                self._held = False
+                return
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        self.handler(name, False)
+
+
+# -- the panel ------------------------------------------------------------------------------
+
+
+class Panel(_Managed):
+    """Buttons, LEDs and buzzer together. ``submit`` takes the commands (thread-safe, e.g.
+    ``RefereeLoop.submit``); subscribe :meth:`on_decision` to the referee."""
+
+    def __init__(self, submit: Callable[[Command], None], *, pin_factory: Any, pins: PanelPins | None = None,
+                 scheduler: Scheduler | None = None, hold_time: float = 3.0, hold_button: str = "confirm",
+                 new_game: StartGame | None = None, end_turn_move: str = "end",
+                 reminders: Mapping[str, Pattern] | None = None, tone_hz: float | None = None,
+                 bounce_time: float | None = 0.03,
+                 on_highlight: Callable[[int], None] | None = None) -> None:
+        self.pins = pins if pins is not None else PanelPins()
+        self.submit = submit
+        self._own_scheduler = scheduler is None
+        self.scheduler: Scheduler = scheduler if scheduler is not None else ThreadScheduler()
+        self.new_game = new_game
+        self.end_turn_move = end_turn_move
+        self.reminders = dict(reminders) if reminders is not None else {"drift": DRIFT}
+        self.on_highlight = on_highlight
+        p = self.pins
+        self.buttons = Buttons(self._button, pin_factory=pin_factory, scheduler=self.scheduler,
+                               confirm=p.confirm, undo=p.undo, end_turn=p.end_turn, cycle=p.cycle,
+                               hold_button=hold_button, hold_time=hold_time, bounce_time=bounce_time)
+        self.lights = Lights(pin_factory=pin_factory, scheduler=self.scheduler,
+                             ready=p.ready, waiting=p.waiting, illegal=p.illegal)
+        self.beeper = Beeper(p.buzzer, pin_factory=pin_factory, scheduler=self.scheduler, tone_hz=tone_hz)
+        self._lock = threading.RLock()
+        self._started = False
+        self.choices: tuple[Choice, ...] = ()
+        self.highlighted = 1
+        self._base = LightMode.READY  # what the lights show when the board matches the game
+        self._mode = LightMode.READY
+        self._phase: str | None = None
+        self._game: str | None = None
+        self.connected = True
+
+    # -- life cycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            try:
+                if isinstance(self.scheduler, ThreadScheduler) and self._own_scheduler:
+                    self.scheduler.start()
+                self.lights.start()
+                self.beeper.start()
+                self.buttons.start()
+            except Exception:
+                self._close_parts()
+                raise
+            self._started = True
+            self._show()
+
+    def close(self) -> None:
+        with self._lock:
+            self._started = False
+        self._close_parts()
+
+    def _close_parts(self) -> None:
+        self.buttons.close()
+        self.lights.close()
+        self.beeper.close()
+        if self._own_scheduler and isinstance(self.scheduler, ThreadScheduler):
+            self.scheduler.close()
+
+    # -- decisions in -------------------------------------------------------------------------------
+
+    def on_decision(self, decision: Decision) -> None:
+        """React to one referee decision (called on the referee's thread)."""
+        sound: Pattern | None = None
+        with self._lock:
+            kind = decision.kind
+            position = getattr(decision, "position", None)
+            if isinstance(position, Mapping):
+                sound = self._enter_position(position)
+            if kind == "new_game":
+                self._game = getattr(decision, "game", self._game)
+            if kind in ("new_game", "accepted", "taken_back", "restored"):
+                self.choices = ()
+                self._mode = self._base
+            elif kind == "partial":
+                self.choices = ()
+                self._mode = LightMode.WAITING
+            elif kind == "ambiguous":
+                self.choices = tuple(getattr(decision, "choices", ()))
+                self.highlighted = 1
+                self._mode = LightMode.WAITING
+                sound = sound or QUESTION
+            elif kind == "illegal":
+                self.choices = ()
+                self._mode = LightMode.ILLEGAL
+                sound = CHIRP
+            elif kind == "game_over":
+                self.choices = ()
+                self._mode = LightMode.OVER
+                sound = GAME_OVER
+            elif kind == "rejected":
+                sound = CHIRP
+            self._show()
+        if sound is not None:
+            self.beeper.play(sound)
+
+    def _enter_position(self, position: Mapping[str, Any]) -> Pattern | None:
+        """The generic reminder hook: a phase in ``reminders`` keeps the amber LED blinking and
+        sounds its pattern once on entry."""
+        phase = position.get("phase")
+        phase = phase if isinstance(phase, str) else None
+        entered = phase != self._phase
+        self._phase = phase
+        if phase in self.reminders:
+            self._base = LightMode.WAITING
+            return self.reminders[phase] if entered else None
+        self._base = LightMode.READY
+        return None
+
+    def set_connected(self, connected: bool) -> None:
+        """The board's sensors went away (red blinking) or came back."""
+        with self._lock:
+            changed = connected != self.connected
+            self.connected = connected
+            self._show()
+        if changed and not connected:
+            self.beeper.play(CHIRP)
+
+    def _show(self) -> None:
+        if self._started:
+            self.lights.show(self._mode if self.connected else LightMode.DISCONNECTED)
+
+    # -- buttons out ------------------------------------------------------------------------------
+
+    def _button(self, name: str, held: bool) -> None:
+        command: Command | None = None
+        sound: Pattern | None = None
+        with self._lock:
+            if held:
+                command = self.new_game or (StartGame(self._game) if self._game else None)
+                sound = HELD if command is not None else CHIRP
+            elif name == "confirm":
+                command = Confirm(self.highlighted if self.choices else 1)
+            elif name == "undo":
+                command = Undo()
+            elif name == "end_turn":
+                command = Declare(self.end_turn_move)
+            elif name == "cycle":
+                if self.choices:
+                    self.highlighted = self.highlighted % len(self.choices) + 1
+                    sound = count_pattern(self.highlighted)
+                else:
+                    sound = CHIRP  # nothing to choose between
+            highlighted = self.highlighted
+        if sound is not None:
+            self.beeper.play(sound)
+        if name == "cycle" and self.on_highlight is not None and sound is not CHIRP:
+            self.on_highlight(highlighted)
+        if command is not None:
+            self.submit(command)  # outside the lock: a synchronous referee calls on_decision back
+
+
+def open_panel(submit: Callable[[Command], None], *, pins: PanelPins | None = None,
+               pin_factory: Any | None = None, **options: Any) -> Panel | None:
+    """A started panel on this machine's pins, or ``None`` (logged once, clearly) where
+    there are none: off a Pi the service runs on without buttons and lights."""
+    if pin_factory is None:
+        found = default_pin_factory()
+        if found.factory is None:
+            log.warning("%s", found.notice)
+            return None
+        pin_factory = found.factory
+    panel = Panel(submit, pin_factory=pin_factory, pins=pins, **options)
+    try:
+        panel.start()
+    except Exception as exc:  # pins busy or refused: the referee still works without a panel
+        log.warning("GPIO panel could not start (%s); running without it", exc)
+        panel.close()
+        return None
+    return panel
