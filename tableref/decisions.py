@@ -17,9 +17,11 @@ class Choice:
     text: str
     description: str
     takeback: int = 0  # moves to take back, for a "the board shows an earlier position" choice
+    equivalent: tuple[str, ...] = ()  # other notations of the same outcome (a bump that equals a move)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"number": self.number, "text": self.text, "description": self.description, "takeback": self.takeback}
+        return {"number": self.number, "text": self.text, "description": self.description,
+                "takeback": self.takeback, "equivalent": list(self.equivalent)}
 
 
 @dataclass(frozen=True)

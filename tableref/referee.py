@@ -142,7 +142,8 @@ class Referee:
             return self._accept(e.candidates[0].moves, confirmed=False)
         if e.verdict in (Verdict.LEGAL, Verdict.AMBIGUOUS):
             choices = [
-                Choice(i + 1, c.text, self._describe(c.moves)) for i, c in enumerate(e.candidates)
+                Choice(i + 1, c.text, self._describe(c.moves), equivalent=c.texts[1:])
+                for i, c in enumerate(e.candidates)
             ]
             if takeback:
                 taken = " ".join(self.record.moves[-takeback:])

@@ -31,13 +31,17 @@ def play_observations(
     stabiliser: Stabiliser,
     *,
     on_decision: Callable[[Decision], None] | None = None,
+    on_loop: Callable[[RefereeLoop], None] | None = None,
 ) -> None:
     """Feed a source through the stabiliser into a referee running in its own thread,
-    until the source ends; then let the referee finish what is queued."""
+    until the source ends; then let the referee finish what is queued. ``on_loop`` is
+    handed the running loop, for whatever else sends commands (a panel's buttons)."""
     if on_decision is not None:
         referee.subscribe(on_decision)
     loop = RefereeLoop(referee)
     loop.start()
+    if on_loop is not None:
+        on_loop(loop)
     try:
         for obs in observations:
             view = stabiliser.feed(obs)

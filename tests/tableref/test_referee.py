@@ -56,6 +56,7 @@ def test_occupancy_bump_or_move_is_asked_and_settled_by_confirm(journal):
     out = see(ref, board)
     assert kinds(out) == ["ambiguous"]
     assert {c.text for c in out[0].choices} == {"a1-a2", "a1-b1/a2"}
+    assert all(c.equivalent == () for c in out[0].choices)
     assert ref.ply == 0  # nothing accepted until the players say which
     bump = next(c for c in out[0].choices if c.text == "a1-b1/a2")
     out = ref.handle(Confirm(bump.number))
