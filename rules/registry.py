@@ -32,3 +32,4 @@ def _load_builtin() -> None:
     from .games import annihilation  # noqa: F401
     from .games import annelids  # noqa: F401
     from .games import anacund  # noqa: F401
+    from .games import drift  # noqa: F401

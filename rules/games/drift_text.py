@@ -1,0 +1,132 @@
+"""DRIFT notation and move descriptions (``docs/rules/drift.md``, "Notation").
+
+| move | text |
+|---|---|
+| step | ``red-III-1 O0-O3`` (piece, from, to; into a river arrow ``O3-MR2``) |
+| attack | ``red-II-1 O5xO7`` (piece, from, the space attacked) |
+| take / pilfer / drop | ``red-I-1 take copper``, ``red-I-1 pilfer gold``, ``red-I-1 drop silver`` |
+| end of turn | ``end``; ``end remove red-III-1 red-II-1`` when those cannot leave a crowded home |
+| drift | ``drift`` |
+| setup | ``copper O5`` (place a copper coin on O5) |
+
+The next player's move, which ends the turn first, is written as that move.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..errors import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+from .drift_geometry import geometry
+from .drift_moves import ATTACK, DRIFT, DROP, END, PILFER, PLACE, STEP, TAKE, Action
+
+if TYPE_CHECKING:
+    from .drift import DriftState
+
+_PIECE = r"[a-z]+-(?:III|II|I)-\d+"
+_SPACE = r"[A-Z]+\d+"
+_COIN = r"(?:copper|gold|silver)"
+_SYNTAX = re.compile(
+    rf"{_PIECE} {_SPACE}[-x]{_SPACE}|{_PIECE} (?:take|pilfer|drop) {_COIN}|end(?: remove(?: {_PIECE})+)?"
+    rf"|drift|{_COIN} {_SPACE}"
+)
+EXAMPLES = "'red-III-1 O0-O3', 'red-II-1 O5xO7', 'red-I-1 take copper', 'end', 'drift', 'copper O5'"
+
+
+def move_text(st: "DriftState", move: Action) -> str:
+    geo, ro = geometry(), st.roster
+    kind = move.kind
+    if kind == END:
+        return "end" + (" remove " + " ".join(ro.ids[q] for q in move.removed) if move.removed else "")
+    if kind == DRIFT:
+        return "drift"
+    if kind == PLACE:
+        return f"{move.coin} {geo.ids[move.space]}"
+    pid, here = ro.ids[move.piece], geo.ids[st.locs[move.piece]]
+    if kind == STEP:
+        return f"{pid} {here}-{geo.ids[move.space]}"
+    if kind == ATTACK:
+        return f"{pid} {here}x{geo.ids[move.space]}"
+    if kind in (TAKE, PILFER, DROP):
+        return f"{pid} {kind} {move.coin}"
+    raise MoveSyntaxError(f"drift: not a DRIFT move: {move!r}")
+
+
+def _texts(st: "DriftState") -> dict[str, Action]:
+    cached = st.__dict__.get("_texts")
+    if cached is None:
+        cached = {move_text(st, m): m for m in st.legal_moves()}
+        object.__setattr__(st, "_texts", cached)
+    return cached
+
+
+def parse_move(st: "DriftState", text: str) -> Action:
+    t = " ".join(str(text).split())
+    found = _texts(st).get(t)
+    if found is not None:
+        return found
+    if t == "end" and st.stage == "drift":
+        # The end-turn button in the drift phase means "drift done": a sensor that cannot read
+        # the rivers' markers (occupancy) has the drift declared this way.
+        return _texts(st)["drift"]
+    if t == "end":
+        ends = [s for s, m in _texts(st).items() if m.kind == END]
+        if len(ends) > 1:
+            raise AmbiguousMoveError(f"drift: 'end' must say which pieces leave play: {', '.join(ends)}", tuple(ends))
+    if not _SYNTAX.fullmatch(t):
+        raise MoveSyntaxError(f"drift: cannot read move {text!r} (expected e.g. {EXAMPLES})")
+    raise IllegalMoveError(f"drift: {t} is not legal here ({_situation(st)})")
+
+
+def _situation(st: "DriftState") -> str:
+    if st.is_game_over():
+        return "the game is over"
+    if st.stage == "setup":
+        return "setup: coins still to place"
+    if st.stage == "drift":
+        return "the drift phase: the rivers must turn"
+    return f"{st.to_move} to move"
+
+
+def describe(st: "DriftState", move: Action) -> str:
+    if move.after_end:
+        return f"{st.to_move.capitalize()}'s turn ends; {st._ended(()).describe_move(move.inner())}"
+    geo, ro = geometry(), st.roster
+    kind = move.kind
+    if kind == DRIFT:
+        turns = ", ".join(f"{r.name} {r.flow}" for r in geo.rivers)
+        return f"DRIFT: every river turned one arrow ({turns}), everything on it riding along"
+    if kind == PLACE:
+        return f"a {move.coin} coin placed on {geo.ids[move.space]}"
+    if kind == END:
+        who = st.to_move.capitalize()
+        gone = "".join(f"; {ro.label(q)} cannot leave the crowded home: out of play" for q in move.removed)
+        if st.seat == len(st.players) - 1:
+            turns = ", ".join(f"{r.name} {r.flow}" for r in geo.rivers)
+            return f"{who}'s turn ends{gone}; round over — DRIFT: turn every river one arrow ({turns})"
+        return f"{who}'s turn ends{gone}; {st.players[st.seat + 1].capitalize()} to move"
+    name, here = ro.label(move.piece), geo.ids[st.locs[move.piece]]
+    if kind == STEP:
+        there = geo.ids[move.space]
+        if geo.river_of[move.space] >= 0:
+            return f"{name} {here} → {there} (into the {geo.rivers[geo.river_of[move.space]].name} river: its move ends)"
+        left = (st.points if move.piece == st.current else ro.rank[move.piece]) - move.cost
+        return f"{name} {here} → {there} ({left} point{'s' if left != 1 else ''} left)"
+    if kind == ATTACK:
+        b = st.battle_of(move)
+        loser = ro.label(b.defender)
+        home = st.home_list[ro.owner[b.defender]]
+        fate = "leaves play (defeated in its own home)" if home == move.space else f"goes home to {geo.ids[home]}"
+        return f"{name} attacks {loser} at {geo.ids[move.space]}: {b.sums()}: {loser} {fate}"
+    if kind == TAKE:
+        return f"{name} takes up the {move.coin} coin on {here}"
+    if kind == PILFER:
+        owner = st.players[st.home_owner[st.locs[move.piece]]]
+        return f"{name} pilfers a {move.coin} coin from {owner.capitalize()}'s repository"
+    if kind == DROP:
+        me = ro.owner[move.piece]
+        if st.locs[move.piece] == st.home_list[me] and move.coin not in st.repos[me]:
+            return f"{name} deposits the {move.coin} coin on its repository"
+        return f"{name} drops the {move.coin} coin on {here}"
+    raise MoveSyntaxError(f"drift: not a DRIFT move: {move!r}")
