@@ -90,6 +90,7 @@ class Partial(Decision):
     kind: ClassVar[str] = "partial"
     candidates: tuple[str, ...]
     pending: tuple[SpaceFix, ...]
+    descriptions: tuple[str, ...] = ()  # each candidate in words ("Red II attacks Blue I at O7: 2+3 vs 1")
 
     def text(self) -> str:
         todo = ", ".join(f.text() for f in self.pending)

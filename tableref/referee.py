@@ -163,7 +163,8 @@ class Referee:
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, self._choices))
         if e.verdict is Verdict.PARTIAL:
             texts = tuple(c.text for c in e.candidates)
-            return self._status_change(("partial", view), Partial(self.record.id, self.ply, texts, e.pending))
+            words = tuple(self._describe(c.moves) for c in e.candidates)
+            return self._status_change(("partial", view), Partial(self.record.id, self.ply, texts, e.pending, words))
         return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore))
 
     def _takeback_depth(self, view: View) -> int:

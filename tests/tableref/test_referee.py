@@ -86,6 +86,8 @@ def test_partial_then_complete(journal):
     # Part-way to any move that lifts c1's ring: its own moves, or a bump of it from b1/d1.
     assert kinds(out) == ["partial"] and all("c1" in c for c in out[0].candidates)
     assert "c1-c4" in out[0].candidates and ref.ply == 0
+    words = dict(zip(out[0].candidates, out[0].descriptions))
+    assert words["c1-c4"] == "South: triple ring c1 → c4"
     assert kinds(see(ref, after(start, "c1-c4"))) == ["accepted"]
 
 
