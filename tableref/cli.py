@@ -12,7 +12,7 @@ from pathlib import Path
 from hardware import cli as gpio_cli
 from rules import Fidelity, RulesError
 
-from . import rules_cli
+from . import rules_cli, serve
 from .journal import Journal, JournalError
 from .referee import Referee
 from .service import default_journal_path, play_observations
@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.set_defaults(func=cmd_export)
 
     rules_cli.add_parser(sub)
+    serve.add_parser(sub)
     gpio_cli.add_parser(sub)
     return parser
 

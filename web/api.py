@@ -1,0 +1,199 @@
+"""The JSON API under ``/api/`` (documented in docs/api.md).
+
+Reads are open to anyone on the network; every command needs an admin session and the
+CSRF token (checked in :mod:`web.auth`). Commands are queued to the referee and answered
+``202 Accepted``: what the referee decided arrives on the event stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from rules import RulesError, game_names, get_game
+from tableref.journal import Journal, JournalError
+
+from . import records
+from .auth import admin_required
+from .boards import board_data
+from .live import LiveTable
+from .simboard import SimBoardError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def table() -> LiveTable:
+    return current_app.extensions["tableref_table"]
+
+
+def _journal() -> Journal:
+    path = table().journal_path
+    if path is None:
+        raise JournalError("this service keeps no journal")
+    return Journal(path)
+
+
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
+def _error(message: str, status: int) -> tuple[Response, int]:
+    return jsonify(error=message), status
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+@bp.get("/state")
+def state() -> Any:
+    return jsonify({**table().snapshot(), "event_id": table().broadcaster.last_id})
+
+
+@bp.get("/games")
+def games() -> Any:
+    out = []
+    for name in game_names():
+        g = get_game(name)
+        out.append({
+            "name": name, "title": g.title, "players": list(g.players),
+            "options": {k: {"default": s.default, "help": s.help} for k, s in g.options.items()},
+        })
+    return jsonify(out)
+
+
+@bp.get("/board/<name>")
+def board(name: str) -> Any:
+    try:
+        return jsonify(board_data(name))
+    except RulesError as exc:
+        return _error(str(exc), 404)
+
+
+@bp.get("/journal")
+def journal_list() -> Any:
+    try:
+        with _journal() as j:
+            return jsonify(records.game_list(j))
+    except JournalError as exc:
+        return _error(str(exc), 500)
+
+
+@bp.get("/journal/<int:game_id>")
+def journal_game(game_id: int) -> Any:
+    try:
+        with _journal() as j:
+            return jsonify(records.replay(j, game_id))
+    except JournalError as exc:
+        return _error(str(exc), 404 if "no game" in str(exc) else 500)
+
+
+@bp.get("/journal/<int:game_id>/record")
+def journal_record(game_id: int) -> Any:
+    try:
+        with _journal() as j:
+            data = j.export(game_id)
+    except JournalError as exc:
+        return _error(str(exc), 404 if "no game" in str(exc) else 500)
+    resp = jsonify(data)
+    resp.headers["Content-Disposition"] = f'attachment; filename="tableref-game-{game_id}.json"'
+    return resp
+
+
+@bp.post("/journal/import")
+@admin_required
+def journal_import() -> Any:
+    upload = request.files.get("record")
+    if upload is not None:
+        try:
+            data = json.loads(upload.read().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return _error(f"{upload.filename or 'upload'}: not a JSON game record ({exc})", 400)
+    else:
+        data = request.get_json(silent=True)
+        if data is None:
+            return _error("send the game record as JSON, or as the file field 'record'", 400)
+    try:
+        with _journal() as j:
+            game_id = records.import_record(j, data)
+    except records.RecordError as exc:
+        return _error(str(exc), 400)
+    except JournalError as exc:
+        return _error(str(exc), 500)
+    return jsonify(id=game_id), 201
+
+
+# -- commands (admin) ---------------------------------------------------------------------------
+
+
+def _queued() -> Any:
+    return jsonify(queued=True), 202
+
+
+@bp.post("/confirm")
+@admin_required
+def confirm() -> Any:
+    number = _body().get("number")
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        return _error("'number' must be the choice's number (1, 2, ...)", 400)
+    table().confirm(number)
+    return _queued()
+
+
+@bp.post("/undo")
+@admin_required
+def undo() -> Any:
+    table().undo()
+    return _queued()
+
+
+@bp.post("/declare")
+@admin_required
+def declare() -> Any:
+    move = _body().get("move")
+    if not isinstance(move, str) or not move.strip():
+        return _error("'move' must be the move's notation (e.g. 'resign')", 400)
+    table().declare(move.strip())
+    return _queued()
+
+
+@bp.post("/new-game")
+@admin_required
+def new_game() -> Any:
+    body = _body()
+    options = body.get("options") or {}
+    if not isinstance(options, dict):
+        return _error("'options' must be an object of option -> value", 400)
+    # Empty fields on the form mean "the default".
+    options = {k: v for k, v in options.items() if v not in ("", None)}
+    try:
+        opts = table().new_game(str(body.get("game") or table().snapshot()["game"]), options,
+                                str(body.get("setup") or "start"))
+    except (RulesError, SimBoardError) as exc:
+        return _error(str(exc), 400)
+    return jsonify(queued=True, options=opts), 202
+
+
+@bp.post("/sim/<action>")
+@admin_required
+def sim(action: str) -> Any:
+    if action not in ("take", "put", "move", "discard", "hand_over", "reset"):
+        return _error(f"unknown simulated-board action {action!r}", 404)
+    body = _body()
+    kwargs = {k: body.get(k) for k in ("space", "token", "to")}
+    for k, v in kwargs.items():
+        if v is not None and not isinstance(v, str):
+            return _error(f"'{k}' must be a string", 400)
+    if action in ("take", "put", "move") and not kwargs["space"]:
+        return _error("'space' is needed", 400)
+    if action == "move" and not kwargs["to"]:
+        return _error("'to' is needed", 400)
+    try:
+        table().sim_edit(action, over=bool(body.get("over")), **kwargs)
+    except LookupError as exc:
+        return _error(str(exc), 409)
+    except SimBoardError as exc:
+        return _error(str(exc), 400)
+    return jsonify(sim=table().snapshot()["sim"])

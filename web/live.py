@@ -1,0 +1,287 @@
+"""The live table: what the page shows, kept up to date from the referee's decisions.
+
+:class:`LiveTable` subscribes to the referee (``on_decision`` runs on the referee's thread),
+keeps one snapshot of everything the live page draws, and publishes each change to the
+:class:`~web.broadcast.Broadcaster` that SSE clients read. Commands from the page go out
+through ``submit`` (the referee's queue): the web never judges a board itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rules import Fidelity, RulesError, SpaceFix, State, get_game
+from tableref.decisions import (
+    Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
+    Rejected, Restored, StableView, StartGame, TakenBack, Undo,
+)
+
+from .boards import palette, space_labels
+from .broadcast import Broadcaster
+from .simboard import SimBoard
+
+log = logging.getLogger(__name__)
+
+SETUPS = ("start", "default")
+
+
+class LiveTable:
+    def __init__(
+        self,
+        *,
+        game_id: int,
+        state: State,
+        moves: Sequence[str],
+        options: Mapping[str, Any],
+        fidelity: Fidelity,
+        submit: Callable[[Command], None],
+        broadcaster: Broadcaster | None = None,
+        sim: SimBoard | None = None,
+        on_sim_edit: Callable[[], None] | None = None,
+        journal_path: Path | None = None,
+        history: int = 30,
+    ) -> None:
+        self.fidelity = fidelity
+        self.broadcaster = broadcaster or Broadcaster()
+        self.sim = sim
+        self.journal_path = journal_path
+        self._submit = submit
+        self._on_sim_edit = on_sim_edit
+        self._lock = threading.RLock()
+        self._recent: deque[dict[str, Any]] = deque(maxlen=history)
+        self._question: list[dict[str, Any]] = []
+        self._status: dict[str, Any] = {"kind": "ok"}
+        self._notice: dict[str, Any] | None = None
+        self._last: dict[str, Any] | None = None
+        self._pending_options: tuple[str, dict[str, Any]] | None = None  # of a new game asked for
+        self._source: dict[str, Any] = {"name": sim.source if sim else "board", "status": "steady",
+                                        "text": "simulated board connected" if sim else "board connected"}
+        self._set_game(game_id, state, list(moves), dict(options))
+
+    # -- the referee's side ------------------------------------------------------------------
+
+    def on_decision(self, decision: Decision) -> None:
+        """Referee subscriber: fold the decision into the snapshot, then publish it."""
+        with self._lock:
+            self._fold(decision)
+            entry = {**decision.to_dict(), "text": decision.text().strip()}
+            self._recent.appendleft({"kind": decision.kind, "text": entry["text"], "ply": decision.ply,
+                                     "game_id": decision.game_id})
+            snapshot = self._snapshot()
+        self.broadcaster.publish("decision", {"decision": entry, "live": snapshot})
+
+    def _fold(self, d: Decision) -> None:
+        if isinstance(d, NewGame):
+            state = get_game(d.game).from_dict(d.position)
+            moves = self._journal_moves(d.game_id) if d.resumed else []
+            if self._pending_options is not None and self._pending_options[0] == d.game:
+                options = self._pending_options[1]
+            else:
+                options = self._options if d.game == self._game else {}
+            self._pending_options = None
+            self._set_game(d.game_id, state, moves, options)
+            self._last = {"kind": d.kind, "text": d.text(), "highlight": []}
+            self._question, self._status = [], {"kind": "ok"}
+        elif isinstance(d, Accepted):
+            before = self._state
+            highlight = _spaces(before, d.move)
+            self._state = get_game(self._game).from_dict(d.position)
+            self._moves.append(d.move)
+            self._position_changed()
+            self._last = {"kind": d.kind, "text": d.text().strip(), "move": d.move, "description": d.description,
+                          "confirmed": d.confirmed, "player": before.to_move, "highlight": highlight}
+            self._question, self._status = [], {"kind": "ok"}
+        elif isinstance(d, TakenBack):
+            self._state = get_game(self._game).from_dict(d.position)
+            if self._moves:
+                self._moves.pop()
+            self._position_changed()
+            self._last = {"kind": d.kind, "text": f"took back {d.move}", "move": d.move,
+                          "highlight": _spaces(self._state, d.move)}
+            self._question, self._status = [], {"kind": "ok"}
+        elif isinstance(d, GameOver):
+            self._last = {**(self._last or {}), "kind": "game_over", "outcome": d.outcome}
+        elif isinstance(d, Ambiguous):
+            self._question = [{**c.to_dict(), "spaces": [] if c.takeback else _spaces(self._state, c.text)}
+                              for c in d.choices]
+            self._status = {"kind": "ambiguous"}
+        elif isinstance(d, Partial):
+            self._question = []
+            self._status = {"kind": "partial", "candidates": list(d.candidates), **_fixes(d.pending)}
+        elif isinstance(d, Illegal):
+            self._question = []
+            self._status = {"kind": "illegal", **_fixes(d.restore)}
+        elif isinstance(d, Restored):
+            self._question, self._status = [], {"kind": "ok"}
+        elif isinstance(d, Rejected):
+            self._notice = {"text": f"{d.command} refused: {d.reason}", "at": time.time()}
+
+    def _journal_moves(self, game_id: int) -> list[str]:
+        if self.journal_path is None:
+            return []
+        from tableref.journal import Journal, JournalError  # the web's own read connection
+
+        try:
+            with Journal(self.journal_path) as journal:
+                return list(journal.load(game_id).moves)
+        except JournalError as exc:
+            log.error("live table: cannot read the moves of game %s: %s", game_id, exc)
+            return []
+
+    def _set_game(self, game_id: int, state: State, moves: list[str], options: dict[str, Any]) -> None:
+        self._game_id, self._game, self._state = game_id, state.game_name, state
+        self._moves, self._options = moves, options
+        game = get_game(self._game)
+        self._title, self._players = game.title, list(game.players)
+        self._position_changed()
+
+    def _position_changed(self) -> None:
+        s = self._state
+        self._view = s.view(Fidelity.KIND).to_dict()
+        self._labels = space_labels(self._game, s.to_dict())
+        outcome = s.outcome()
+        self._outcome = outcome.to_dict() if outcome else None
+        # Moves the board cannot show (resigning, ending a turn): offered as buttons.
+        same = s.view(self.fidelity)
+        self._declarable = [
+            {"move": s.move_text(m), "description": s.describe_move(m)}
+            for m in s.legal_moves()
+            if not s.move_spaces(m) and s.successor(m).view(self.fidelity) == same
+        ]
+
+    # -- what the page reads -------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return self._snapshot()
+
+    def _snapshot(self) -> dict[str, Any]:
+        s = self._state
+        position = s.to_dict()
+        return {
+            "game": self._game, "title": self._title, "players": self._players, "game_id": self._game_id,
+            "ply": len(self._moves), "fidelity": self.fidelity.value, "options": dict(self._options),
+            "position": position, "view": self._view, "labels": self._labels,
+            "to_move": s.to_move, "phase": s.phase, "scores": dict(s.scores()), "target": position.get("target"),
+            "outcome": self._outcome, "moves": list(self._moves), "last": self._last,
+            "question": list(self._question), "board_status": dict(self._status), "notice": self._notice,
+            "recent": list(self._recent), "source": dict(self._source),
+            "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
+        }
+
+    # -- commands from the page ----------------------------------------------------------------
+
+    def confirm(self, number: int) -> None:
+        self._submit(Confirm(number))
+
+    def undo(self) -> None:
+        self._submit(Undo())
+
+    def declare(self, move: str) -> None:
+        self._submit(Declare(move))
+
+    def new_game(self, game_name: str, options: Mapping[str, Any] | Sequence[str], setup: str) -> dict[str, Any]:
+        """Check the game and options (``RulesError`` says what is wrong), set the simulated
+        board up for it, then ask the referee for the new game."""
+        if setup not in SETUPS:
+            raise RulesError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
+        game = get_game(game_name)
+        opts = game.parse_options(options)
+        start = game.default_setup(opts) if setup == "default" else game.start(opts)
+        with self._lock:
+            self._pending_options = (game_name, dict(opts))
+        if self.sim is not None:
+            # The simulated board is set up for the new game *before* the game starts, so
+            # the referee's first look at it finds the new position, not a wrong board.
+            # (The old game judges it once, as a wrong board; the new game then finds it
+            # unchanged. A StartGame that could carry the board would spare that judgement.)
+            self.sim.reset(start.view(self.fidelity), palette(game_name, opts), game.board())
+            self._submit(StableView(self.sim.view, time.monotonic()))
+        self._submit(StartGame(game_name, opts, setup))
+        if self.sim is not None:
+            self._sim_changed()
+        return opts
+
+    def sim_edit(self, action: str, space: str | None = None, token: str | None = None,
+                 to: str | None = None, over: bool | None = None) -> None:
+        """One edit of the simulated board (``SimBoardError`` if it cannot be made)."""
+        if self.sim is None:
+            raise LookupError("this service has no simulated board")
+        sim = self.sim
+        if action == "take":
+            sim.take(space, token)
+        elif action == "put":
+            sim.put(space, token)
+        elif action == "move":
+            taken = sim.take(space, token)
+            try:
+                sim.put(to, taken)
+            except ValueError:
+                sim.put(space, taken)  # put it back where it was: the edit is all or nothing
+                raise
+        elif action == "discard":
+            sim.discard(token)
+        elif action == "hand_over":
+            sim.set_hand_over(bool(over))
+        elif action == "reset":
+            sim.reset(self._state.view(self.fidelity))
+        else:
+            raise ValueError(f"unknown simulated-board action {action!r}")
+        self._sim_changed()
+
+    def _sim_changed(self) -> None:
+        if self._on_sim_edit is not None:
+            self._on_sim_edit()
+        self.broadcaster.publish("board", {"live": self.snapshot()})
+
+    def set_source_status(self, status: str, text: str) -> None:
+        """The source's state (steady, settling, hand, lost): published when it changes."""
+        with self._lock:
+            if (self._source["status"], self._source["text"]) == (status, text):
+                return
+            self._source = {**self._source, "status": status, "text": text}
+            snapshot = self._snapshot()
+        self.broadcaster.publish("source", {"live": snapshot})
+
+
+def _spaces(state: State, text: str) -> list[str]:
+    """Every space a move (or space-separated sequence) touches, from ``state``."""
+    spaces: set[str] = set()
+    try:
+        for part in text.split():
+            move = state.parse_move(part)
+            spaces |= state.move_spaces(move)
+            state = state.successor(move)
+    except RulesError:
+        return sorted(spaces)
+    return sorted(spaces)
+
+
+def _fixes(fixes: Sequence[SpaceFix]) -> dict[str, Any]:
+    """The fixes, and the hand movements that make them: an arrow where a piece missing on
+    one space is the piece too many on another, else a piece to put down or take off."""
+    missing: list[tuple[str, str]] = []
+    extra: list[tuple[str, str]] = []
+    for f in fixes:
+        want, got = Counter(f.expected), Counter(f.observed)
+        missing += [(f.space, t) for t in (want - got).elements()]
+        extra += [(f.space, t) for t in (got - want).elements()]
+    arrows = []
+    for src, token in list(extra):
+        dst = next((m for m in missing if m[1] == token), None)
+        if dst is not None:
+            missing.remove(dst)
+            extra.remove((src, token))
+            arrows.append({"from": src, "to": dst[0], "token": token})
+    return {
+        "fixes": [f.to_dict() for f in fixes],
+        "arrows": arrows,
+        "put": [{"space": s, "token": t} for s, t in missing],
+        "take": [{"space": s, "token": t} for s, t in extra],
+    }

@@ -1,0 +1,99 @@
+"""Journalled games for the replay page, and importing a game record (docs/journal.md).
+
+The web reads and imports through its own :class:`~tableref.journal.Journal` connection:
+the referee's connection belongs to the referee's thread. SQLite (WAL, ``BEGIN IMMEDIATE``)
+keeps the two writers apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rules import Fidelity, RulesError, State, get_game
+from tableref.journal import Journal, JournalError
+
+from .boards import space_labels
+
+
+class RecordError(ValueError):
+    """A game record that cannot be imported; the message names the field or move at fault."""
+
+
+def game_list(journal: Journal) -> list[dict[str, Any]]:
+    out = []
+    for g in journal.games():
+        if g.outcome:
+            status = f"{g.outcome['winner']} won" if g.outcome.get("winner") else "draw"
+        else:
+            status = "abandoned" if g.finished else "in progress"
+        out.append({"id": g.id, "game": g.game, "fidelity": g.fidelity, "created": g.created,
+                    "finished": g.finished, "outcome": g.outcome, "moves": g.moves, "status": status})
+    return out
+
+
+def replay(journal: Journal, game_id: int) -> dict[str, Any]:
+    """The game move by move: each step's position, view, mover and the spaces it touched."""
+    record = journal.load(game_id)
+    game = get_game(record.game)
+    steps = [_step(record.states[0], None, 0)]
+    for ply, text in enumerate(record.moves, start=1):
+        before = record.states[ply - 1]
+        move = before.parse_move(text)
+        step = _step(record.states[ply], text, ply)
+        step.update(description=before.describe_move(move), player=before.to_move,
+                    highlight=sorted(before.move_spaces(move)))
+        steps.append(step)
+    outcome = record.state.outcome()
+    return {
+        "id": record.id, "game": record.game, "title": game.title, "players": list(game.players),
+        "options": record.options, "fidelity": record.fidelity, "finished": record.finished,
+        "outcome": outcome.to_dict() if outcome else None, "moves": list(record.moves), "steps": steps,
+    }
+
+
+def _step(state: State, move: str | None, ply: int) -> dict[str, Any]:
+    position = state.to_dict()
+    return {
+        "ply": ply, "move": move, "description": "start" if move is None else "", "player": None, "highlight": [],
+        "view": state.view(Fidelity.KIND).to_dict(), "labels": space_labels(state.game_name, position),
+        "to_move": state.to_move, "phase": state.phase, "scores": dict(state.scores()),
+        "target": position.get("target"),
+    }
+
+
+def import_record(journal: Journal, data: object) -> int:
+    """Check a whole game record, then journal it as a finished game; returns its id.
+
+    Nothing is written unless every move replays. The game is marked finished *before* its
+    moves are added, so an import cut short can never be resumed as the live game.
+    """
+    if not isinstance(data, Mapping):
+        raise RecordError("game record: expected a JSON object")
+    if data.get("tableref_game") != 1:
+        raise RecordError(f"game record: 'tableref_game' must be 1, got {data.get('tableref_game')!r}")
+    try:
+        game = get_game(str(data.get("game")))
+        options = game.parse_options(data.get("options") or {})
+        fidelity = Fidelity.parse(str(data.get("fidelity", "kind")))
+        start = game.from_dict(data.get("start"))
+    except RulesError as exc:
+        raise RecordError(f"game record: {exc}") from None
+    moves = data.get("moves")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise RecordError("game record: 'moves' must be a list of move texts")
+    states, state = [], start
+    for i, text in enumerate(moves, start=1):
+        try:
+            state = state.apply(state.parse_move(text))
+        except RulesError as exc:
+            raise RecordError(f"game record: move {i} ({text!r}): {exc}") from None
+        states.append(state)
+    try:
+        record = journal.new_game(start, options, fidelity.value)
+        journal.finish(record)
+        for text, after in zip(moves, states):
+            journal.record_move(record, text, after)
+    except JournalError as exc:
+        raise RecordError(f"game record: cannot journal it: {exc}") from None
+    return record.id

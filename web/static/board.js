@@ -1,0 +1,216 @@
+/* Draws any game's board as SVG from its board file (GET /api/board/<game>), and the pieces
+   of a view on it. Nothing here knows a game's rules: spaces, connectors, areas and edge
+   segments come from the board file; pieces are drawn from their tokens. */
+"use strict";
+(function () {
+  const NS = "http://www.w3.org/2000/svg";
+  const boards = {};
+
+  const COLOURS = {
+    white: "#f7f5ef", black: "#26231f", blue: "#2f6fd6", green: "#2e9d4f", red: "#d0392b",
+    yellow: "#e8c22e", orange: "#e67e22", purple: "#8e44ad", south: "#b03a2e", north: "#2c3e50",
+    gold: "#d4a017", silver: "#b8bcc2", copper: "#b87333",
+  };
+  const SPARE = ["#d35400", "#2980b9", "#27ae60", "#8e44ad", "#c0392b", "#16a085"];
+  const ARROWS = { N: "▲", S: "▼", E: "▶", W: "◀", NE: "◥", NW: "◤", SE: "◢", SW: "◣" };
+
+  function playerColour(name, players) {
+    const key = String(name || "").toLowerCase();
+    if (COLOURS[key]) return COLOURS[key];
+    const i = (players || []).indexOf(name);
+    return SPARE[(i < 0 ? 0 : i) % SPARE.length];
+  }
+
+  function contrast(fill) {
+    const m = /^#(..)(..)(..)$/.exec(fill);
+    if (!m) return "#000";
+    const [r, g, b] = m.slice(1).map((h) => parseInt(h, 16));
+    return r * 0.3 + g * 0.59 + b * 0.11 > 150 ? "#1d1b18" : "#fff";
+  }
+
+  /* What a token looks like: fill colour, text, and Gygès-style rings. */
+  function tokenLook(tok, players) {
+    let m;
+    if (tok === "occupied") return { fill: "#7b756b", text: "" };
+    if ((m = /^(\d)$/.exec(tok))) return { fill: "#e9d3a4", text: tok, rings: +m[1] };
+    if ((m = /^([WB])(\d+)$/.exec(tok))) {
+      const fill = m[1] === "W" ? COLOURS.white : COLOURS.black;
+      return { fill, text: m[2] };
+    }
+    if ((m = /^([a-z]+)[:-](\w+)$/i.exec(tok))) {
+      const fill = playerColour(m[1], players);
+      return { fill, text: ARROWS[m[2]] || m[2], colour: true };
+    }
+    if (COLOURS[tok]) return { fill: COLOURS[tok], text: "" };
+    if (tok === "segment") return { fill: "#5d4a33", text: "" };
+    const owner = (players || []).find((p) => p.toLowerCase() === tok.toLowerCase());
+    if (owner) return { fill: playerColour(owner, players), text: tok };
+    return { fill: "#cfc6b4", text: tok.slice(0, 3) };
+  }
+
+  function el(name, attrs, parent) {
+    const e = document.createElementNS(NS, name);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== undefined && v !== null) e.setAttribute(k, v);
+    }
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+
+  function text(parent, x, y, str, attrs) {
+    const t = el("text", Object.assign({ x, y }, attrs || {}), parent);
+    t.textContent = str;
+    return t;
+  }
+
+  function load(game) {
+    // One request per board, however many drawings ask for it at once.
+    if (!boards[game]) {
+      boards[game] = fetch(`/api/board/${encodeURIComponent(game)}`).then(async (res) => {
+        if (!res.ok) { delete boards[game]; throw new Error(`board ${game}: ${res.status}`); }
+        const data = await res.json();
+        data.byId = {};
+        for (const s of data.spaces) data.byId[s.id] = s;
+        return data;
+      });
+    }
+    return boards[game];
+  }
+
+  /* Draw `board` into `svg`. opts: view {space: [tokens]}, labels {space: text}, players,
+     highlight [spaces], choices [[spaces]...], hot (index of a choice), fixes {put, take,
+     arrows}, partial (bool), held (space), onSpace(space) makes spaces clickable. */
+  function render(svg, board, opts) {
+    opts = opts || {};
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    const [vx, vy, vw, vh] = board.viewbox;
+    svg.setAttribute("viewBox", `${vx} ${vy} ${vw} ${vh}`);
+    svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    const cell = board.cell_mm;
+    const r = cell * 0.42;
+    const segs = board.segments || {};
+    const edgeBoard = Object.keys(segs).length > 0;
+    const defs = el("defs", {}, svg);
+    for (const [id, colour] of [["arrow-bad", "#c0392b"], ["arrow-warn", "#d9822b"]]) {
+      const mk = el("marker", { id: `${svg.id}-${id}`, viewBox: "0 0 10 10", refX: 8, refY: 5,
+        markerWidth: 4, markerHeight: 4, orient: "auto-start-reverse" }, defs);
+      el("path", { d: "M0,0 L10,5 L0,10 z", fill: colour }, mk);
+    }
+    const fontId = Math.max(5, cell * 0.2);
+
+    for (const a of board.areas || []) {
+      el("rect", { x: a.x, y: a.y, width: a.w, height: a.h, rx: 4, class: "b-area" }, svg);
+      text(svg, a.x + 4, a.y + 11, a.id.replace(/_/g, " "), { class: "b-area-label" });
+    }
+    if (!edgeBoard) {
+      for (const c of board.connectors) {
+        const a = board.byId[c.a], b = board.byId[c.b];
+        el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: `b-conn ${c.label === "throne" ? "throne" : ""}` }, svg);
+      }
+    }
+    for (const s of board.spaces) {
+      if (segs[s.id]) {
+        const [x1, y1, x2, y2] = segs[s.id];
+        el("line", { x1, y1, x2, y2, class: "b-edge" }, svg);
+      } else {
+        const big = s.kind === "throne" || s.kind === "emergence";
+        el("circle", { cx: s.x, cy: s.y, r: big ? r * 1.15 : r, class: `b-space k-${s.kind}` }, svg);
+        if (cell >= 20 && s.kind !== "ex_nihilo") {
+          text(svg, s.x - r * 0.95, s.y - r * 0.95, s.id, { class: "b-id", "font-size": fontId });
+        }
+      }
+    }
+    const labels = opts.labels || {};
+    for (const [sid, str] of Object.entries(labels)) {
+      const s = board.byId[sid];
+      if (s) text(svg, s.x, s.y + r * 0.05, str, { class: "b-label", "font-size": cell * 0.36, opacity: 0.55 });
+    }
+
+    const mark = (sid, cls, scale) => {
+      const s = board.byId[sid];
+      if (!s) return;
+      if (segs[sid]) {
+        const [x1, y1, x2, y2] = segs[sid];
+        el("line", { x1, y1, x2, y2, class: cls.includes("b-hl") ? "b-hl-line" : cls, "stroke-width": cell * 0.9 }, svg);
+      } else {
+        el("circle", { cx: s.x, cy: s.y, r: r * (scale || 1.3), class: cls }, svg);
+      }
+    };
+    for (const sid of opts.highlight || []) mark(sid, "b-hl", 1.3);
+    (opts.choices || []).forEach((spaces, i) => {
+      for (const sid of spaces) mark(sid, `b-choice ${opts.hot === i ? "hot" : ""}`, 1.2);
+    });
+
+    for (const [sid, toks] of Object.entries(opts.view || {})) {
+      const s = board.byId[sid];
+      if (s) drawPieces(svg, s, toks, r, segs[sid], opts.players);
+    }
+
+    const fixes = opts.fixes || {};
+    const arrowCls = opts.partial ? "b-arrow partial" : "b-arrow";
+    const marker = `url(#${svg.id}-${opts.partial ? "arrow-warn" : "arrow-bad"})`;
+    for (const a of fixes.arrows || []) {
+      const p = board.byId[a.from], q = board.byId[a.to];
+      if (!p || !q) continue;
+      const dx = q.x - p.x, dy = q.y - p.y, len = Math.hypot(dx, dy) || 1;
+      const k = Math.min(r * 0.9, len / 3) / len;
+      el("line", { x1: p.x + dx * k, y1: p.y + dy * k, x2: q.x - dx * k, y2: q.y - dy * k,
+        class: arrowCls, "marker-end": marker, "stroke-width": Math.max(2, cell * 0.08) }, svg);
+      mark(a.to, "b-put", 1.15);
+    }
+    for (const p of fixes.put || []) {
+      mark(p.space, "b-put", 1.15);
+      const s = board.byId[p.space];
+      if (s) text(svg, s.x, s.y - r * 1.35, `+${p.token}`, { class: "b-fix-text put", "font-size": cell * 0.34 });
+    }
+    for (const t of fixes.take || []) {
+      mark(t.space, "b-take", 1.15);
+      const s = board.byId[t.space];
+      if (s) text(svg, s.x, s.y - r * 1.35, `−${t.token}`, { class: "b-fix-text take", "font-size": cell * 0.34 });
+    }
+
+    if (opts.onSpace) {
+      for (const s of board.spaces) {
+        const hit = el("circle", { cx: s.x, cy: s.y, r: segs[s.id] ? cell * 0.5 : r * 1.1,
+          class: `b-hit ${opts.held === s.id ? "held" : ""}`, tabindex: 0, role: "button",
+          "data-space": s.id, "aria-label": `space ${s.id}` }, svg);
+        el("title", {}, hit).textContent = s.id;
+        hit.addEventListener("click", () => opts.onSpace(s.id));
+        hit.addEventListener("keydown", (ev) => {
+          if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); opts.onSpace(s.id); }
+        });
+      }
+    }
+  }
+
+  function drawPieces(svg, s, toks, r, seg, players) {
+    const n = toks.length;
+    const step = n > 1 ? Math.min(r * 1.7, (r * 9) / n) : 0;
+    toks.forEach((tok, i) => {
+      const look = tokenLook(tok, players);
+      const x = s.x + (i - (n - 1) / 2) * step;
+      const y = s.y;
+      if (seg && n === 1) {
+        const [x1, y1, x2, y2] = seg;
+        el("line", { x1, y1, x2, y2, stroke: look.fill, "stroke-width": r * 1.1, "stroke-linecap": "round" }, svg);
+        if (look.text) {
+          text(svg, x, y, look.text, { class: "b-piece-text", fill: contrast(look.fill), "font-size": r * 1.3 });
+        }
+        return;
+      }
+      const pr = n > 1 ? Math.max(r * 0.55, Math.min(r * 0.9, step * 0.6)) : r * 0.9;
+      el("circle", { cx: x, cy: y, r: pr, fill: look.fill, stroke: "#0008", "stroke-width": Math.max(0.8, pr * 0.06) }, svg);
+      if (look.rings) {
+        for (let k = 1; k < look.rings; k++) {
+          el("circle", { cx: x, cy: y, r: pr * (1 - k * 0.26), fill: "none", stroke: "#5d4a33",
+            "stroke-width": Math.max(0.8, pr * 0.08) }, svg);
+        }
+      }
+      if (look.text) {
+        text(svg, x, y, look.text, { class: "b-piece-text", fill: contrast(look.fill), "font-size": pr * (look.rings ? 0.6 : 0.95) });
+      }
+    });
+  }
+
+  window.TRBoard = { load, render, playerColour, tokenLook };
+})();

@@ -1,0 +1,350 @@
+/* The live page: follows the event stream and redraws everything from each snapshot. */
+"use strict";
+(function () {
+  const { $, act, toast } = window.TR;
+  const B = window.TRBoard;
+  let live = null;
+  let hot = null; // the choice under the pointer: its spaces are drawn stronger
+  const sim = { box: null, picker: null };
+  let games = [];
+  // What each phase asks of the players, in the games' own words; others get a generic line.
+  const PHASES = {
+    setup: "Setup: place your pieces on the board",
+    drift: "Drift phase: turn the rivers on the board now",
+  };
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  }
+  const cap = window.TR.title;
+
+  function fixText(f) {
+    const want = f.expected.join("+") || "nothing";
+    const got = f.observed.join("+") || "nothing";
+    return `${f.space}: should hold ${want} (the board shows ${got})`;
+  }
+
+  function handText(st) {
+    const lines = [];
+    for (const a of st.arrows || []) lines.push(`move ${a.token} from ${a.from} back to ${a.to}`);
+    for (const p of st.put || []) lines.push(`put ${p.token} on ${p.space}`);
+    for (const t of st.take || []) lines.push(`take ${t.token} off ${t.space}`);
+    return lines;
+  }
+
+  /* -- the status line, banner and scores ------------------------------------------------ */
+
+  function renderStatus() {
+    $("#game-title").textContent = `${live.title} · game ${live.game_id} · move ${live.ply}`;
+    const banner = $("#banner");
+    banner.className = "banner";
+    if (live.outcome) {
+      const o = live.outcome;
+      banner.textContent = o.winner ? `Game over: ${cap(o.winner)} wins (${o.reason})` : `Game over: a draw (${o.reason})`;
+      banner.classList.add("over");
+      banner.hidden = false;
+    } else if (live.phase && live.phase !== "play" && live.phase !== "over") {
+      banner.textContent = PHASES[live.phase] || `${cap(live.phase)} phase — do it on the board now`;
+      banner.classList.add("phase");
+      banner.hidden = false;
+    } else {
+      banner.hidden = true;
+    }
+    const turn = $("#turn");
+    turn.innerHTML = "";
+    if (!live.outcome) {
+      const chip = document.createElement("span");
+      chip.className = "chip";
+      chip.style.background = B.playerColour(live.to_move, live.players);
+      turn.append(chip, ` ${cap(live.to_move)} to move`);
+    } else {
+      turn.textContent = "Game over";
+    }
+    const scores = $("#scores");
+    scores.innerHTML = "";
+    for (const [who, n] of Object.entries(live.scores || {})) {
+      const d = document.createElement("div");
+      d.className = `score ${who === live.to_move ? "to-move" : ""}`;
+      d.innerHTML = `<small>${esc(cap(who))}</small><b>${esc(n)}</b>`;
+      if (live.target) d.title = `first to ${live.target}`;
+      scores.append(d);
+    }
+    if (live.target) {
+      const t = document.createElement("small");
+      t.className = "hint";
+      t.textContent = `first to ${live.target} wins`;
+      scores.append(t);
+    }
+    const src = $("#source");
+    src.className = `source ${live.source.status}`;
+    src.textContent = live.source.text;
+  }
+
+  /* -- the latest decision: what happened, what to do --------------------------------------- */
+
+  function renderDecision() {
+    const card = $("#decision");
+    const st = live.board_status || { kind: "ok" };
+    const last = live.last || {};
+    let kind = st.kind !== "ok" ? st.kind : last.kind || "new_game";
+    let head = "", detail = "", items = [];
+    if (st.kind === "illegal") {
+      head = "Not a legal move — put the board back";
+      items = handText(st);
+      if (!items.length) items = st.fixes.map(fixText);
+    } else if (st.kind === "partial") {
+      head = "Part-way through a move… finish it on the board";
+      const c = st.candidates;
+      detail = c.length === 1 ? `Looks like ${c[0]}` : c.length <= 6 ? `Could be: ${c.join(", ")}`
+        : `Could be any of ${c.length} moves (${c.slice(0, 4).join(", ")}, …)`;
+      items = handText(st);
+    } else if (st.kind === "ambiguous") {
+      head = "Which move was it? Choose one:";
+    } else if (last.kind === "accepted" || last.kind === "game_over") {
+      head = `${cap(last.player || "")} played ${last.move}`;
+      detail = last.description + (last.confirmed ? " (confirmed)" : "");
+    } else if (last.kind === "taken_back") {
+      head = `Took back ${last.move}`;
+    } else {
+      head = `${live.title}: game ${live.game_id}`;
+      detail = live.ply ? `resumed at move ${live.ply}` : "new game — make the first move on the board";
+      kind = "new_game";
+    }
+    card.className = `card decision ${kind}`;
+    card.dataset.kind = kind;
+    card.innerHTML = `<div class="headline">${esc(head)}</div>` +
+      (detail ? `<div class="detail">${esc(detail)}</div>` : "") +
+      (items.length ? `<ul>${items.map((i) => `<li>${esc(i)}</li>`).join("")}</ul>` : "");
+    const notice = live.notice;
+    if (notice && Date.now() / 1000 - notice.at < 15) {
+      const p = document.createElement("p");
+      p.className = "notice";
+      p.textContent = notice.text;
+      card.append(p);
+    }
+    const box = $("#choices");
+    box.innerHTML = "";
+    (live.question || []).forEach((c, i) => {
+      const b = document.createElement("button");
+      b.className = "choice";
+      b.dataset.number = c.number;
+      b.innerHTML = `<b>${esc(c.number)}.</b> ${esc(c.text)} <span class="detail">— ${esc(c.description)}</span>`;
+      b.disabled = !window.TR.session.admin;
+      b.addEventListener("click", () => act("/api/confirm", { number: c.number }));
+      b.addEventListener("mouseenter", () => { hot = i; renderBoard(); });
+      b.addEventListener("focus", () => { hot = i; renderBoard(); });
+      b.addEventListener("mouseleave", () => { hot = null; renderBoard(); });
+      box.append(b);
+    });
+  }
+
+  function renderControls() {
+    const admin = window.TR.session.admin;
+    $("#undo").disabled = !admin || live.ply === 0;
+    $("#new-game").disabled = !admin;
+    $("#watch-hint").hidden = admin;
+    const dec = $("#declare");
+    dec.innerHTML = "";
+    for (const d of live.declarable || []) {
+      const b = document.createElement("button");
+      b.textContent = d.description;
+      b.title = d.move;
+      b.disabled = !admin;
+      b.addEventListener("click", () => {
+        if (confirm(`${d.description}?`)) act("/api/declare", { move: d.move });
+      });
+      dec.append(b);
+    }
+  }
+
+  function renderLists() {
+    const ol = $("#moves");
+    ol.innerHTML = "";
+    live.moves.forEach((m, i) => {
+      const li = document.createElement("li");
+      li.textContent = m;
+      if (i === live.moves.length - 1) li.className = "current";
+      ol.append(li);
+    });
+    const ul = $("#log");
+    ul.innerHTML = "";
+    for (const r of live.recent) {
+      const li = document.createElement("li");
+      li.innerHTML = `<span class="k">${esc(r.kind.replace("_", " "))}</span>${esc(r.text)}`;
+      ul.append(li);
+    }
+  }
+
+  /* -- the boards ------------------------------------------------------------------------- */
+
+  async function renderBoard() {
+    if (!live) return;
+    const board = await B.load(live.game);
+    const st = live.board_status || { kind: "ok" };
+    const choices = (live.question || []).map((c) => c.spaces);
+    B.render($("#board"), board, {
+      view: live.view, labels: live.labels, players: live.players,
+      highlight: st.kind === "ok" && live.last ? live.last.highlight || [] : [],
+      choices, hot, fixes: st.kind === "illegal" || st.kind === "partial" ? st : null,
+      partial: st.kind === "partial",
+    });
+  }
+
+  async function renderSim() {
+    const panel = $("#sim-panel");
+    if (!live.sim) { panel.hidden = true; return; }
+    panel.hidden = false;
+    const board = await B.load(live.game);
+    const admin = window.TR.session.admin;
+    B.render($("#simboard"), board, {
+      view: live.sim.view, players: live.players, labels: live.labels, held: sim.picker,
+      onSpace: admin ? clickSpace : () => toast("Watching only: enter the admin PIN to move pieces."),
+    });
+    const hand = $("#hand");
+    hand.innerHTML = "<span class='hint'>In hand:</span>";
+    if (!live.sim.hand.length) hand.append(" nothing");
+    live.sim.hand.forEach((tok) => hand.append(pieceButton(tok, false, () => {})));
+    const back = $("#discard");
+    back.disabled = !admin || !live.sim.hand.length;
+    const box = $("#box");
+    box.innerHTML = "<span class='hint'>Box:</span>";
+    for (const tok of live.sim.palette) {
+      box.append(pieceButton(tok, sim.box === tok, () => {
+        sim.box = sim.box === tok ? null : tok;
+        renderSim();
+      }));
+    }
+    $("#hand-over").checked = live.sim.hand_over;
+    $("#hand-over").disabled = !admin;
+    $("#sim-reset").disabled = !admin;
+    renderPicker();
+  }
+
+  function pieceButton(tok, selected, onClick) {
+    const b = document.createElement("button");
+    b.className = `piece-btn ${selected ? "selected" : ""}`;
+    b.textContent = tok === "occupied" ? "●" : tok;
+    b.title = tok;
+    b.dataset.token = tok;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function renderPicker() {
+    const p = $("#picker");
+    p.innerHTML = "";
+    const toks = sim.picker && live.sim.view[sim.picker];
+    if (!toks) { sim.picker = null; return; }
+    p.append(`Take which piece from ${sim.picker}? `);
+    for (const tok of [...new Set(toks)]) {
+      p.append(pieceButton(tok, false, () => simAct("take", { space: sim.picker, token: tok }, true)));
+    }
+  }
+
+  async function simAct(action, body, clearPicker) {
+    if (clearPicker) sim.picker = null;
+    const res = await act(`/api/sim/${action}`, body);
+    if (res && live) { live.sim = res.sim; renderSim(); }
+  }
+
+  /* A click on the simulated board: put down what is held (or chosen from the box), else
+     pick up what is there (asking which piece where there are several kinds). */
+  function clickSpace(space) {
+    const here = live.sim.view[space] || [];
+    if (sim.box) return simAct("put", { space, token: sim.box }, true);
+    if (live.sim.hand.length) return simAct("put", { space }, true);
+    if (!here.length) return toast("Empty space: pick up a piece first, or choose one from the box.");
+    if (new Set(here).size > 1) { sim.picker = space; return renderPicker(); }
+    return simAct("take", { space }, true);
+  }
+
+  /* -- new game ----------------------------------------------------------------------------- */
+
+  async function openNewGame() {
+    if (!games.length) games = await (await fetch("/api/games")).json();
+    const sel = $("#ng-game");
+    sel.innerHTML = "";
+    for (const g of games) {
+      const o = document.createElement("option");
+      o.value = g.name;
+      o.textContent = g.title;
+      if (g.name === live.game) o.selected = true;
+      sel.append(o);
+    }
+    fillOptions();
+    $("#ng-error").textContent = "";
+    $("#newgame-dialog").showModal();
+  }
+
+  function fillOptions() {
+    const g = games.find((x) => x.name === $("#ng-game").value);
+    const box = $("#ng-options");
+    box.innerHTML = "";
+    for (const [name, spec] of Object.entries(g ? g.options : {})) {
+      const id = `ng-opt-${name}`;
+      const label = document.createElement("label");
+      label.htmlFor = id;
+      label.textContent = name.replace(/_/g, " ");
+      const input = document.createElement("input");
+      input.id = id;
+      input.name = name;
+      input.placeholder = spec.default === null ? "default" : String(spec.default);
+      const help = document.createElement("div");
+      help.className = "help";
+      help.textContent = spec.help;
+      box.append(label, input, help);
+    }
+  }
+
+  async function submitNewGame(ev) {
+    ev.preventDefault();
+    const options = {};
+    for (const input of $("#ng-options").querySelectorAll("input")) {
+      if (input.value.trim()) options[input.name] = input.value.trim();
+    }
+    try {
+      await window.TR.post("/api/new-game", { game: $("#ng-game").value, setup: $("#ng-setup").value, options });
+      $("#newgame-dialog").close();
+    } catch (e) {
+      $("#ng-error").textContent = e.message;
+    }
+  }
+
+  /* -- the event stream --------------------------------------------------------------------- */
+
+  function render() {
+    if (!live) return;
+    renderStatus();
+    renderDecision();
+    renderControls();
+    renderLists();
+    renderBoard();
+    renderSim();
+  }
+
+  function connect() {
+    const es = new EventSource("/api/events");
+    const take = (ev) => {
+      live = JSON.parse(ev.data).live;
+      document.body.dataset.eventId = ev.lastEventId;
+      $("#conn").hidden = true;
+      render();
+    };
+    for (const kind of ["snapshot", "decision", "board", "source"]) es.addEventListener(kind, take);
+    // EventSource reconnects by itself, sending Last-Event-ID: missed events are replayed.
+    es.onerror = () => { $("#conn").hidden = false; };
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("#undo").addEventListener("click", () => act("/api/undo"));
+    $("#new-game").addEventListener("click", openNewGame);
+    $("#ng-game").addEventListener("change", fillOptions);
+    $("#ng-form").addEventListener("submit", submitNewGame);
+    $("#ng-cancel").addEventListener("click", () => $("#newgame-dialog").close());
+    $("#hand-over").addEventListener("change", (e) => simAct("hand_over", { over: e.target.checked }));
+    $("#sim-reset").addEventListener("click", () => simAct("reset", {}, true));
+    $("#discard").addEventListener("click", () => simAct("discard", {}));
+    window.TR.onSession(() => render());
+    connect();
+  });
+})();

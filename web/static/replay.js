@@ -1,0 +1,117 @@
+/* The replay pages: the journal's games, and one game stepped through move by move. */
+"use strict";
+(function () {
+  const { $, toast } = window.TR;
+  const B = window.TRBoard;
+  const cap = window.TR.title;
+
+  async function listGames() {
+    const rows = $("#game-rows");
+    const res = await fetch("/api/journal");
+    const data = await res.json();
+    if (!res.ok) { rows.innerHTML = ""; toast(data.error || "cannot read the journal"); return; }
+    rows.innerHTML = "";
+    if (!data.length) rows.innerHTML = "<tr><td colspan='5'>No games yet.</td></tr>";
+    for (const g of data.slice().reverse()) {
+      const tr = document.createElement("tr");
+      const cells = [g.id, g.game, g.moves, g.status, new Date(g.created * 1000).toLocaleString()];
+      cells.forEach((c, i) => {
+        const td = document.createElement("td");
+        if (i === 0 || i === 1) {
+          const a = document.createElement("a");
+          a.href = `/replay/${g.id}`;
+          a.textContent = c;
+          td.append(a);
+        } else {
+          td.textContent = c;
+        }
+        tr.append(td);
+      });
+      rows.append(tr);
+    }
+  }
+
+  async function importRecord(ev) {
+    ev.preventDefault();
+    const file = $("#import-file").files[0];
+    if (!file) { toast("Choose a game record file first."); return; }
+    const form = new FormData();
+    form.append("record", file);
+    try {
+      const res = await window.TR.post("/api/journal/import", form);
+      toast(`Imported as game ${res.id}.`);
+      listGames();
+    } catch (e) {
+      toast(e.message);
+    }
+  }
+
+  async function showGame(gameId) {
+    const res = await fetch(`/api/journal/${gameId}`);
+    const game = await res.json();
+    if (!res.ok) { $("#replay-title").textContent = game.error; return; }
+    const board = await B.load(game.game);
+    const slider = $("#slider");
+    slider.max = game.steps.length - 1;
+    let at = 0;
+    const result = game.outcome
+      ? (game.outcome.winner ? `${cap(game.outcome.winner)} won (${game.outcome.reason})` : "a draw")
+      : game.finished ? "abandoned" : "in progress";
+    $("#replay-title").textContent = `${game.title} · game ${game.id} · ${game.moves.length} moves · ${result}`;
+    const ol = $("#moves");
+    game.moves.forEach((m, i) => {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.textContent = m;
+      b.addEventListener("click", () => go(i + 1));
+      li.append(b);
+      ol.append(li);
+    });
+
+    function go(n) {
+      at = Math.max(0, Math.min(game.steps.length - 1, n));
+      const s = game.steps[at];
+      slider.value = at;
+      B.render($("#board"), board, { view: s.view, labels: s.labels, players: game.players, highlight: s.highlight });
+      const card = $("#step");
+      card.className = `card decision ${at ? "accepted" : "new_game"}`;
+      card.dataset.ply = at;
+      const scores = Object.entries(s.scores || {}).map(([k, v]) => `${cap(k)} ${v}`).join(" · ");
+      card.innerHTML = "";
+      const head = document.createElement("div");
+      head.className = "headline";
+      head.textContent = at ? `${at}. ${cap(s.player)}: ${s.move}` : "Start position";
+      const detail = document.createElement("div");
+      detail.className = "detail";
+      detail.textContent = (at ? s.description + " — " : "") + `${cap(s.to_move)} to move` + (scores ? ` · ${scores}` : "");
+      card.append(head, detail);
+      [...ol.children].forEach((li, i) => li.classList.toggle("current", i === at - 1));
+      $("#first").disabled = $("#prev").disabled = at === 0;
+      $("#last").disabled = $("#next").disabled = at === game.steps.length - 1;
+    }
+
+    $("#first").addEventListener("click", () => go(0));
+    $("#prev").addEventListener("click", () => go(at - 1));
+    $("#next").addEventListener("click", () => go(at + 1));
+    $("#last").addEventListener("click", () => go(game.steps.length - 1));
+    slider.addEventListener("input", () => go(+slider.value));
+    document.addEventListener("keydown", (ev) => {
+      if (ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
+      const step = { ArrowLeft: -1, ArrowRight: 1 }[ev.key];
+      if (step) { ev.preventDefault(); go(at + step); }
+      if (ev.key === "Home") { ev.preventDefault(); go(0); }
+      if (ev.key === "End") { ev.preventDefault(); go(game.steps.length - 1); }
+    });
+    go(0);
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const page = $("#replay");
+    if (page && page.dataset.gameId) {
+      showGame(page.dataset.gameId);
+    } else {
+      listGames();
+      $("#import-form").addEventListener("submit", importRecord);
+    }
+  });
+})();
