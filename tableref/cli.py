@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from hardware import cli as gpio_cli
-from rules import Fidelity, RulesError
+from rules import RulesError
 
 from . import rules_cli, serve
 from .journal import Journal, JournalError

@@ -264,6 +264,10 @@ class Referee:
             out += self._on_view(self.last_view)
         return out
 
+    def refuse(self, command: str, reason: str) -> Decision:
+        """Publish that a command could not be carried out (the game is unchanged)."""
+        return self._emit(Rejected(self.record.id, self.ply, command, reason))
+
     def _emit(self, decision: Decision) -> Decision:
         for callback in list(self._subscribers):
             try:
@@ -307,6 +311,6 @@ class RefereeLoop:
                 self.referee.handle(item)
             except (RulesError, JournalError) as exc:
                 log.error("referee could not handle %r: %s", item, exc)
-                self.referee._emit(Rejected(self.referee.record.id, self.referee.ply, type(item).__name__, str(exc)))
+                self.referee.refuse(type(item).__name__, str(exc))
             except Exception:  # the service must outlive one bad input; the error is logged
                 log.exception("referee failed on %r", item)

@@ -26,7 +26,7 @@ from typing import Any
 
 from rules import Fidelity, RulesError, get_game
 
-from .decisions import Command, Rejected, StableView
+from .decisions import Command, StableView
 from .journal import Journal, JournalError
 from .referee import Referee, RefereeLoop
 from .service import default_journal_path
@@ -172,7 +172,7 @@ class Service:
             try:
                 referee.handle(command)
             except (RulesError, JournalError) as exc:  # as RefereeLoop does: refused, not fatal
-                referee._emit(Rejected(referee.record.id, referee.ply, type(command).__name__, str(exc)))
+                referee.refuse(type(command).__name__, str(exc))
 
     def scan(self) -> None:
         """Read the simulated board once, as a sensor scan: stable views go to the referee."""
