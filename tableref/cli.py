@@ -12,7 +12,7 @@ from pathlib import Path
 from hardware import cli as gpio_cli
 from rules import RulesError
 
-from . import rules_cli, serial_cli, serve
+from . import config_cli, records_cli, rules_cli, serial_cli, serve
 from .journal import Journal, JournalError
 from .referee import Referee
 from .service import default_journal_path, play_observations
@@ -52,14 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_arg(games)
     games.set_defaults(func=cmd_games)
 
-    export = sub.add_parser("export", help="print a recorded game as a JSON game record")
-    export.add_argument("game_id", type=int)
-    _journal_arg(export)
-    export.set_defaults(func=cmd_export)
-
     rules_cli.add_parser(sub)
-    serve.add_parser(sub)
+    records_cli.add_parser(sub)
+    config_cli.add_parser(sub)
     serial_cli.add_parser(sub)
+    serve.add_parser(sub)
     gpio_cli.add_parser(sub)
     return parser
 
@@ -142,10 +139,4 @@ def cmd_games(args: argparse.Namespace) -> int:
             else:
                 status = "abandoned" if g.finished else "in progress"
             print(f"{g.id}\t{g.game}\t{g.moves} moves\t{status}")
-    return 0
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    with _open_journal(args) as journal:
-        print(json.dumps(journal.export(args.game_id), indent=1))
     return 0

@@ -273,6 +273,43 @@ class Journal:
             "SELECT seq, kind, move, created FROM events WHERE game_id=? ORDER BY seq", (game_id,)
         )
 
+    def summary(self, game_id: int) -> GameSummary:
+        """One game's row, as :meth:`games` lists it."""
+        for g in self.games():
+            if g.id == game_id:
+                return g
+        raise JournalError(f"{self.path}: no game {game_id}")
+
+    def import_game(self, start: State, options: Mapping[str, Any], fidelity: str, moves: list[str], *,
+                    created: float) -> GameRecord:
+        """Journal a whole game from a record (tableref/records.py), as one transaction.
+
+        Every move is replayed first; nothing is written unless all do. The game is stored
+        finished (with the final position's outcome, or abandoned), so an imported game is
+        never resumed as the live one. Each event is stamped ``created`` (a record has no
+        per-move times)."""
+        states = [start]
+        for i, text in enumerate(moves, start=1):
+            try:
+                states.append(states[-1].apply(states[-1].parse_move(text)))
+            except RulesError as exc:
+                raise JournalError(f"{self.path}: import: move {i} {text!r} does not replay: {exc}") from None
+        outcome = states[-1].outcome()
+        with self._transaction():
+            cur = self.db.execute(
+                "INSERT INTO games(game, options, fidelity, start, created, finished, outcome)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (start.game_name, json.dumps(dict(options)), fidelity, json.dumps(start.to_dict()), created,
+                 time.time(), json.dumps(outcome.to_dict() if outcome else None)),
+            )
+            game_id = int(cur.lastrowid)
+            for seq, (text, state) in enumerate(zip(moves, states[1:])):
+                self.db.execute(
+                    "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, 'move', ?, ?, ?)",
+                    (game_id, seq, text, json.dumps(state.to_dict()), created),
+                )
+        return GameRecord(game_id, start.game_name, dict(options), fidelity, states, list(moves), len(moves), True)
+
     def export(self, game_id: int) -> dict[str, Any]:
         """The game record as a documented JSON object (see docs/journal.md)."""
         record = self.load(game_id)

@@ -84,7 +84,7 @@ def test_games_lists_the_game(sample_run, capsys):
 
 def test_export_prints_the_game_record(sample_run, capsys):
     journal, _, _ = sample_run
-    assert main(["export", "1", "--journal", str(journal)]) == 0
+    assert main(["export", "1", "--json", "--journal", str(journal)]) == 0
     record = json.loads(capsys.readouterr().out)
     start, moves = sample_game()
     assert record["tableref_game"] == 1 and record["game"] == "gyges" and record["fidelity"] == "kind"
