@@ -525,7 +525,8 @@ class Panel(_Managed):
                 command = self.new_game or (StartGame(self._game) if self._game else None)
                 sound = HELD if command is not None else CHIRP
             elif name == "confirm":
-                command = Confirm(self.highlighted if self.choices else 1)
+                chosen = next((c for c in self.choices if c.number == self.highlighted), None)
+                command = Confirm(self.highlighted, chosen.text) if chosen else Confirm(1)
             elif name == "undo":
                 command = Undo()
             elif name == "end_turn":

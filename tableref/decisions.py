@@ -155,7 +155,12 @@ class StableView:
 
 @dataclass(frozen=True)
 class Confirm:
+    """Accept choice ``number`` of the open question. ``text`` (the choice's text, as shown)
+    ties the answer to the question the players saw: if the question has changed meanwhile,
+    the confirm is refused rather than accepting another move."""
+
     number: int
+    text: str | None = None
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ class Referee:
         if isinstance(item, StableView):
             return self._on_view(item.view)
         if isinstance(item, Confirm):
-            return self._on_confirm(item.number)
+            return self._on_confirm(item.number, item.text)
         if isinstance(item, Undo):
             return self._on_undo()
         if isinstance(item, Declare):
@@ -215,11 +215,13 @@ class Referee:
 
     # -- commands ---------------------------------------------------------------------------------
 
-    def _on_confirm(self, number: int) -> list[Decision]:
+    def _on_confirm(self, number: int, text: str | None = None) -> list[Decision]:
         choice = next((c for c in self._choices if c.number == number), None)
         if choice is None:
             reason = "no question is open" if not self._choices else f"choose 1..{len(self._choices)}"
-            return [self._emit(Rejected(self.record.id, self.ply, f"confirm {number}", reason))]
+            return [self.refuse(f"confirm {number}", reason)]
+        if text is not None and text != choice.text:
+            return [self.refuse(f"confirm {number}", f"the question has changed ({number} is now {choice.text})")]
         if choice.takeback:
             return self._take_back(choice.takeback)
         e = explain(self.state, self._choice_view, self.fidelity, max_sequence=self.max_sequence)

@@ -178,7 +178,10 @@ class LiveTable:
     # -- commands from the page ----------------------------------------------------------------
 
     def confirm(self, number: int) -> None:
-        self._submit(Confirm(number))
+        # Tie the answer to the question shown, so a board change in between cannot
+        # turn it into an answer to another question.
+        shown = next((c.get("text") for c in self._question if c.get("number") == number), None)
+        self._submit(Confirm(number, shown))
 
     def undo(self) -> None:
         self._submit(Undo())

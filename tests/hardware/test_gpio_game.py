@@ -82,7 +82,8 @@ def test_sample_game_through_matrix_stabiliser_referee_and_panel(tmp_path, mock_
                     assert panel.highlighted == wanted[0] and panel.lights.mode is LightMode.WAITING
                     mock_factory.pin(PINS.confirm).drive_low()
                     mock_factory.pin(PINS.confirm).drive_high()
-                    assert commands[-1] == Confirm(wanted[0])
+                    chosen = next(c for c in d.choices if c.number == wanted[0])
+                    assert commands[-1] == Confirm(wanted[0], chosen.text)
                     answer = ref.handle(commands[-1])
                     assert answer[0].kind == "accepted" and answer[0].confirmed
                 sched.advance(0.05)

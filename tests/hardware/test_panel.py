@@ -113,7 +113,7 @@ def test_cycle_moves_the_highlight_and_confirm_sends_it(rig):
     assert seen == [2, 3, 1]
     click(f, PINS.cycle)
     click(f, PINS.confirm)
-    assert sent == [Confirm(2)]
+    assert sent == [Confirm(2, "m2")]  # tied to the question shown
     panel.on_decision(accepted("play"))  # the question is answered: highlight resets
     click(f, PINS.confirm)
     assert sent[-1] == Confirm(1) and panel.choices == ()

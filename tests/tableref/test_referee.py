@@ -196,3 +196,17 @@ def test_declare_resignation_in_annelids(journal):
     out = ref.handle(Declare("resign"))
     assert kinds(out) == ["accepted", "game_over"] and out[0].confirmed
     assert journal.load(ref.record.id).moves == ["resign"]
+
+
+def test_a_confirm_for_a_question_that_has_changed_is_refused(journal):
+    ref, _ = make(journal, Fidelity.OCCUPANCY)
+    start = GYGES.default_setup()
+    out = see(ref, start.apply_text("a1-a2").view(Fidelity.OCCUPANCY))
+    first = {c.text: c.number for c in out[0].choices}
+    # The board changes to another question before the players' answer arrives.
+    out = see(ref, start.apply_text("f1-f2").view(Fidelity.OCCUPANCY))
+    assert kinds(out) == ["ambiguous"]
+    stale = ref.handle(Confirm(first["a1-a2"], "a1-a2"))
+    assert kinds(stale) == ["rejected"] and "question has changed" in stale[0].reason and ref.ply == 0
+    again = next(c for c in out[0].choices if c.text == "f1-f2")
+    assert kinds(ref.handle(Confirm(again.number, again.text))) == ["accepted"]
