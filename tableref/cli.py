@@ -12,7 +12,7 @@ from pathlib import Path
 from hardware import cli as gpio_cli
 from rules import RulesError
 
-from . import config_cli, records_cli, rules_cli, serial_cli, serve
+from . import config_cli, records_cli, rules_cli, serial_cli, serve, status_cli
 from .journal import Journal, JournalError
 from .referee import Referee
 from .service import default_journal_path, play_observations
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     config_cli.add_parser(sub)
     serial_cli.add_parser(sub)
     serve.add_parser(sub)
+    status_cli.add_parser(sub)
     gpio_cli.add_parser(sub)
     return parser
 

@@ -1,14 +1,18 @@
-"""``tableref serve``: the simulated board, playable in a browser.
+"""``tableref serve``: the service — a source read, refereed, journalled and shown on the web.
 
 Wiring (one process)::
 
-    web panel edits ─▶ SimBoard ─(scanned every 0.1 s)─▶ Stabiliser ─StableView─▶ RefereeLoop
-                                                                                    │ decisions
-    browsers ◀── SSE ◀── Broadcaster ◀── LiveTable (snapshot) ◀─────────────────────┘
-    browsers ── commands (confirm, undo, declare, new game) ──▶ RefereeLoop's queue
+    source ─▶ Pump ─▶ Stabiliser ─StableView─▶ RefereeLoop ─decisions─▶ journal (first), LiveTable,
+    (serial, gpio, camera, replay;               ▲                      panel LEDs/buzzer, board LEDs,
+     or the SimBoard the page edits,             │                      health
+     scanned every 0.1 s)                        │
+    browsers ◀── SSE ◀── Broadcaster ◀── LiveTable (snapshot)
+    browsers, panel buttons ── commands (confirm, undo, declare, new game) ──▶ RefereeLoop's queue
 
-Threads: the referee's (RefereeLoop), the board scanner's, and the HTTP server's (one per
-request). :class:`Service` starts them in ``start()``; ``close()`` stops them, safe twice.
+Threads: the referee's (RefereeLoop), the source's (Pump, or the simulated board's scanner;
+a serial board adds its I/O thread), the panel's (gpiozero), and the HTTP server's (one per
+request). :class:`Service` starts them in ``start()``; ``close()`` stops them and releases
+the devices, safe twice. The configuration is ``tableref.config`` (file, then flags).
 """
 
 from __future__ import annotations
@@ -21,15 +25,20 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rules import Fidelity, RulesError, get_game
 
-from .decisions import Command, StableView
+from hardware.panel import open_panel
+from hardware.pins import default_pin_factory
+
+from .config import Config, ConfigError, PanelConfig, SimulatedConfig, load_config
+from .decisions import Command, Decision, StableView
 from .journal import Journal, JournalError
 from .referee import Referee, RefereeLoop
-from .service import default_journal_path
+from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
 from .stabiliser import Stabiliser
 
 log = logging.getLogger(__name__)
@@ -38,7 +47,12 @@ DEFAULT_PORT = 8000
 
 
 class Service:
-    """The journal, the referee, the simulated board and the web app, wired together.
+    """The journal, the referee, the source, the panel and the web app, wired together.
+
+    With no ``source`` (or a simulated one without a script) the board is the simulated one
+    the page edits; any other source is read by a :class:`~tableref.service.Pump` thread.
+    ``panel``: the GPIO panel's configuration, or ``None`` for no panel. ``pin_factory``:
+    gpiozero's backend for the panel and a GPIO matrix (default: this machine's, if any).
 
     ``threaded=False`` (for tests) starts no thread: commands are handled at once and each
     board edit is scanned at once, so a test sees every decision before its request returns.
@@ -60,24 +74,50 @@ class Service:
         threaded: bool = True,
         heartbeat: float = 15.0,
         pin_hash: str = "scrypt",
+        source: Any = None,
+        feed: Feed | None = None,
+        panel: PanelConfig | None = None,
+        pin_factory: Any = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
         self.game, self.options, self.setup = game, dict(options or {}), setup
         self.fidelity, self.new, self.threaded = fidelity, new, threaded
         self.scan_interval, self.heartbeat, self.pin_hash = scan_interval, heartbeat, pin_hash
+        self.settle, self.readings = settle, readings
         self.stabiliser = Stabiliser(settle, readings)  # checks the numbers before anything opens
+        self.source_config = source
+        self.feed = feed
+        self.panel_config = panel
+        self.pin_factory = pin_factory
+        self.notices: list[str] = []  # for the person starting it: what runs without what
         self.journal: Journal | None = None
         self.referee: Referee | None = None
         self.table: Any = None
         self.app: Any = None
+        self.panel: Any = None
+        self.started = time.time()
+        self._started_mono = time.monotonic()
+        self._last: LastDecision | None = None
         self._loop: RefereeLoop | None = None
+        self._pump: Pump | None = None
         self._scanner: threading.Thread | None = None
         self._server: Any = None
         self._server_thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._scan_lock = threading.Lock()
         self._handle_lock = threading.Lock()
+
+    @classmethod
+    def from_config(cls, config: Config, *, admin_path: Path | None = None, new: bool = False,
+                    **kw: Any) -> "Service":
+        src = config.source
+        fidelity = getattr(src, "fidelity", Fidelity.KIND)
+        browser = isinstance(src, SimulatedConfig) and src.script is None
+        return cls(config.journal_path, admin_path or config.admin_path, game=config.game.name,
+                   options=config.game.options, setup=config.game.setup, fidelity=fidelity,
+                   settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
+                   source=None if browser else src, panel=config.panel if config.panel.enabled else None, **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -90,32 +130,79 @@ class Service:
         from web.simboard import SimBoard
 
         admin = AdminStore(self.admin_path, method=self.pin_hash)
+        wants_pins = self.panel_config is not None or getattr(self.source_config, "kind", "") == "gpio"
+        if wants_pins and self.pin_factory is None:
+            found = default_pin_factory()
+            self.pin_factory = found.factory
+            if found.factory is None:
+                self.notices.append(found.notice)
+        if self.feed is None and self.source_config is not None:
+            self.feed = open_feed(self.source_config, self.game, pin_factory=self.pin_factory)  # reads files only
+        feed = self.feed
+        if feed is not None:
+            self.fidelity = feed.fidelity
         self.journal = Journal(self.journal_path)
         try:
-            self.referee = Referee.start(self.journal, self.game, options=self.options, fidelity=self.fidelity,
-                                         setup=self.setup, resume=not self.new)
+            self.referee = Referee.start(self.journal, self.game, options=feed.options if feed and feed.options
+                                         is not None else self.options, fidelity=self.fidelity,
+                                         start=feed.start_state if feed else None, setup=self.setup,
+                                         resume=not self.new)
         except RulesError:
             self.journal.close()
             raise
         record = self.referee.record
-        sim = SimBoard(get_game(record.game).board(), self.fidelity, record.state.view(self.fidelity),
-                       palette=palette(record.game, record.options))
+        if feed is not None and self.referee.ply > 0:
+            feed.resume([s.view(self.fidelity) for s in record.states], Stabiliser(self.settle, self.readings))
+        sim = None
+        if feed is None:
+            sim = SimBoard(get_game(record.game).board(), self.fidelity, record.state.view(self.fidelity),
+                           palette=palette(record.game, record.options))
         self.table = LiveTable(
             game_id=record.id, state=record.state, moves=record.moves, options=record.options,
-            fidelity=self.fidelity, submit=self.submit, sim=sim, on_sim_edit=self.scan,
+            fidelity=self.fidelity, submit=self.submit, sim=sim, on_sim_edit=self.scan if sim else None,
             journal_path=self.journal_path,
         )
-        self.referee.subscribe(self.table.on_decision)
         self.app = create_app({"TABLEREF_TABLE": self.table, "TABLEREF_ADMIN": admin,
-                               "TABLEREF_HEARTBEAT": self.heartbeat})
+                               "TABLEREF_HEARTBEAT": self.heartbeat, "TABLEREF_HEALTH": self.health})
+        if self.threaded:
+            self._loop = RefereeLoop(self.referee)  # takes commands now, handles them once started
+        self._open_panel()
+        self.referee.subscribe(self.table.on_decision)
+        self.referee.subscribe(self._note)
+        if feed is not None:
+            self.referee.subscribe(feed.on_decision)
+            feed.subscribe_status(self._on_source_status)
+            self._on_source_status(feed.status)
         self.referee.greeting()
         if self.threaded:
-            self._loop = RefereeLoop(self.referee)
             self._loop.start()
-            self._scanner = threading.Thread(target=self._scan_forever, name="board-scanner", daemon=True)
-            self._scanner.start()
-        self.scan()
+            if feed is not None:
+                self._start_feed(feed)
+            else:
+                self._scanner = threading.Thread(target=self._scan_forever, name="board-scanner", daemon=True)
+                self._scanner.start()
+        if sim is not None:
+            self.scan()
         return self
+
+    def _open_panel(self) -> None:
+        if self.panel_config is None or self.pin_factory is None:
+            return
+        self.panel = open_panel(self.submit, pins=self.panel_config.pins, pin_factory=self.pin_factory)
+        if self.panel is None:
+            self.notices.append("the GPIO panel could not start (see the log); running without it")
+            return
+        self.referee.subscribe(self.panel.on_decision)
+
+    def _start_feed(self, feed: Feed) -> None:
+        try:
+            feed.start()
+        except Exception as exc:  # a device that will not open: the page still says so
+            log.exception("source %s could not start", feed.name)
+            feed.set_status("failed", False, str(exc) or type(exc).__name__)
+            return
+        self._pump = Pump(feed, self.stabiliser, self.submit)
+        self._pump.start()
 
     def serve_http(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> str:
         """Start the HTTP server in its own thread; returns the page's URL."""
@@ -134,7 +221,8 @@ class Service:
         return f"http://{shown}:{self._server.server_port}/"
 
     def close(self) -> None:
-        """Stop serving, let the referee finish what is queued, close the journal. Safe twice."""
+        """Stop serving, release the devices, let the referee finish what is queued, close
+        the journal. Safe twice."""
         self._stop.set()
         if self.table is not None:
             self.table.broadcaster.close()  # ends every open event stream
@@ -145,12 +233,20 @@ class Service:
         if self._server_thread is not None:
             self._server_thread.join(5)
             self._server_thread = None
+        if self.panel is not None:
+            self.panel.close()  # no more button presses
+            self.panel = None
+        if self._pump is not None:
+            self._pump.stop()
+            self._pump = None
         if self._scanner is not None:
             self._scanner.join(5)
             self._scanner = None
         if self._loop is not None:
             self._loop.stop(5)
             self._loop = None
+        if self.feed is not None:
+            self.feed.close()
         if self.journal is not None:
             self.journal.close()
             self.journal = None
@@ -197,6 +293,28 @@ class Service:
             except Exception:  # a bad scan must not stop the board being read
                 log.exception("board scan failed")
 
+    # -- watching ---------------------------------------------------------------------------
+
+    def _on_source_status(self, status: SourceStatus) -> None:
+        self.table.set_source_status(status.badge, status.text())
+        if self.panel is not None:
+            self.panel.set_connected(status.connected)
+
+    def _note(self, decision: Decision) -> None:
+        self._last = LastDecision(decision.kind, decision.ply, time.time())
+
+    def health(self) -> Health:
+        """The service's state for ``/api/health`` (any thread)."""
+        snap = self.table.snapshot()
+        if self.feed is not None:
+            source = self.feed.status
+        else:
+            src = snap["source"]
+            source = SourceStatus("simulated", "simulated board", src["status"], True, src["text"], self.started)
+        panel = "on" if self.panel is not None else ("off" if self.panel_config is None else "unavailable")
+        return Health(version(), self.started, time.monotonic() - self._started_mono, source, snap["game_id"],
+                      snap["game"], snap["ply"], snap["to_move"], snap["outcome"] is not None, self._last, panel)
+
 
 # -- the command ------------------------------------------------------------------------------
 
@@ -204,68 +322,116 @@ class Service:
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``serve`` on ``subparsers`` (``func=cmd_serve``)."""
     p = subparsers.add_parser(
-        "serve", help="serve the live web page with the simulated board (playable in a browser)",
-        description="Referee a game on the simulated board, with the live page, replay and JSON API.",
+        "serve", help="the service: referee the board, with the live web page, replay and JSON API",
+        description="Referee a game read from the configured source (default: the simulated board, played in "
+                    "the browser), with the live page, replay and JSON API. Flags win over the config file.",
     )
-    p.add_argument("--host", default="127.0.0.1",
+    p.add_argument("--config", type=Path, default=None,
+                   help="config file (deploy/tableref.toml is the example); without it: the simulated board")
+    p.add_argument("--host", default=None,
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for the LAN)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free)")
-    p.add_argument("--game", default="gyges", help="the game to referee (default gyges)")
+    p.add_argument("--port", type=int, default=None, help=f"port (default {DEFAULT_PORT}; 0 = any free)")
+    p.add_argument("--game", default=None, help="the game to referee (default gyges)")
     p.add_argument("--option", dest="options", metavar="KEY=VALUE", action="append", default=[],
                    help="a game option; repeatable")
-    p.add_argument("--setup", choices=("default", "start"), default="default",
+    p.add_argument("--setup", choices=("default", "start"), default=None,
                    help="default: the game's ready-to-play position (default); start: where setup begins")
-    p.add_argument("--fidelity", choices=[f.value for f in Fidelity], default=Fidelity.KIND.value,
+    p.add_argument("--fidelity", choices=[f.value for f in Fidelity], default=None,
                    help="what the simulated sensor tells apart (default kind)")
-    p.add_argument("--settle", type=float, default=0.6, help="seconds a reading must hold (default 0.6)")
-    p.add_argument("--readings", type=int, default=3, help="readings a view must hold for (default 3)")
+    p.add_argument("--settle", type=float, default=None, help="seconds a reading must hold (default 0.6)")
+    p.add_argument("--readings", type=int, default=None, help="readings a view must hold for (default 3)")
     p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     p.add_argument("--journal", type=Path, default=None,
-                   help="journal file (default: $TABLEREF_JOURNAL or ~/.local/share/tableref/journal.sqlite3)")
+                   help="journal file (default: the config's data.dir, else $TABLEREF_JOURNAL or "
+                        "~/.local/share/tableref/journal.sqlite3)")
     p.add_argument("--admin-file", type=Path, default=None,
                    help="where the admin PIN's hash is kept (default: web-admin.json beside the journal)")
     p.set_defaults(func=cmd_serve)
     return p
 
 
+def _fail(message: str) -> int:
+    print(f"tableref: {message}", file=sys.stderr)
+    return 2
+
+
+def build_service(args: argparse.Namespace) -> tuple[Config, Service]:
+    """The configuration (file, then flags) and the service it describes, nothing started.
+    ``ConfigError``/``RulesError``/``ValueError`` say what is wrong."""
+    if args.port is not None and not 0 <= args.port <= 65535:
+        raise ConfigError("<command line>", "", f"--port must be 0..65535, got {args.port}")
+    config = load_config(args.config) if args.config is not None else Config.default()
+    config = config.with_overrides(host=args.host, port=args.port, game=args.game, journal=args.journal)
+    config.check_files()
+    src = config.source
+    if args.fidelity is not None:
+        if src.kind not in ("simulated", "camera") or getattr(src, "script", None) is not None:
+            raise ConfigError("<command line>", "--fidelity", f"a {src.kind} source reads at the fidelity its "
+                                                               "wiring or recording gives; leave --fidelity out")
+        src = replace(src, fidelity=Fidelity(args.fidelity))
+    if src.kind == "camera":
+        from .service import camera_available
+
+        missing = camera_available()
+        if missing:
+            raise ConfigError(config.where, "source.kind", f"\"camera\": {missing}")
+    game = replace(config.game)
+    if args.options:
+        given = {k: v for k, v in config.game.options.items() if v is not None}
+        for pair in args.options:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise ConfigError("<command line>", "--option", f"expected KEY=VALUE, got {pair!r}")
+            given[key.strip()] = value.strip()
+        game = replace(game, options=get_game(config.game.name).parse_options(given))
+    if args.setup is not None:
+        game = replace(game, setup=args.setup)
+    stab = replace(config.stabiliser, **{k: v for k, v in (("settle", args.settle), ("readings", args.readings))
+                                         if v is not None})
+    config = replace(config, source=src, game=game, stabiliser=stab)
+    return config, Service.from_config(config, admin_path=args.admin_file, new=args.new)
+
+
+def _on_the(config: Config, service: Service) -> str:
+    feed = service.feed
+    if feed is None:
+        return "the simulated board"
+    return {"serial": "serial board", "gpio": "GPIO sensor matrix", "camera": "camera",
+            "replay": "replay of", "simulated": "simulated board playing"}[feed.kind] + f" {feed.name}"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from web.auth import AdminError
 
-    journal_path = args.journal or default_journal_path()
-    admin_path = args.admin_file or journal_path.with_name("web-admin.json")
-    if not 0 <= args.port <= 65535:
-        print(f"tableref: --port must be 0..65535, got {args.port}", file=sys.stderr)
-        return 2
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     stop = threading.Event()
     try:
-        game = get_game(args.game)
-        options = game.parse_options(args.options)
-        service = Service(journal_path, admin_path, game=args.game, options=options, setup=args.setup,
-                          fidelity=Fidelity(args.fidelity), settle=args.settle, readings=args.readings, new=args.new)
-    except (RulesError, ValueError) as exc:
-        print(f"tableref: {exc}", file=sys.stderr)
-        return 2
+        config, service = build_service(args)
+    except (ConfigError, RulesError, ValueError) as exc:
+        return _fail(str(exc))
+    host, port = config.web.host, config.web.port
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         service.start()
-        url = service.serve_http(args.host, args.port)
+        try:
+            url = service.serve_http(host, port)
+        except OSError as exc:
+            return _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         record = service.referee.record
-        print(f"tableref: {game.title} game {record.id} on the simulated board — open {url}", flush=True)
-        if args.host not in ("127.0.0.1", "localhost", "::1"):
+        title = get_game(record.game).title
+        print(f"tableref: {title} game {record.id} on {_on_the(config, service)} — open {url}", flush=True)
+        for notice in service.notices:
+            print(f"tableref: {notice}", flush=True)
+        if host not in ("127.0.0.1", "localhost", "::1"):
             print("tableref: listening on the network: phones on the LAN can watch; controls need the PIN",
                   flush=True)
         if not service.app.extensions["tableref_admin"].pin_set:
             print("tableref: first run: choose the admin PIN on this machine's browser", flush=True)
-        print(f"tableref: journal {journal_path}; Ctrl-C to stop", flush=True)
+        print(f"tableref: journal {config.journal_path}; Ctrl-C to stop", flush=True)
         while not stop.wait(0.5):
             pass
-    except (JournalError, AdminError, RulesError) as exc:
-        print(f"tableref: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"tableref: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+    except (JournalError, AdminError, RulesError, SourceError) as exc:
+        return _fail(str(exc))
     finally:
         service.close()
         for sig, handler in previous.items():

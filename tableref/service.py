@@ -1,20 +1,31 @@
 """Wiring: a source's observations → stabiliser → referee (in its own thread) → subscribers.
 
 This is the only module that starts threads; the pieces it joins are plain objects that
-take their inputs as parameters.
+take their inputs as parameters. :func:`open_feed` turns a configured source into a
+:class:`Feed` (nothing opened yet); :class:`Pump` runs one in a thread, feeding the
+stabiliser's stable views to the referee's queue; each feed publishes its connection as a
+:class:`SourceStatus` (the page's "source" badge, the panel's red light, ``/api/health``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable, Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-from rules import Observation
+from rules import Fidelity, Observation, State, View
 
-from .decisions import Decision, StableView
+from .decisions import Command, Decision, StableView
 from .referee import Referee, RefereeLoop
 from .stabiliser import Stabiliser
+
+log = logging.getLogger(__name__)
 
 
 def default_journal_path() -> Path:
@@ -49,3 +60,423 @@ def play_observations(
                 loop.submit(StableView(view, obs.time))
     finally:
         loop.stop()
+
+
+def iso(t: float) -> str:
+    """A wall-clock time as ISO 8601 in UTC, to the second."""
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version as dist_version
+
+    try:
+        return dist_version("tableref")
+    except PackageNotFoundError:  # run from a checkout without installing
+        return "unknown"
+
+
+# -- the source's connection ------------------------------------------------------------------
+
+# States in which the source is on its way to being read (the page shows them amber).
+_ON_THE_WAY = frozenset({"connecting", "syncing", "resyncing", "searching", "occluded", "starting"})
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """How the board is being read. ``connected``: readings are arriving and trusted."""
+
+    kind: str  # simulated | serial | gpio | camera | replay
+    name: str  # the port, the script file, "simulated board"
+    state: str  # connected, connecting, syncing, resyncing, silent, disconnected, wrong_board,
+    #             closed, playing, ended, locked, searching, occluded, failed
+    connected: bool
+    detail: str = ""
+    since: float = field(default_factory=time.time)  # wall clock
+
+    def text(self) -> str:
+        return f"{self.kind} {self.name}: {self.state}" + (f" ({self.detail})" if self.detail else "")
+
+    @property
+    def badge(self) -> str:
+        """The page's badge class: steady (green), settling (amber) or lost."""
+        if self.connected:
+            return "steady"
+        return "settling" if self.state in _ON_THE_WAY else "lost"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "state": self.state, "connected": self.connected,
+                "detail": self.detail, "since": iso(self.since)}
+
+
+class SourceError(ValueError):
+    """A configured source that cannot be set up (a bad wiring or calibration file, no GPIO,
+    a camera this build cannot read); the message names what and where."""
+
+
+class Feed:
+    """A source of observations the service can start, stop and watch.
+
+    ``start()`` opens the device (and its own thread, if it has one); ``observations()``
+    yields until ``stop()`` (from any thread) or the source ends; ``close()`` releases the
+    device (safe twice). ``start_state``/``options``: a script decides the game's start."""
+
+    kind = "source"
+    fidelity: Fidelity = Fidelity.OCCUPANCY
+    start_state: State | None = None
+    options: Mapping[str, Any] | None = None
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._status = SourceStatus(self.kind, name, "starting", False)
+        self._subscribers: list[Callable[[SourceStatus], None]] = []
+        self._status_lock = threading.Lock()
+
+    @property
+    def status(self) -> SourceStatus:
+        return self._status
+
+    def subscribe_status(self, callback: Callable[[SourceStatus], None]) -> None:
+        self._subscribers.append(callback)
+
+    def set_status(self, state: str, connected: bool, detail: str = "") -> None:
+        with self._status_lock:
+            if (state, connected, detail) == (self._status.state, self._status.connected, self._status.detail):
+                return
+            self._status = status = SourceStatus(self.kind, self.name, state, connected, detail)
+        log.info("%s", status.text())
+        for callback in list(self._subscribers):
+            try:
+                callback(status)
+            except Exception:  # a broken subscriber must not stop the source
+                log.exception("source status subscriber %r failed", callback)
+
+    def resume(self, history: list[View], stabiliser: Stabiliser) -> None:
+        """The referee resumed a game whose positions were ``history``: a source that plays a
+        recording skips to where it left off; a live board simply shows where it is."""
+
+    def on_decision(self, decision: Decision) -> None:
+        """Referee subscriber, for a source that shows something back (the board's LEDs)."""
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def observations(self) -> Iterator[Observation]:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class ScriptFeed(Feed):
+    """A board script played once (``simulated`` with a script, or ``replay``)."""
+
+    def __init__(self, script: Any, *, speed: float, kind: str, name: str) -> None:
+        from .sources.sim import SimulatedBoard
+
+        self.kind = kind
+        super().__init__(name)
+        self._stopping = threading.Event()
+        self.script = script
+        self.fidelity = script.fidelity
+        self.start_state, self.options = script.start_state(), script.options
+        # The board sleeps on the stop event, so stop() ends a long gap at once.
+        self.board = SimulatedBoard(script, speed=speed, clock=time.monotonic, sleep=self._stopping.wait)
+
+    def resume(self, history: list[View], stabiliser: Stabiliser) -> None:
+        if not self.board.skip_past(history, stabiliser):
+            log.warning("%s never shows the resumed game's position: playing it from the start", self.name)
+
+    def start(self) -> None:
+        self.set_status("playing", True)
+
+    def observations(self) -> Iterator[Observation]:
+        for obs in self.board.observations():
+            if self._stopping.is_set():
+                return
+            yield obs
+        self.set_status("ended", False, "the recording has been played to its end")
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def close(self) -> None:
+        self._stopping.set()
+
+
+class SerialFeed(Feed):
+    """The serial sensor board (firmware_bridge.SerialBoard); its LEDs show the decisions."""
+
+    kind = "serial"
+
+    def __init__(self, port: str, wiring: Any, *, baudrate: int) -> None:
+        from firmware_bridge.serial_board import SerialBoard
+
+        super().__init__(port)
+        self.wiring = wiring
+        self.fidelity = wiring.fidelity
+        self.board = SerialBoard(port, wiring, baudrate=baudrate)
+        self.board.subscribe_status(self._link)
+
+    def _link(self, status: Any) -> None:
+        from firmware_bridge.serial_board import CONNECTED
+
+        self.set_status(status.state, status.state == CONNECTED, status.detail)
+
+    def on_decision(self, decision: Decision) -> None:
+        from .serial_cli import leds_for
+
+        leds = leds_for(decision)
+        if leds is not None:
+            self.board.set_leds({s: v for s, v in leds.items() if s in self.wiring.channels})
+
+    def start(self) -> None:
+        self.board.start()
+
+    def observations(self) -> Iterator[Observation]:
+        return self.board.observations()
+
+    def stop(self) -> None:
+        self.board.close()  # ends observations(); the port is released with the I/O thread
+
+    def close(self) -> None:
+        self.board.close()
+
+
+class GpioFeed(Feed):
+    """A sensor matrix on the Pi's own pins (hardware.GpioMatrix)."""
+
+    kind = "gpio"
+    fidelity = Fidelity.OCCUPANCY
+
+    def __init__(self, matrix: Any) -> None:
+        super().__init__(f"{len(matrix.wiring.rows)}x{len(matrix.wiring.columns)} matrix")
+        self.matrix = matrix
+
+    def start(self) -> None:
+        self.matrix.start()
+        self.set_status("connected", True)
+
+    def observations(self) -> Iterator[Observation]:
+        return self.matrix.observations()
+
+    def stop(self) -> None:
+        self.matrix.stop()
+
+    def close(self) -> None:
+        self.matrix.close()
+        self.set_status("closed", False)
+
+
+class CameraFeed(Feed):
+    """A camera over the board (vision.CameraSource); its status is the board lock."""
+
+    kind = "camera"
+
+    def __init__(self, capture: Any, reader: Any, *, fidelity: Fidelity, name: str) -> None:
+        from vision.source import CameraSource
+
+        super().__init__(name)
+        self.fidelity = fidelity
+        self._stopping = threading.Event()
+        self._capture = capture
+        self.camera = CameraSource(_WatchedCapture(capture, self._frame), reader, fidelity=fidelity)
+
+    def _frame(self) -> bool:
+        """Before each frame: publish the lock as it stands; False once stopping."""
+        state = self.camera.lock.state.value
+        self.set_status(state, state == "locked", "" if state == "locked" else self._FROZEN)
+        return not self._stopping.is_set()
+
+    _FROZEN = "decisions frozen until the board's corner markers are in view and still"
+
+    def start(self) -> None:
+        self._capture.start()
+        self.set_status("searching", False, self._FROZEN)
+
+    def observations(self) -> Iterator[Observation]:
+        yield from self.camera.observations()
+        if not self._stopping.is_set():
+            self.set_status("ended", False, "the camera or video has no more frames")
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._capture.close()
+
+
+class _WatchedCapture:
+    """A capture whose every read first asks ``before()``: it reports the lock and ends the
+    frames once the service is stopping (a camera read cannot be interrupted safely)."""
+
+    def __init__(self, capture: Any, before: Callable[[], bool]) -> None:
+        self._capture, self._before = capture, before
+        self.name = getattr(capture, "name", "camera")
+
+    def start(self) -> None:
+        self._capture.start()
+
+    def read(self) -> Any:
+        return self._capture.read() if self._before() else None
+
+    def close(self) -> None:
+        self._capture.close()
+
+
+def open_feed(source: Any, game: str, *, pin_factory: Any = None) -> Feed:
+    """The feed for a configured source (``tableref.config``'s ``SourceConfig``): files are
+    read, nothing is opened. ``SourceError`` names what is wrong."""
+    kind = source.kind
+    if kind in ("simulated", "replay"):
+        from .sources.sim import BoardScript, BoardScriptError
+
+        path = source.script if kind == "simulated" else source.file
+        try:
+            script = BoardScript.from_file(path)
+        except BoardScriptError as exc:
+            raise SourceError(str(exc)) from None
+        return ScriptFeed(script, speed=source.speed, kind=kind, name=str(path))
+    if kind == "serial":
+        from firmware_bridge.wiring import Wiring, WiringError
+
+        try:
+            wiring = Wiring.from_file(source.wiring) if source.wiring is not None else Wiring.builtin(game)
+        except WiringError as exc:
+            raise SourceError(f"source.serial.wiring: {exc}") from None
+        return SerialFeed(source.port, wiring, baudrate=source.baudrate)
+    if kind == "gpio":
+        from hardware.matrix import GpioMatrix, MatrixWiring, WiringError as MatrixWiringError
+        from rules import get_game
+
+        if pin_factory is None:
+            raise SourceError("source.kind is \"gpio\", but this machine has no GPIO pins (not a Raspberry Pi?)")
+        board = get_game(game).board()
+        try:
+            wiring = MatrixWiring.from_file(source.wiring, board=board) if source.wiring is not None \
+                else MatrixWiring.builtin(board=board)
+            matrix = GpioMatrix(wiring, pin_factory=pin_factory, rows=source.rows, columns=source.columns,
+                                interval=source.interval, debounce=source.debounce)
+        except (MatrixWiringError, ValueError) as exc:
+            raise SourceError(f"source.gpio: {exc}") from None
+        return GpioFeed(matrix)
+    if kind == "camera":
+        return _open_camera(source, game)
+    raise SourceError(f"source.kind: unknown source {kind!r}")
+
+
+def camera_available() -> str | None:
+    """Why the camera source cannot run in this build, or ``None`` if it can."""
+    try:
+        import vision.source  # noqa: F401  (OpenCV and the reader come with it)
+    except ImportError as exc:
+        return f"the camera source is not in this build ({exc})"
+    return None
+
+
+def _open_camera(source: Any, game: str) -> Feed:
+    missing = camera_available()
+    if missing:
+        raise SourceError(f"source.kind is \"camera\", but {missing}")
+    from rules import get_game
+    from vision.capture import OpenCVCapture, Picamera2Capture, picamera2_available
+    from vision.layout import Sheet
+    from vision.reader import Calibration, CalibrationError, Reader
+    from vision.samples import SampleGrid
+
+    try:
+        grid = SampleGrid(Sheet.for_board(get_game(game).board()))
+        reader = Reader(grid, Calibration.load(source.calibration, grid), source.fidelity)
+    except (CalibrationError, KeyError, ValueError) as exc:
+        raise SourceError(f"source.camera.calibration: {exc}") from None
+    device = source.device
+    if source.backend == "picamera" or (source.backend == "auto" and picamera2_available()
+                                        and not isinstance(device, str)):
+        number = device or 0
+
+        def camera() -> Any:
+            from picamera2 import Picamera2  # the Pi's own library
+
+            return Picamera2(number)
+
+        return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}")
+    target = 0 if device is None else device
+    return CameraFeed(OpenCVCapture(target), reader, fidelity=source.fidelity, name=f"opencv {target}")
+
+
+class Pump:
+    """One thread ("source") reading a feed: each observation goes through the stabiliser,
+    each stable view to ``submit`` (the referee's queue). A failing device is reported on
+    the feed's status and logged; the service carries on without it."""
+
+    def __init__(self, feed: Feed, stabiliser: Stabiliser, submit: Callable[[Command], None]) -> None:
+        self.feed, self.stabiliser, self.submit = feed, stabiliser, submit
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="source", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for obs in self.feed.observations():
+                view = self.stabiliser.feed(obs)
+                if view is not None:
+                    self.submit(StableView(view, obs.time))
+        except Exception as exc:  # a device error must not take the page and the journal down
+            log.exception("source %s failed", self.feed.name)
+            self.feed.set_status("failed", False, str(exc) or type(exc).__name__)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the feed's observations and wait for the thread. Safe twice."""
+        self.feed.stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+
+# -- health -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LastDecision:
+    kind: str
+    ply: int
+    at: float  # wall clock
+
+
+@dataclass(frozen=True)
+class Health:
+    """What ``/api/health`` answers and ``tableref status`` prints."""
+
+    version: str
+    started: float  # wall clock
+    uptime: float  # seconds
+    source: SourceStatus
+    game_id: int
+    game: str
+    ply: int
+    to_move: str | None
+    over: bool
+    last_decision: LastDecision | None
+    panel: str  # on, off, unavailable
+
+    @property
+    def ok(self) -> bool:
+        return self.source.connected
+
+    def to_dict(self) -> dict[str, Any]:
+        last = self.last_decision
+        return {
+            "ok": self.ok, "version": self.version, "started": iso(self.started), "uptime": round(self.uptime, 1),
+            "source": self.source.to_dict(),
+            "game": {"id": self.game_id, "name": self.game, "ply": self.ply, "to_move": self.to_move,
+                     "over": self.over},
+            "last_decision": None if last is None else {"kind": last.kind, "ply": last.ply, "at": iso(last.at)},
+            "panel": self.panel,
+        }

@@ -52,6 +52,26 @@ def state() -> Any:
     return jsonify({**table().snapshot(), "event_id": table().broadcaster.last_id})
 
 
+@bp.get("/health")
+def health() -> Any:
+    """The service's health (docs/api.md): the source's connection, the game, the last
+    decision, uptime, version. From the service's own provider; a bare app reports the game."""
+    provider = current_app.config.get("TABLEREF_HEALTH")
+    if provider is not None:
+        return jsonify(provider().to_dict())
+    snap = table().snapshot()
+    last = snap["last"]
+    return jsonify({
+        "ok": True, "version": None, "started": None, "uptime": None,
+        "source": {"kind": snap["source"]["name"], "name": snap["source"]["name"], "state": snap["source"]["status"],
+                   "connected": True, "detail": snap["source"]["text"], "since": None},
+        "game": {"id": snap["game_id"], "name": snap["game"], "ply": snap["ply"], "to_move": snap["to_move"],
+                 "over": snap["outcome"] is not None},
+        "last_decision": None if last is None else {"kind": last["kind"], "ply": snap["ply"], "at": None},
+        "panel": "off",
+    })
+
+
 @bp.get("/games")
 def games() -> Any:
     out = []

@@ -1,0 +1,186 @@
+"""``tableref print-board``, ``tableref print-tags``, ``tableref calibrate``: the camera's
+paper and set-up (see ``docs/vision.md``).
+
+    tableref print-board --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
+    tableref print-tags --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
+    tableref calibrate --source SPEC --game G --out FILE.npz [--position start|FILE.json]
+                       [--frames N] [--snapshot FILE.png]
+
+Malformed input prints one line ``tableref: WHERE: WHAT`` on stderr and exits 2. OpenCV is
+imported only when one of these commands runs, so the other commands start as fast as ever.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rules import RulesError, get_game
+
+EXIT_OK = 0
+EXIT_INPUT = 2
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``print-board``, ``print-tags`` and ``calibrate`` on ``subparsers``."""
+    for name, text in (("print-board", "draw a game's board with corner markers, at true scale, for printing"),
+                       ("print-tags", "draw the sticker sheet of piece tags for a game")):
+        p = subparsers.add_parser(name, help=text, description=text)
+        p.add_argument("--game", required=True, help="the game (see `tableref rules games`)")
+        p.add_argument("--out", required=True, type=Path, help="output file: .pdf (true size) or .png")
+        p.add_argument("--paper", default="A4", choices=("A4", "A3"), help="paper size (default A4); "
+                       "a board larger than the page is cut into overlapping tiles")
+        p.add_argument("--dpi", type=int, default=200, help="resolution (default 200)")
+        p.set_defaults(func=cmd_print_board if name == "print-board" else cmd_print_tags)
+
+    p = subparsers.add_parser("calibrate", help="lock onto the printed board, learn it empty, save the calibration",
+                              description="Lock onto the board's corner markers and learn the empty board "
+                                          "(and, with --position, the pieces' colours).")
+    p.add_argument("--source", required=True,
+                   help="camera: 'auto', 'picamera', a webcam index (0), a video file or a stream URL")
+    p.add_argument("--game", required=True, help="the game whose printed board is in view")
+    p.add_argument("--out", required=True, type=Path, help="calibration file to write (.npz)")
+    p.add_argument("--position", default=None,
+                   help="the board now shows a known position: 'start', 'layout' (the calibration layout in "
+                        "docs/vision.md) or a position file (JSON); learns the pieces' colours into --out")
+    p.add_argument("--frames", type=int, default=10, help="frames to average (default 10)")
+    p.add_argument("--snapshot", type=Path, default=None, help="write a PNG of the frame with the lock drawn")
+    p.set_defaults(func=cmd_calibrate)
+
+
+def _fail(where: str, what: str) -> int:
+    print(f"tableref: {where}: {what}", file=sys.stderr)
+    return EXIT_INPUT
+
+
+def _sheet(game_name: str):
+    from vision.layout import Sheet
+
+    return Sheet.for_board(get_game(game_name).board())
+
+
+def cmd_print_board(args: argparse.Namespace) -> int:
+    return _print(args, tags=False)
+
+
+def cmd_print_tags(args: argparse.Namespace) -> int:
+    return _print(args, tags=True)
+
+
+def _print(args: argparse.Namespace, *, tags: bool) -> int:
+    from vision import render
+
+    if args.out.suffix.lower() not in (".pdf", ".png"):
+        return _fail("--out", f"{args.out}: must end in .pdf or .png")
+    if not 50 <= args.dpi <= 600:
+        return _fail("--dpi", f"must be between 50 and 600, got {args.dpi}")
+    try:
+        sheet = _sheet(args.game)
+    except RulesError as exc:
+        return _fail("--game", str(exc))
+    s = args.dpi / 25.4
+    try:
+        pages = render.tag_pages(sheet, paper=args.paper, px_per_mm=s) if tags \
+            else render.board_pages(sheet, paper=args.paper, px_per_mm=s)
+    except ValueError as exc:
+        return _fail("--game", str(exc))
+    try:
+        paths = render.write_pages(pages, args.out)
+    except OSError as exc:
+        return _fail("--out", str(exc))
+    for path in paths:
+        print(path)
+    return EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.calibration import lock_on
+    from vision.capture import CaptureError, open_capture
+    from vision.lock import draw_lock
+    from vision.reader import Calibration, CalibrationError
+    from vision.samples import SampleGrid
+
+    try:
+        sheet = _sheet(args.game)
+    except RulesError as exc:
+        return _fail("--game", str(exc))
+    if args.frames < 1:
+        return _fail("--frames", f"must be at least 1, got {args.frames}")
+    grid = SampleGrid(sheet)
+    view = None
+    if args.position is not None:
+        try:
+            view = _position_view(args.game, args.position, sheet)
+        except (RulesError, OSError, ValueError) as exc:
+            return _fail("--position", str(exc))
+    try:
+        with open_capture(args.source) as cap:
+            frames = []
+            for f in cap.frames():
+                frames.append(f.image)
+                if len(frames) >= args.frames + 5:
+                    break
+    except CaptureError as exc:
+        return _fail("--source", str(exc))
+    locked = lock_on(sheet, frames)
+    if not locked:
+        return _fail("--source", f"the four corner markers of the {args.game} board are not all in view "
+                                 "(print it with `tableref print-board`, light it evenly)")
+    try:
+        if view is None:
+            cal = Calibration.from_empty(grid, locked[-args.frames:])
+        else:
+            if not args.out.exists():
+                return _fail("--out", f"{args.out}: calibrate the empty board first (without --position)")
+            cal = Calibration.load(args.out, grid)
+            cal = cal.learn_colours(grid, [(f, H, view) for f, H in locked[-args.frames:]])
+        cal.save(args.out)
+    except CalibrationError as exc:
+        return _fail(str(args.out), str(exc))
+    except OSError as exc:
+        return _fail("--out", str(exc))
+    frame, H = locked[-1]
+    w, h = sheet.size
+    corners = cv2.perspectiveTransform(np.float32([[[0, 0], [w, 0], [w, h], [0, h]]]), H)[0]
+    print(json.dumps({"game": args.game, "calibration": str(args.out), "mode": cal.mode,
+                      "frames": len(locked[-args.frames:]),
+                      "sheet_corners_px": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
+                      "colours": [c.name for c in cal.classes]}))
+    if args.snapshot is not None:
+        cv2.imwrite(str(args.snapshot), draw_lock(frame, sheet, H))
+    return EXIT_OK
+
+
+def _position_view(game_name: str, position: str, sheet: Any) -> Any:
+    from rules import Fidelity
+
+    from vision.calibration import colour_layout
+
+    game = get_game(game_name)
+    if position == "start":
+        return game.start().view(Fidelity.KIND)
+    if position == "layout":
+        return colour_layout(sheet)
+    path = Path(position)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    return game.from_dict(data).view(Fidelity.KIND)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tableref")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""Frame capture with the backend injected: Picamera2 (the Pi camera), ``cv2.VideoCapture``
+(a USB webcam index, a video file, a stream URL), or frames from arrays (tests, rendered
+video). Each yields :class:`CapturedFrame` (a BGR ``uint8`` image and its time in seconds).
+
+Nothing is opened in a constructor: :meth:`start` opens the device, :meth:`close` releases
+it (safe twice); every capture is a context manager. :func:`open_capture` picks a backend
+from a source spec as the ``--source`` option gives it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+
+class CaptureError(RuntimeError):
+    """The camera or video cannot be opened or read; the message names the source."""
+
+
+@dataclass(frozen=True)
+class CapturedFrame:
+    image: np.ndarray  # BGR uint8
+    t: float  # seconds: the video's own time for files and arrays, the clock for live cameras
+
+
+class Capture(Protocol):
+    name: str
+
+    def start(self) -> None: ...
+    def read(self) -> CapturedFrame | None: ...  # None: the source has ended
+    def close(self) -> None: ...
+
+
+class _Base:
+    name = "capture"
+
+    def __enter__(self) -> "_Base":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def read(self) -> CapturedFrame | None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def frames(self) -> Iterator[CapturedFrame]:
+        """Every frame until the source ends (starts the capture if needed)."""
+        while True:
+            f = self.read()
+            if f is None:
+                return
+            yield f
+
+
+class ArrayCapture(_Base):
+    """Frames from arrays (a rendered game), stamped ``i / fps`` unless times are given."""
+
+    def __init__(self, frames: Iterable[np.ndarray], *, fps: float = 10.0, times: Iterable[float] | None = None,
+                 name: str = "arrays") -> None:
+        if not fps > 0:
+            raise ValueError(f"fps must be positive, got {fps!r}")
+        self._source = frames
+        self._times = times
+        self.fps = float(fps)
+        self.name = name
+        self._it: Iterator[tuple[int, np.ndarray]] | None = None
+        self._t: Iterator[float] | None = None
+
+    def start(self) -> None:
+        if self._it is None:
+            self._it = enumerate(iter(self._source))
+            self._t = iter(self._times) if self._times is not None else None
+
+    def read(self) -> CapturedFrame | None:
+        self.start()
+        assert self._it is not None
+        try:
+            i, img = next(self._it)
+        except StopIteration:
+            return None
+        t = next(self._t) if self._t is not None else i / self.fps
+        return CapturedFrame(_bgr(img, self.name), float(t))
+
+    def close(self) -> None:
+        self._it = None
+
+
+class OpenCVCapture(_Base):
+    """``cv2.VideoCapture`` on a webcam index, a file or a URL. ``factory`` makes the
+    capture object (default ``cv2.VideoCapture``): tests inject their own."""
+
+    def __init__(self, source: int | str, *, factory: Callable[[Any], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic, size: tuple[int, int] | None = (1280, 720)) -> None:
+        self.source = source
+        self.name = f"opencv:{source}"
+        self._factory = factory if factory is not None else cv2.VideoCapture
+        self._clock = clock
+        self._size = size
+        self._cap: Any = None
+        self._live = isinstance(source, int) or (isinstance(source, str) and "://" in source)
+        self._t0 = 0.0
+        self._count = 0
+
+    def start(self) -> None:
+        if self._cap is not None:
+            return
+        cap = self._factory(self.source)
+        if not cap.isOpened():
+            cap.release()
+            raise CaptureError(f"{self.name}: cannot open the camera or video")
+        if self._live and isinstance(self.source, int) and self._size:
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self._size[0])
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self._size[1])
+        self._cap, self._t0, self._count = cap, self._clock(), 0
+
+    def read(self) -> CapturedFrame | None:
+        self.start()
+        ok, img = self._cap.read()
+        if not ok or img is None:
+            return None
+        if self._live:
+            t = self._clock() - self._t0
+        else:
+            fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
+            t = self._count / fps if fps > 0 else self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+        self._count += 1
+        return CapturedFrame(_bgr(img, self.name), float(t))
+
+    def close(self) -> None:
+        cap, self._cap = self._cap, None
+        if cap is not None:
+            cap.release()
+
+
+class Picamera2Capture(_Base):
+    """The Pi camera through Picamera2 (``cv2.VideoCapture`` cannot open it). ``camera`` is
+    a ``Picamera2`` instance or a factory making one (injected; default: the library's)."""
+
+    def __init__(self, camera: Any = None, *, size: tuple[int, int] = (1280, 720),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.name = "picamera2"
+        self._camera = camera
+        self._size = size
+        self._clock = clock
+        self._cam: Any = None
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        if self._cam is not None:
+            return
+        cam = self._camera
+        if cam is None:
+            try:
+                from picamera2 import Picamera2  # the Pi's own library; absent elsewhere
+            except ImportError as exc:
+                raise CaptureError(f"picamera2: not installed ({exc})") from None
+            cam = Picamera2
+        if callable(cam) and not hasattr(cam, "capture_array"):
+            cam = cam()
+        config = cam.create_video_configuration(main={"size": tuple(self._size), "format": "RGB888"})
+        cam.configure(config)
+        cam.start()
+        self._cam, self._t0 = cam, self._clock()
+
+    def read(self) -> CapturedFrame | None:
+        self.start()
+        img = self._cam.capture_array("main")
+        if img is None:
+            return None
+        # Picamera2's "RGB888" is laid out B, G, R in memory: already what OpenCV expects.
+        return CapturedFrame(_bgr(img, self.name), self._clock() - self._t0)
+
+    def close(self) -> None:
+        cam, self._cam = self._cam, None
+        if cam is not None:
+            cam.stop()
+            if hasattr(cam, "close"):
+                cam.close()
+
+
+def picamera2_available() -> bool:
+    try:
+        import picamera2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def open_capture(spec: str) -> _Base:
+    """A capture for ``--source``: ``picamera`` (the Pi camera), a webcam index (``0``), a
+    video file or a stream URL; ``auto`` is the Pi camera when Picamera2 is importable,
+    else webcam 0."""
+    if spec == "picamera" or (spec == "auto" and picamera2_available()):
+        return Picamera2Capture()
+    if spec == "auto":
+        return OpenCVCapture(0)
+    if spec.isdigit():
+        return OpenCVCapture(int(spec))
+    return OpenCVCapture(spec)
+
+
+def _bgr(img: np.ndarray, name: str) -> np.ndarray:
+    if not isinstance(img, np.ndarray) or img.dtype != np.uint8:
+        raise CaptureError(f"{name}: frames must be uint8 arrays, got {getattr(img, 'dtype', type(img).__name__)}")
+    if img.ndim == 2:
+        return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.ndim == 3 and img.shape[2] == 4:
+        return cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+    if img.ndim == 3 and img.shape[2] == 3:
+        return img
+    raise CaptureError(f"{name}: unexpected frame shape {img.shape}")

@@ -1,0 +1,222 @@
+"""The printed sheet: a board file laid out at true scale with four corner markers, and the
+pieces' tags and looks.
+
+Everything here is in *sheet millimetres*: the board's own millimetres shifted so that the
+board, its off-board areas and a margin for the corner markers all sit at positive
+coordinates. The camera's homography maps sheet millimetres to frame pixels.
+
+The tag table (ArUco ``DICT_4X4_50``) is one table for every game, so a tag from another
+game's box is an unknown id, never a wrong piece:
+
+* ids 0-3: the sheet's corner markers (top-left, top-right, bottom-right, bottom-left);
+* ids 4-9: reserved (A3/A4 tile alignment, future use);
+* ids 10 and up: piece faces, per game (see :data:`TAGS` and docs/vision.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from rules.board import Board
+
+ARUCO_DICTIONARY = "DICT_4X4_50"
+CORNER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
+RESERVED_IDS = tuple(range(4, 10))
+
+# Piece faces → tokens, as the games' own views name them. A double-sided piece has one
+# tag per face (an Anacund disc is A on one side and B on the other; an Annihilation
+# particle is white on one face and black on the other, with one charge).
+TAGS: Mapping[str, Mapping[int, str]] = {
+    "gyges": {10: "1", 11: "2", 12: "3"},
+    "anacund": {13: "A", 14: "B"},
+    "annihilation": {
+        15: "W0", 16: "W1", 17: "W2", 18: "W3", 19: "W5", 20: "W8",
+        21: "B0", 22: "B1", 23: "B2", 24: "B3", 25: "B5", 26: "B8",
+    },
+}
+
+# How each game is read when nothing else is said: by tags, or by colour (a classifier
+# calibrated on the board). Annelids' pieces are too small for a legible tag at 720p;
+# they are read by colour, and a tail's heading by the dark band on its flat end.
+DEFAULT_MODE: Mapping[str, str] = {"gyges": "tags", "annihilation": "tags", "anacund": "colour", "annelids": "colour"}
+
+# What the pieces look like (RGB fill), for the test renderer and the printed sheet's key.
+PIECE_COLOURS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
+    "gyges": {"1": (196, 160, 110), "2": (176, 136, 90), "3": (150, 110, 70)},
+    "anacund": {"A": (200, 40, 35), "B": (35, 60, 150)},
+    "annihilation": {f"{c}{n}": ((205, 205, 200) if c == "W" else (45, 45, 50)) for c in "WB" for n in (0, 1, 2, 3, 5, 8)},
+    "annelids": {"segment": (215, 130, 40), "blue": (40, 80, 200), "green": (40, 150, 60)},
+}
+FLAT_END_RGB = (25, 25, 25)  # the band on an Annelids tail's flat end
+HEADED: Mapping[str, frozenset[str]] = {"annelids": frozenset({"blue", "green"})}  # read as colour:heading
+
+# How many of each face a game's box holds (the tag sheet prints this many).
+PIECE_COUNTS: Mapping[str, Mapping[str, int]] = {
+    "gyges": {"1": 4, "2": 4, "3": 4},
+    "anacund": {"A": 36},  # each disc: A on the front, B on the back
+    "annihilation": {f"W{n}": k * 2 for n, k in ((0, 1), (1, 2), (2, 1), (3, 1), (5, 1), (8, 1))},
+}
+BACK_FACE: Mapping[str, Mapping[str, str]] = {
+    "anacund": {"A": "B"},
+    "annihilation": {f"W{n}": f"B{n}" for n in (0, 1, 2, 3, 5, 8)},
+}
+
+_COMPASS = ("E", "NE", "N", "NW", "W", "SW", "S", "SE")
+_VERTEX = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def token_class(game: str, token: str) -> str:
+    """The colour class a token is read by: an Annelids tail ``blue:N`` is class ``blue``."""
+    return token.split(":", 1)[0]
+
+
+def tag_tokens(game: str) -> Mapping[int, str]:
+    return TAGS.get(game, {})
+
+
+def tag_id(game: str, token: str) -> int:
+    for i, t in tag_tokens(game).items():
+        if t == token:
+            return i
+    raise KeyError(f"{game}: no tag for token {token!r}")
+
+
+@dataclass(frozen=True)
+class SpaceShape:
+    """Where a space is on the sheet and the region a reader samples there."""
+
+    id: str
+    x: float
+    y: float
+    kind: str  # "point": a piece sits on it; "edge": a piece lies along it; "area": many pieces
+    ends: tuple[tuple[float, float], tuple[float, float]] | None = None  # an edge's two vertices
+    rect: tuple[float, float, float, float] | None = None  # an area's x, y, w, h
+
+    @property
+    def length(self) -> float:
+        if self.ends is None:
+            return 0.0
+        (x1, y1), (x2, y2) = self.ends
+        return math.hypot(x2 - x1, y2 - y1)
+
+    def heading_to(self, end: int) -> str:
+        """Compass heading from the edge's middle towards ``ends[end]`` (y grows south)."""
+        assert self.ends is not None
+        ex, ey = self.ends[end]
+        angle = math.degrees(math.atan2(-(ey - self.y), ex - self.x)) % 360
+        return _COMPASS[int(round(angle / 45)) % 8]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A board laid out on paper: sheet millimetres, corner markers, piece sizes."""
+
+    board: Board
+    margin: float = 40.0
+    marker_mm: float = 30.0
+    offset: tuple[float, float] = (0.0, 0.0)  # board mm + offset = sheet mm
+    size: tuple[float, float] = (0.0, 0.0)  # sheet width, height in mm
+    shapes: tuple[SpaceShape, ...] = field(default=(), repr=False)
+    pitch: float = 0.0  # median distance from a space to its nearest neighbour
+
+    @classmethod
+    def for_board(cls, board: Board, *, margin: float = 40.0, marker_mm: float = 30.0) -> "Sheet":
+        raw = _raw_shapes(board)
+        pts = np.array([(s.x, s.y) for s in raw if s.kind != "area"], dtype=float)
+        pitch = _pitch(pts)
+        piece_r = 0.4 * pitch
+        xs, ys = [0.0, board.width_mm], [0.0, board.height_mm]
+        for s in raw:
+            if s.rect is not None:
+                xs += [s.rect[0], s.rect[0] + s.rect[2]]
+                ys += [s.rect[1], s.rect[1] + s.rect[3]]
+            else:
+                xs += [s.x - piece_r, s.x + piece_r]
+                ys += [s.y - piece_r, s.y + piece_r]
+        for a in board.areas:
+            xs += [a.x, a.x + a.w]
+            ys += [a.y, a.y + a.h]
+        ox, oy = margin - min(xs), margin - min(ys)
+        size = (max(xs) + ox + margin, max(ys) + oy + margin)
+        shapes = tuple(_shift(s, ox, oy) for s in raw)
+        return cls(board, margin, marker_mm, (ox, oy), size, shapes, pitch)
+
+    @cached_property
+    def by_id(self) -> dict[str, SpaceShape]:
+        return {s.id: s for s in self.shapes}
+
+    @property
+    def game(self) -> str:
+        return self.board.name
+
+    @property
+    def piece_radius(self) -> float:
+        return 0.4 * self.pitch
+
+    @property
+    def tag_mm(self) -> float:
+        # The tag's diagonal plus a 2 mm quiet zone all round fits on the piece.
+        return round(1.2 * self.piece_radius, 1)
+
+    @property
+    def edge_bar(self) -> tuple[float, float]:
+        """An edge piece's bar: (length as a fraction of the edge, width in mm)."""
+        return 0.8, 4.0
+
+    def to_sheet(self, x: float, y: float) -> tuple[float, float]:
+        return x + self.offset[0], y + self.offset[1]
+
+    def marker_corners(self) -> dict[int, np.ndarray]:
+        """Each corner marker's four corners (ArUco order: TL, TR, BR, BL), sheet mm."""
+        w, h = self.size
+        m, gap = self.marker_mm, (self.margin - self.marker_mm) / 2
+        origins = {0: (gap, gap), 1: (w - gap - m, gap), 2: (w - gap - m, h - gap - m), 3: (gap, h - gap - m)}
+        return {
+            i: np.array([(x, y), (x + m, y), (x + m, y + m), (x, y + m)], dtype=np.float32)
+            for i, (x, y) in origins.items()
+        }
+
+
+def _pitch(pts: np.ndarray) -> float:
+    if len(pts) < 2:
+        return 40.0
+    d = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
+    np.fill_diagonal(d, np.inf)
+    return float(np.median(d.min(axis=1)))
+
+
+def _raw_shapes(board: Board) -> list[SpaceShape]:
+    areas = {a.id: a for a in board.areas}
+    out: list[SpaceShape] = []
+    for s in board.spaces:
+        if s.id in areas:
+            a = areas[s.id]
+            out.append(SpaceShape(s.id, a.x + a.w / 2, a.y + a.h / 2, "area", rect=(a.x, a.y, a.w, a.h)))
+            continue
+        ends = _edge_ends(board, s.id) if s.kind == "edge" else None
+        out.append(SpaceShape(s.id, s.x, s.y, "edge" if ends else "point", ends=ends))
+    return out
+
+
+def _edge_ends(board: Board, space_id: str) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """An edge's two vertices, from its connectors' labels ("x,y": the vertex they meet at)."""
+    found: list[tuple[float, float]] = []
+    for _, con in board.neighbours(space_id):
+        m = _VERTEX.match(con.label)
+        if m:
+            v = (float(m.group(1)), float(m.group(2)))
+            if all(math.hypot(v[0] - f[0], v[1] - f[1]) > 0.5 for f in found):
+                found.append(v)
+    return (found[0], found[1]) if len(found) == 2 else None
+
+
+def _shift(s: SpaceShape, ox: float, oy: float) -> SpaceShape:
+    ends = None if s.ends is None else tuple((x + ox, y + oy) for x, y in s.ends)
+    rect = None if s.rect is None else (s.rect[0] + ox, s.rect[1] + oy, s.rect[2], s.rect[3])
+    return SpaceShape(s.id, s.x + ox, s.y + oy, s.kind, ends, rect)  # type: ignore[arg-type]

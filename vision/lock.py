@@ -1,0 +1,223 @@
+"""Board lock: find the sheet's four corner markers, fit the homography, and keep it.
+
+The first lock (and every re-lock) searches the whole frame; once locked, each marker is
+looked for only in a small window round where it was, which is what makes watching cheap.
+Small shifts (a shaky mount, sub-pixel noise) are followed: the homography is refitted
+from the markers found. A larger jump of any marker means the camera or the board was
+bumped: the lock is dropped and nothing may be read ("frozen") until a full search finds
+the markers again, in the same place for ``settle_frames`` frames running. Markers missing
+from their windows for more than ``lost_frames`` frames running (moved far) count as a bump.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .layout import CORNER_IDS, Sheet
+from .render import aruco_dictionary
+
+
+class LockState(enum.Enum):
+    SEARCHING = "searching"  # no lock: decisions frozen
+    LOCKED = "locked"  # markers tracked; the homography is good
+    OCCLUDED = "occluded"  # locked, but too few markers seen this frame to vouch for it: frozen
+
+
+@dataclass(frozen=True)
+class LockStatus:
+    state: LockState
+    H: np.ndarray | None  # sheet mm → frame px, when locked
+    markers_seen: int = 0
+    bumped: bool = False  # this frame dropped the lock because the markers jumped
+    relocked: bool = False  # this frame (re)acquired the lock
+
+    @property
+    def readable(self) -> bool:
+        return self.state is LockState.LOCKED
+
+
+def make_detector() -> "cv2.aruco.ArucoDetector":
+    """An ArUco detector for a whole frame (the first lock), thresholding at three window
+    sizes since the markers' size is not yet known."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # A wrong id is worse than a missed one: accept only near-perfect bit patterns.
+    params.errorCorrectionRate = 0.3
+    # A blurred tag on a light sticker has little contrast at its border: a lower constant
+    # keeps its outline in the thresholded image (the bit check still guards the id).
+    params.adaptiveThreshConstant = 5
+    return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
+
+
+def make_sized_detector(window: int) -> "cv2.aruco.ArucoDetector":
+    """A detector thresholding at one window size only: for tags whose size in the frame is
+    known (about 2.5 cells), one pass instead of three."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.errorCorrectionRate = 0.3
+    params.adaptiveThreshConstant = 5
+    params.adaptiveThreshWinSizeMin = window
+    params.adaptiveThreshWinSizeMax = window
+    params.adaptiveThreshWinSizeStep = 1
+    return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
+
+
+def make_thorough_detector() -> "cv2.aruco.ArucoDetector":
+    """A slower second look for where a piece is seen but its tag was not read: more
+    threshold windows and a lower constant."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.errorCorrectionRate = 0.3
+    params.adaptiveThreshConstant = 3
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 29
+    params.adaptiveThreshWinSizeStep = 4
+    return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
+
+
+def detect_all(detector: "cv2.aruco.ArucoDetector", grey: np.ndarray,
+               offset: tuple[int, int] = (0, 0)) -> list[tuple[int, np.ndarray]]:
+    """Every marker found in ``grey`` (one id may be on several pieces): (id, 4x2 corners
+    in frame pixels, ``offset`` added back)."""
+    corners, ids, _ = detector.detectMarkers(grey)
+    if ids is None:
+        return []
+    return [(int(i), (c.reshape(4, 2) + np.float32(offset)).astype(np.float32)) for c, i in zip(corners, ids.ravel())]
+
+
+def detect(detector: "cv2.aruco.ArucoDetector", grey: np.ndarray,
+           offset: tuple[int, int] = (0, 0)) -> dict[int, np.ndarray]:
+    """Markers found in ``grey``, id → corners; an id seen twice is dropped (a corner
+    marker must be unique: two of them mean a reflection or a second sheet)."""
+    found = detect_all(detector, grey, offset)
+    ids = [i for i, _ in found]
+    return {i: c for i, c in found if ids.count(i) == 1}
+
+
+class BoardLock:
+    """Tracks the sheet in a stream of greyscale frames; :meth:`update` once per frame."""
+
+    def __init__(self, sheet: Sheet, *, bump_px: float = 4.0, settle_frames: int = 2, window: float = 0.5,
+                 min_markers: int = 3, lost_frames: int = 5) -> None:
+        self.sheet = sheet
+        self.bump_px = float(bump_px)
+        self.settle_frames = int(settle_frames)
+        self.window = float(window)  # search margin round a marker, as a fraction of its size
+        self.min_markers = int(min_markers)
+        self.lost_frames = int(lost_frames)
+        self._full = make_detector()
+        self._small: dict[int, "cv2.aruco.ArucoDetector"] = {}  # per threshold window size
+        self._reference = sheet.marker_corners()
+        self.reset()
+
+    def reset(self) -> None:
+        self._corners: dict[int, np.ndarray] = {}  # last tracked corners, frame px
+        self._candidate: dict[int, np.ndarray] | None = None
+        self._candidate_frames = 0
+        self.state = LockState.SEARCHING
+        self.H: np.ndarray | None = None
+        self._unseen = 0  # consecutive tracked frames with too few markers
+
+    # -- per frame ------------------------------------------------------------------------
+
+    def update(self, grey: np.ndarray) -> LockStatus:
+        if self.state is LockState.SEARCHING:
+            return self._search(grey)
+        return self._track(grey)
+
+    def _search(self, grey: np.ndarray) -> LockStatus:
+        found = {i: c for i, c in detect(self._full, grey).items() if i in CORNER_IDS}
+        if len(found) < 4:
+            self._candidate, self._candidate_frames = None, 0
+            return LockStatus(LockState.SEARCHING, None, len(found))
+        if self._candidate is not None and _max_shift(self._candidate, found) <= self.bump_px / 2:
+            self._candidate_frames += 1
+        else:
+            self._candidate_frames = 1
+        self._candidate = found
+        if self._candidate_frames < self.settle_frames:
+            return LockStatus(LockState.SEARCHING, None, len(found))
+        H = self._fit(found)
+        if H is None:
+            return LockStatus(LockState.SEARCHING, None, len(found))
+        self._corners, self.H, self.state = found, H, LockState.LOCKED
+        self._candidate, self._candidate_frames = None, 0
+        return LockStatus(LockState.LOCKED, H, 4, relocked=True)
+
+    def _track(self, grey: np.ndarray) -> LockStatus:
+        h, w = grey.shape[:2]
+        seen: dict[int, np.ndarray] = {}
+        for i, c in self._corners.items():
+            size = float(np.linalg.norm(c[0] - c[2]))
+            pad = size * self.window
+            x0, y0 = int(max(0, c[:, 0].min() - pad)), int(max(0, c[:, 1].min() - pad))
+            x1, y1 = int(min(w, c[:, 0].max() + pad + 1)), int(min(h, c[:, 1].max() + pad + 1))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            got = detect(self._tracker(size), grey[y0:y1, x0:x1], (x0, y0)).get(i)
+            if got is not None:
+                seen[i] = got
+        steady = {i: c for i, c in seen.items() if float(np.abs(c - self._corners[i]).max()) <= self.bump_px}
+        if len(steady) < self.min_markers and len(steady) < len(seen):
+            # Markers jumped and too few stayed put: the camera or the board was moved.
+            self.reset()
+            return LockStatus(LockState.SEARCHING, None, len(seen), bumped=True)
+        # One marker off while the others hold is a hand over it, not a bump: ignore it.
+        seen = steady
+        if len(seen) < self.min_markers:
+            # A hand over a corner: the lock may be fine, but nothing vouches for it now.
+            # Markers gone from their windows for long means they moved far: search again.
+            self._unseen += 1
+            if self._unseen > self.lost_frames:
+                self.reset()
+                return LockStatus(LockState.SEARCHING, None, len(seen), bumped=True)
+            self.state = LockState.OCCLUDED
+            return LockStatus(LockState.OCCLUDED, self.H, len(seen))
+        self._unseen = 0
+        self._corners.update(seen)
+        H = self._fit(self._corners)
+        if H is not None:
+            self.H = H
+        self.state = LockState.LOCKED
+        return LockStatus(LockState.LOCKED, self.H, len(seen))
+
+    def _tracker(self, diagonal: float) -> "cv2.aruco.ArucoDetector":
+        """A one-pass detector sized for a marker of this diagonal (px): 6 cells a side."""
+        window = int(np.clip(round(2.5 * diagonal / 1.414 / 6), 7, 31)) | 1
+        if window not in self._small:
+            self._small[window] = make_sized_detector(window)
+        return self._small[window]
+
+    def _fit(self, corners: dict[int, np.ndarray]) -> np.ndarray | None:
+        src = np.concatenate([self._reference[i] for i in sorted(corners)])
+        dst = np.concatenate([corners[i] for i in sorted(corners)])
+        H, _ = cv2.findHomography(src, dst, 0)
+        return None if H is None else H.astype(np.float64)
+
+    @property
+    def corners(self) -> dict[int, np.ndarray]:
+        """The markers' last tracked corners (frame px), for drawing the lock."""
+        return dict(self._corners)
+
+
+def _max_shift(a: dict[int, np.ndarray], b: dict[int, np.ndarray]) -> float:
+    common = a.keys() & b.keys()
+    if not common:
+        return float("inf")
+    return float(max(np.abs(a[i] - b[i]).max() for i in common))
+
+
+def draw_lock(frame: np.ndarray, sheet: Sheet, H: np.ndarray) -> np.ndarray:
+    """The frame with the sheet outline and every space centre drawn through ``H``."""
+    out = frame.copy()
+    w, h = sheet.size
+    quad = cv2.perspectiveTransform(np.float32([[[0, 0], [w, 0], [w, h], [0, h]]]), H)[0]
+    cv2.polylines(out, [np.round(quad).astype(np.int32)], True, (0, 0, 255), 2, cv2.LINE_AA)
+    pts = cv2.perspectiveTransform(np.float32([[(s.x, s.y) for s in sheet.shapes]]), H)[0]
+    for x, y in pts:
+        cv2.circle(out, (int(round(x)), int(round(y))), 3, (0, 200, 0), -1, cv2.LINE_AA)
+    return out

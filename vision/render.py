@@ -1,0 +1,260 @@
+"""Printable boards and tag sheets, drawn from the board file at true scale.
+
+:func:`draw_sheet` draws a board's sheet (spaces, connectors, areas, labels, the four
+corner markers and a 100 mm scale bar); :func:`board_pages` cuts it into A4/A3 tiles with
+overlap and page labels; :func:`tag_pages` lays out the sticker sheet of piece tags (front
+and back side by side for double-sided pieces). :func:`write_pdf` is a minimal PDF writer:
+one lossless (Flate) RGB image per page at its physical size — no PDF library needed.
+Images are OpenCV BGR ``uint8`` arrays.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from . import layout
+from .layout import Sheet
+
+PAPER_MM = {"A4": (210.0, 297.0), "A3": (297.0, 420.0)}
+PRINTER_MARGIN_MM = 8.0  # most printers cannot print closer to the edge
+TILE_OVERLAP_MM = 12.0
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+
+def aruco_dictionary() -> "cv2.aruco.Dictionary":
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.ARUCO_DICTIONARY))
+
+
+def marker_image(marker_id: int, side_px: int) -> np.ndarray:
+    """A marker ``side_px`` square, black border included (greyscale); the white quiet
+    zone around it is the caller's paper."""
+    return cv2.aruco.generateImageMarker(aruco_dictionary(), marker_id, max(6, int(side_px)))
+
+
+def bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (int(rgb[2]), int(rgb[1]), int(rgb[0]))
+
+
+# -- the board sheet ----------------------------------------------------------------------
+
+
+def draw_sheet(sheet: Sheet, px_per_mm: float = 4.0, *, labels: bool = True) -> np.ndarray:
+    """The printable board at ``px_per_mm`` (4 ≈ 100 dpi, 11.8 ≈ 300 dpi)."""
+    s = float(px_per_mm)
+    w, h = (int(math.ceil(v * s)) for v in sheet.size)
+    img = np.full((h, w, 3), 255, np.uint8)
+
+    def p(x: float, y: float) -> tuple[int, int]:
+        return int(round(x * s)), int(round(y * s))
+
+    line = max(1, int(round(0.6 * s)))
+    thin = max(1, int(round(0.3 * s)))
+    ox, oy = sheet.offset
+    b = sheet.board
+    cv2.rectangle(img, p(ox, oy), p(ox + b.width_mm, oy + b.height_mm), (150, 150, 150), thin, cv2.LINE_AA)
+    for a in b.areas:
+        cv2.rectangle(img, p(a.x + ox, a.y + oy), p(a.x + ox + a.w, a.y + oy + a.h), (120, 120, 120), thin, cv2.LINE_AA)
+        if labels:
+            _text(img, a.id, p(a.x + ox + 2, a.y + oy + 5), 3.0 * s, (120, 120, 120))
+    shapes = sheet.by_id
+    if not any(sh.kind == "edge" for sh in sheet.shapes):
+        for c in b.connectors:
+            sa, sb = shapes[c.a], shapes[c.b]
+            if sa.kind == "area" or sb.kind == "area":
+                continue
+            cv2.line(img, p(sa.x, sa.y), p(sb.x, sb.y), (170, 170, 170), thin, cv2.LINE_AA)
+    r = sheet.piece_radius
+    for sh in sheet.shapes:
+        if sh.kind == "edge":
+            (x1, y1), (x2, y2) = sh.ends  # type: ignore[misc]
+            cv2.line(img, p(x1, y1), p(x2, y2), (0, 0, 0), line, cv2.LINE_AA)
+        elif sh.kind == "point":
+            cv2.circle(img, p(sh.x, sh.y), int(round(r * s)), (0, 0, 0), line, cv2.LINE_AA)
+            cv2.circle(img, p(sh.x, sh.y), max(1, int(round(0.8 * s))), (0, 0, 0), -1, cv2.LINE_AA)
+            if labels:
+                _text(img, sh.id, p(sh.x + 0.72 * r, sh.y + 1.05 * r), 2.4 * s, (90, 90, 90))
+    for mid, corners in sheet.marker_corners().items():
+        x0, y0 = corners[0]
+        side = int(round(sheet.marker_mm * s))
+        m = marker_image(mid, side)
+        x, y = p(x0, y0)
+        img[y:y + m.shape[0], x:x + m.shape[1]] = m[:, :, None]
+    if labels:
+        w_mm, h_mm = sheet.size
+        title = f"{b.name}  {w_mm:.0f} x {h_mm:.0f} mm  pitch {sheet.pitch:.1f} mm  tags {sheet.tag_mm} mm"
+        _text(img, title, p(sheet.margin, h_mm - sheet.margin / 2 + 1), 3.0 * s, (0, 0, 0))
+        x0, y0 = sheet.margin, sheet.margin / 2
+        cv2.line(img, p(x0, y0), p(x0 + 100, y0), (0, 0, 0), line)
+        for tick in (0, 50, 100):
+            cv2.line(img, p(x0 + tick, y0 - 2), p(x0 + tick, y0 + 2), (0, 0, 0), line)
+        _text(img, "100 mm: check the print scale", p(x0 + 104, y0 + 1.5), 3.0 * s, (0, 0, 0))
+    return img
+
+
+def _text(img: np.ndarray, text: str, org: tuple[int, int], height_px: float, colour: tuple[int, int, int]) -> None:
+    scale = height_px / 22.0  # Hershey simplex capitals are ~22 px tall at scale 1
+    cv2.putText(img, text, org, _FONT, scale, colour, max(1, int(round(scale * 1.6))), cv2.LINE_AA)
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Page:
+    """One printed page: its image and its physical size."""
+
+    image: np.ndarray
+    width_mm: float
+    height_mm: float
+
+
+def board_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 6.0) -> list[Page]:
+    """The sheet on one page of ``paper`` if it fits (either way round), else tiles that
+    overlap by 12 mm, each labelled with its row and column, to be trimmed and taped."""
+    if paper not in PAPER_MM:
+        raise ValueError(f"paper must be one of {', '.join(PAPER_MM)}, got {paper!r}")
+    img = draw_sheet(sheet, px_per_mm)
+    pw, ph = PAPER_MM[paper]
+    w_mm, h_mm = sheet.size
+    usable = (pw - 2 * PRINTER_MARGIN_MM, ph - 2 * PRINTER_MARGIN_MM)
+    for (uw, uh), (paw, pah) in ((usable, (pw, ph)), (usable[::-1], (ph, pw))):
+        if w_mm <= uw and h_mm <= uh:
+            return [_place(img, px_per_mm, paw, pah, (0, 0), (w_mm, h_mm), "")]
+    # Tile in the orientation that needs fewer pages.
+    best: list[Page] | None = None
+    for (uw, uh), (paw, pah) in ((usable, (pw, ph)), (usable[::-1], (ph, pw))):
+        step_x, step_y = uw - TILE_OVERLAP_MM, uh - TILE_OVERLAP_MM
+        cols = max(1, math.ceil((w_mm - TILE_OVERLAP_MM) / step_x))
+        rows = max(1, math.ceil((h_mm - TILE_OVERLAP_MM) / step_y))
+        pages = []
+        for r in range(rows):
+            for c in range(cols):
+                x0, y0 = c * step_x, r * step_y
+                x1, y1 = min(w_mm, x0 + uw), min(h_mm, y0 + uh)
+                label = f"{sheet.game} tile row {r + 1}/{rows} col {c + 1}/{cols} (overlap {TILE_OVERLAP_MM:.0f} mm)"
+                pages.append(_place(img, px_per_mm, paw, pah, (x0, y0), (x1, y1), label))
+        if best is None or len(pages) < len(best):
+            best = pages
+    assert best is not None
+    return best
+
+
+def _place(img: np.ndarray, s: float, pw: float, ph: float, a: tuple[float, float], b: tuple[float, float],
+           label: str) -> Page:
+    page = np.full((int(round(ph * s)), int(round(pw * s)), 3), 255, np.uint8)
+    x0, y0, x1, y1 = (int(round(v * s)) for v in (*a, *b))
+    crop = img[y0:y1, x0:x1]
+    m = int(round(PRINTER_MARGIN_MM * s))
+    page[m:m + crop.shape[0], m:m + crop.shape[1]] = crop
+    if label:
+        cv2.rectangle(page, (m, m), (m + crop.shape[1] - 1, m + crop.shape[0] - 1), (160, 160, 160), 1)
+        _text(page, label, (m, max(12, m - int(2 * s))), 3.0 * s, (0, 0, 0))
+    return Page(page, pw, ph)
+
+
+def tag_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 12.0) -> list[Page]:
+    """The sticker sheet of piece tags: one sticker per face, as many as the box holds;
+    a double-sided piece's back face is printed right of its front, to stick back to back."""
+    game = sheet.game
+    counts = layout.PIECE_COUNTS.get(game)
+    if not counts:
+        raise ValueError(f"{game}: its pieces are read by colour, not tags (no tag sheet)")
+    backs = layout.BACK_FACE.get(game, {})
+    stickers: list[tuple[str, str | None]] = []
+    for token, n in counts.items():
+        stickers += [(token, backs.get(token))] * n
+    s = px_per_mm
+    pw, ph = PAPER_MM[paper]
+    tag = sheet.tag_mm
+    disc = tag * math.sqrt(2) + 4  # a round sticker: the tag's diagonal and 2 mm of white all round
+    step = disc + 3
+    cell_w = 2 * step + 4 if backs else step
+    cell_h = disc + 8
+    cols = max(1, int((pw - 2 * PRINTER_MARGIN_MM) // cell_w))
+    rows = max(1, int((ph - 2 * PRINTER_MARGIN_MM - 10) // cell_h))
+    pages: list[Page] = []
+    for start in range(0, len(stickers), cols * rows):
+        page = np.full((int(round(ph * s)), int(round(pw * s)), 3), 255, np.uint8)
+        n_page = len(pages) + 1
+        head = f"{game} piece tags ({tag} mm; ArUco {layout.ARUCO_DICTIONARY}) page {n_page}: cut round"
+        _text(page, head, (int(PRINTER_MARGIN_MM * s), int((PRINTER_MARGIN_MM + 3) * s)), 3.5 * s, (0, 0, 0))
+        for k, (front, back) in enumerate(stickers[start:start + cols * rows]):
+            r, c = divmod(k, cols)
+            x = PRINTER_MARGIN_MM + c * cell_w
+            y = PRINTER_MARGIN_MM + 10 + r * cell_h
+            for j, token in enumerate((front, back) if back else (front,)):
+                cx, cy = x + j * step + disc / 2, y + disc / 2
+                side = int(round(tag * s))
+                m = marker_image(layout.tag_id(game, token), side)
+                px, py = int(round((cx - tag / 2) * s)), int(round((cy - tag / 2) * s))
+                page[py:py + m.shape[0], px:px + m.shape[1]] = m[:, :, None]
+                cv2.circle(page, (int(round(cx * s)), int(round(cy * s))), int(round(disc / 2 * s)), (190, 190, 190),
+                           1, cv2.LINE_AA)
+                word = f"{token}" + (" front" if back and j == 0 else " back" if back else "")
+                _text(page, word, (int(round((cx - disc / 2) * s)), int(round((y + disc + 4) * s))), 2.6 * s, (0, 0, 0))
+        pages.append(Page(page, pw, ph))
+    return pages
+
+
+# -- output --------------------------------------------------------------------------------
+
+
+def write_pages(pages: list[Page], out: str | Path) -> list[Path]:
+    """``.pdf``: one PDF, one page each at true size. ``.png``: one PNG per page
+    (``name.png``, or ``name-1.png``... for several). Returns the files written."""
+    out = Path(out)
+    suffix = out.suffix.lower()
+    if suffix == ".pdf":
+        write_pdf(pages, out)
+        return [out]
+    if suffix != ".png":
+        raise ValueError(f"{out}: the output must end in .pdf or .png")
+    paths = [out] if len(pages) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}") for i in range(1, len(pages) + 1)]
+    for page, path in zip(pages, paths):
+        if not cv2.imwrite(str(path), page.image):
+            raise OSError(f"{path}: cannot write the PNG")
+    return paths
+
+
+def write_pdf(pages: list[Page], path: str | Path) -> None:
+    """A minimal PDF 1.4: each page one Flate-compressed RGB image filling the page."""
+    objects: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    catalog = add(b"")  # filled in once the pages are known
+    pages_obj = add(b"")
+    kids = []
+    for page in pages:
+        h, w = page.image.shape[:2]
+        rgb = cv2.cvtColor(page.image, cv2.COLOR_BGR2RGB)
+        data = zlib.compress(rgb.tobytes(), 6)
+        img = add(b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB "
+                  b"/BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n" % (w, h, len(data))
+                  + data + b"\nendstream")
+        pw, ph = page.width_mm * 72 / 25.4, page.height_mm * 72 / 25.4
+        content = b"q %.3f 0 0 %.3f 0 0 cm /Im0 Do Q" % (pw, ph)
+        cont = add(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+        kids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %.3f %.3f] /Resources "
+                        b"<< /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>" % (pages_obj, pw, ph, img, cont)))
+    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R >>" % pages_obj
+    objects[pages_obj - 1] = (b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids)
+                              + b"] /Count %d >>" % len(kids))
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, catalog, xref)
+    Path(path).write_bytes(bytes(out))

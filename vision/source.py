@@ -1,0 +1,108 @@
+"""The camera as a source of observations: capture → lock → motion gate → reader.
+
+Per frame: the lock is checked (markers tracked in small windows). While the lock is lost
+or unconfirmed (a bumped camera, a hand over the corners) or anything moves, nothing is
+emitted: decisions are frozen. Once the board has been still for ``settle_time`` it is
+read, and read again on the next still frame: only when two reads agree is the reading
+emitted (a change the gate missed, lasting one frame, is never passed on). The reading is
+then re-emitted, stamped with each still frame's time, so the stabiliser sees a steady
+view, and re-read every ``reread`` seconds in case something changed too slowly for the
+gate to notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import cv2
+
+from rules.view import Fidelity, Observation
+
+from .capture import Capture
+from .lock import BoardLock
+from .motion import MotionGate
+from .reader import Reader, Reading
+
+
+@dataclass
+class SourceStats:
+    frames: int = 0
+    frozen: int = 0  # no lock, or not confirmed by enough markers
+    moving: int = 0
+    settling: int = 0
+    reads: int = 0
+    bumps: int = 0
+    emitted: int = 0
+
+
+class CameraSource:
+    def __init__(self, capture: Capture, reader: Reader, *, fidelity: Fidelity | None = None,
+                 settle_time: float = 0.3, reread: float = 1.0, lock: BoardLock | None = None,
+                 gate: MotionGate | None = None, source: str = "camera") -> None:
+        if not settle_time >= 0:
+            raise ValueError(f"settle_time must be >= 0 seconds, got {settle_time!r}")
+        self.capture = capture
+        self.reader = reader
+        self.fidelity = fidelity or reader.fidelity
+        self.settle_time = float(settle_time)
+        self.reread = float(reread)
+        self.lock = lock or BoardLock(reader.sheet)
+        self.gate = gate or MotionGate(reader.sheet)
+        self.source = source
+        self.stats = SourceStats()
+        self.last_reading: Reading | None = None
+
+    def __enter__(self) -> "CameraSource":
+        self.capture.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.capture.close()
+
+    def observations(self) -> Iterator[Observation]:
+        self.capture.start()
+        cached: Reading | None = None  # the last reading of this still spell
+        confirmed = False  # ... and a second read of another frame agreed with it
+        read_at = 0.0
+        st = self.stats
+        while True:
+            frame = self.capture.read()
+            if frame is None:
+                return
+            st.frames += 1
+            grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+            status = self.lock.update(grey)
+            if status.bumped or status.relocked:
+                st.bumps += status.bumped
+                self.gate.reset()
+            if not status.readable or status.H is None:
+                st.frozen += 1
+                cached, confirmed = None, False
+                continue
+            gate = self.gate.update(frame.image, status.H, frame.t)
+            if gate.moving:
+                st.moving += 1
+                cached, confirmed = None, False
+                continue
+            if not gate.settled(self.settle_time):
+                st.settling += 1
+                continue
+            if not confirmed or frame.t - read_at >= self.reread:
+                reading = self.reader.read(frame.image, status.H)
+                read_at = frame.t
+                st.reads += 1
+                self.last_reading = reading
+                # Emit only what two reads of different frames agree on: a change too small
+                # or too brief for the gate (one frame) is never passed on as the board.
+                confirmed = cached is not None and (reading.view, reading.unreadable) == (
+                    cached.view, cached.unreadable)
+                cached = reading
+                if not confirmed:
+                    continue
+            assert cached is not None
+            st.emitted += 1
+            yield Observation(cached.view, frame.t, self.fidelity, self.source, cached.unreadable)
