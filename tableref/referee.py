@@ -280,14 +280,24 @@ class Referee:
 
 
 class RefereeLoop:
-    """Runs a :class:`Referee` in its own thread, fed by a queue. ``start()`` starts it."""
+    """Runs a :class:`Referee` in its own thread, fed by a queue. ``start()`` starts it.
+
+    With ``latest_view_only`` (the default, for live sources) a board view still waiting
+    when a newer one arrives is replaced by it: only the newest board matters, and a
+    flooding source cannot bury the players' commands under stale views. Commands are
+    never dropped. A recorded source whose every view must be judged passes False.
+    """
 
     _STOP = object()
+    _VIEW = object()  # "judge the newest pending board view" marker
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Referee, *, latest_view_only: bool = True) -> None:
         self.referee = referee
+        self.latest_view_only = latest_view_only
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._view_lock = threading.Lock()
+        self._pending_view: StableView | None = None
 
     def start(self) -> None:
         if self._thread is None:
@@ -295,6 +305,13 @@ class RefereeLoop:
             self._thread.start()
 
     def submit(self, item: Command) -> None:
+        if self.latest_view_only and isinstance(item, StableView):
+            with self._view_lock:
+                waiting = self._pending_view is not None
+                self._pending_view = item
+            if not waiting:
+                self._queue.put(self._VIEW)
+            return
         self._queue.put(item)
 
     def stop(self, timeout: float | None = None) -> None:
@@ -309,6 +326,9 @@ class RefereeLoop:
             item = self._queue.get()
             if item is self._STOP:
                 return
+            if item is self._VIEW:
+                with self._view_lock:
+                    item, self._pending_view = self._pending_view, None
             try:
                 self.referee.handle(item)
             except (RulesError, JournalError) as exc:

@@ -165,7 +165,9 @@ class Service:
         self.app = create_app({"TABLEREF_TABLE": self.table, "TABLEREF_ADMIN": admin,
                                "TABLEREF_HEARTBEAT": self.heartbeat, "TABLEREF_HEALTH": self.health})
         if self.threaded:
-            self._loop = RefereeLoop(self.referee)  # takes commands now, handles them once started
+            # Takes commands now, handles them once started. A live board's stale views are
+            # coalesced; a recording's every settled view is judged.
+            self._loop = RefereeLoop(self.referee, latest_view_only=not (feed is not None and feed.recorded))
         self._open_panel()
         self.referee.subscribe(self.table.on_decision)
         self.referee.subscribe(self._note)

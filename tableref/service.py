@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -49,7 +50,7 @@ def play_observations(
     handed the running loop, for whatever else sends commands (a panel's buttons)."""
     if on_decision is not None:
         referee.subscribe(on_decision)
-    loop = RefereeLoop(referee)
+    loop = RefereeLoop(referee, latest_view_only=False)  # a recording: every settled view counts
     loop.start()
     if on_loop is not None:
         on_loop(loop)
@@ -114,7 +115,7 @@ class SourceError(ValueError):
     a camera this build cannot read); the message names what and where."""
 
 
-class Feed:
+class Feed(ABC):
     """A source of observations the service can start, stop and watch.
 
     ``start()`` opens the device (and its own thread, if it has one); ``observations()``
@@ -122,6 +123,7 @@ class Feed:
     device (safe twice). ``start_state``/``options``: a script decides the game's start."""
 
     kind = "source"
+    recorded = False  # a recording: every settled view must be judged, none coalesced
     fidelity: Fidelity = Fidelity.OCCUPANCY
     start_state: State | None = None
     options: Mapping[str, Any] | None = None
@@ -158,17 +160,17 @@ class Feed:
     def on_decision(self, decision: Decision) -> None:
         """Referee subscriber, for a source that shows something back (the board's LEDs)."""
 
-    def start(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def start(self) -> None: ...
 
-    def observations(self) -> Iterator[Observation]:
-        raise NotImplementedError
+    @abstractmethod
+    def observations(self) -> Iterator[Observation]: ...
 
-    def stop(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def stop(self) -> None: ...
 
-    def close(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def close(self) -> None: ...
 
 
 class ScriptFeed(Feed):
@@ -178,6 +180,7 @@ class ScriptFeed(Feed):
         from .sources.sim import SimulatedBoard
 
         self.kind = kind
+        self.recorded = True
         super().__init__(name)
         self._stopping = threading.Event()
         self.script = script

@@ -8,6 +8,8 @@ speed gives exactly the same stable views.
 
 from __future__ import annotations
 
+import math
+
 from rules.view import Observation, View
 
 # Script times are decimal seconds (0.1, 0.7...) whose float differences can fall a hair
@@ -61,8 +63,9 @@ class Stabiliser:
 
     def feed(self, obs: Observation) -> View | None:
         """Take one observation; return a view only at the moment it becomes stable."""
-        if obs.unreadable:
-            # A hand or glare hides part of the board: what we can read proves nothing.
+        if obs.unreadable or not math.isfinite(obs.time):
+            # A hand or glare hides part of the board (or the reading has no usable time):
+            # what we can read proves nothing.
             self._forget_candidate()
             return None
         if self._last_time is not None and obs.time < self._last_time:

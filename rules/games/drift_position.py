@@ -103,7 +103,7 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
     for pid, where in _obj(data, "pieces").items():
         if pid not in ro.index:
             raise _bad(f"pieces: no piece {pid!r} in this game (e.g. {ro.ids[0]})")
-        if where not in geo.index:
+        if not isinstance(where, str) or where not in geo.index:
             raise _bad(f"pieces: {pid} is on {where!r}, which is not a land space or river arrow")
         locs[ro.index[pid]] = geo.index[where]
     owner_of_home = {geo.home[m]: seat_ for seat_, m in enumerate(homes)}
