@@ -21,17 +21,17 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rules import Fidelity, game_names  # noqa: E402
-from vision.layout import DEFAULT_MODE  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
 from vision.motion import MotionGate  # noqa: E402
 from vision.sessions import Session, random_position  # noqa: E402
+from bench.vision_accuracy import CAMERA_GAMES, start_of  # noqa: E402
 
 CHESSCOG_MS = 2100.0
 
 
 def bench_game(game: str, n_frames: int, n_reads: int) -> dict[str, float]:
     s = Session.create(game, 3)
-    view = random_position(game, 5, 30).view(Fidelity.KIND)
+    view = random_position(game, 5, 30, start_of(game)).view(Fidelity.KIND)
     effects = s.effects(hard=False)
     top = np.clip(s.renderer.top_down(view), 0, 255).astype(np.uint8)
     clean = s.renderer.frame(view, s.pose, effects, s.rng, top=top, noise=False)
@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", default=None)
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    games = args.games.split(",") if args.games else [g for g in DEFAULT_MODE if g in game_names()]
+    games = args.games.split(",") if args.games else [g for g in CAMERA_GAMES if g in game_names()]
     load = os.getloadavg()
-    print(f"one core (cv2.setNumThreads(1)), 1280x720; load average {load[0]:.2f} on {os.cpu_count()} cores")
+    print(f"one core (cv2.setNumThreads(1)), 1280x720 (drift 1920x1080); load average {load[0]:.2f} on {os.cpu_count()} cores")
     print(f"{'game':<13} {'pieces':>6} {'watch ms':>9} {'fps':>6} {'p95 ms':>7} {'read p50':>9} {'p95':>7} "
           f"{'max':>7} {'lock ms':>8} {'x Chesscog':>11}")
     for g in games:

@@ -388,12 +388,12 @@ def _open_camera(source: Any, game: str) -> Feed:
     from rules import get_game
     from vision.capture import OpenCVCapture, Picamera2Capture, picamera2_available
     from vision.layout import Sheet
-    from vision.reader import Calibration, CalibrationError, Reader
-    from vision.samples import SampleGrid
+    from vision.reader import Calibration, CalibrationError
+    from vision.readers import grid_for, reader_for
 
     try:
-        grid = SampleGrid(Sheet.for_board(get_game(game).board()))
-        reader = Reader(grid, Calibration.load(source.calibration, grid), source.fidelity)
+        grid = grid_for(Sheet.for_board(get_game(game).board()))  # DRIFT has its own grid and reader
+        reader = reader_for(grid, Calibration.load(source.calibration, grid), source.fidelity)
     except (CalibrationError, KeyError, ValueError) as exc:
         raise SourceError(f"source.camera.calibration: {exc}") from None
     device = source.device

@@ -104,7 +104,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.capture import CaptureError, open_capture
     from vision.lock import draw_lock
     from vision.reader import Calibration, CalibrationError
-    from vision.samples import SampleGrid
+    from vision.readers import grid_for
 
     try:
         sheet = _sheet(args.game)
@@ -112,7 +112,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail("--game", str(exc))
     if args.frames < 1:
         return _fail("--frames", f"must be at least 1, got {args.frames}")
-    grid = SampleGrid(sheet)
+    grid = grid_for(sheet)
     view = None
     if args.position is not None:
         try:

@@ -39,7 +39,16 @@ TAGS: Mapping[str, Mapping[int, str]] = {
         15: "W0", 16: "W1", 17: "W2", 18: "W3", 19: "W5", 20: "W8",
         21: "B0", 22: "B1", 23: "B2", 24: "B3", 25: "B5", 26: "B8",
     },
+    # DRIFT: colour + rank (kind), four colours; coins lying, coins carried (a clip on the
+    # piece); the river rings' markers are in RING_TAGS (they give a rotation, not a piece).
+    "drift": {
+        **{27 + 3 * c + k: f"{colour}-{rank}" for c, colour in enumerate(("red", "blue", "green", "yellow"))
+           for k, rank in enumerate(("III", "II", "I"))},
+        39: "copper", 40: "gold", 41: "silver",
+        42: "carried:copper", 43: "carried:gold", 44: "carried:silver",
+    },
 }
+RING_TAGS: Mapping[str, Mapping[int, str]] = {"drift": {45: "outer", 46: "middle", 47: "inner"}}
 
 # How each game is read when nothing else is said: by tags, or by colour (a classifier
 # calibrated on the board). Annelids' pieces are too small for a legible tag at 720p;
@@ -52,6 +61,13 @@ PIECE_COLOURS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
     "anacund": {"A": (200, 40, 35), "B": (35, 60, 150)},
     "annihilation": {f"{c}{n}": ((205, 205, 200) if c == "W" else (45, 45, 50)) for c in "WB" for n in (0, 1, 2, 3, 5, 8)},
     "annelids": {"segment": (215, 130, 40), "blue": (40, 80, 200), "green": (40, 150, 60)},
+    "drift": {
+        **{f"{colour}-{rank}": rgb for colour, rgb in (("red", (190, 45, 40)), ("blue", (45, 70, 170)),
+                                                       ("green", (40, 140, 60)), ("yellow", (220, 190, 40)))
+           for rank in ("III", "II", "I")},
+        "copper": (184, 115, 51), "gold": (212, 175, 55), "silver": (190, 190, 195),
+        **{f"carried:{c}": (120, 120, 120) for c in ("copper", "gold", "silver")},
+    },
 }
 FLAT_END_RGB = (25, 25, 25)  # the band on an Annelids tail's flat end
 HEADED: Mapping[str, frozenset[str]] = {"annelids": frozenset({"blue", "green"})}  # read as colour:heading
@@ -61,6 +77,11 @@ PIECE_COUNTS: Mapping[str, Mapping[str, int]] = {
     "gyges": {"1": 4, "2": 4, "3": 4},
     "anacund": {"A": 36},  # each disc: A on the front, B on the back
     "annihilation": {f"W{n}": k * 2 for n, k in ((0, 1), (1, 2), (2, 1), (3, 1), (5, 1), (8, 1))},
+    # DRIFT at the default ranks (III, II, I: 2 each) for four colours; 6 coins of each type
+    # (the largest board's count is unknown: spares are cheap); a carried clip per coin type.
+    "drift": {**{f"{c}-{r}": 2 for c in ("red", "blue", "green", "yellow") for r in ("III", "II", "I")},
+              "copper": 6, "gold": 6, "silver": 6, "carried:copper": 2, "carried:gold": 2, "carried:silver": 2,
+              "ring:outer": 1, "ring:middle": 1, "ring:inner": 1},
 }
 BACK_FACE: Mapping[str, Mapping[str, str]] = {
     "anacund": {"A": "B"},
@@ -81,7 +102,7 @@ def tag_tokens(game: str) -> Mapping[int, str]:
 
 
 def tag_id(game: str, token: str) -> int:
-    for i, t in tag_tokens(game).items():
+    for i, t in {**tag_tokens(game), **{k: f"ring:{v}" for k, v in RING_TAGS.get(game, {}).items()}}.items():
         if t == token:
             return i
     raise KeyError(f"{game}: no tag for token {token!r}")

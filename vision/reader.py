@@ -170,7 +170,16 @@ class Reading:
 
 
 class Reader:
-    """Reads a locked frame space by space (see the module docstring)."""
+    """Reads a locked frame space by space (see the module docstring).
+
+    DRIFT's reader (``vision/drift_reader.py``) sets the class knobs below: its spaces may
+    hold two tokens side by side (a piece and a coin), so tags are looked for further out and
+    every point space is judged like an area (each foreign point on a tag that was read)."""
+
+    stacks = False  # point spaces may hold several tagged tokens side by side
+    scan_reach = 1.15  # tags are looked for this many piece radii round a space
+    on_space = 0.3  # a tag further than this many pitches from its space is off it
+    ignored_tags: frozenset[int] = frozenset()  # ids read elsewhere (DRIFT's ring markers)
 
     def __init__(self, grid: SampleGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND) -> None:
         if calibration.game != grid.sheet.game:
@@ -266,7 +275,7 @@ class Reader:
               found: list[tuple[int, np.ndarray]]) -> None:
         """Tags in the frame round space ``i``, added to ``found`` (sheet mm corners)."""
         s = self.grid.spaces[i]
-        r = self.sheet.piece_radius * 1.15
+        r = self.sheet.piece_radius * self.scan_reach
         if s.kind == "area":
             x, y, w, h = s.rect  # type: ignore[misc]
             quad = [(x - r, y - r), (x + w + r, y - r), (x + w + r, y + h + r), (x - r, y + h + r)]
@@ -293,6 +302,8 @@ class Reader:
         why: dict[str, str] = {}
         placed: dict[int, list[tuple[str, np.ndarray]]] = {}
         for tag, mm in found:
+            if tag in self.ignored_tags:
+                continue
             centre = mm.mean(axis=0)
             target, bad = self._place(centre)
             if target is None:
@@ -313,7 +324,7 @@ class Reader:
             got = placed.get(i, [])
             if s.id in why:
                 continue
-            if s.kind == "area":
+            if s.kind == "area" or (self.stacks and got):
                 if i in busy_set:
                     self._area(i, got, foreign_pt, tokens, why)
                 else:
@@ -339,7 +350,7 @@ class Reader:
         pitch = self.sheet.pitch
         if d[k] > 0.7 * pitch:
             return None, False
-        return int(self._point_ids[k]), bool(d[k] > 0.3 * pitch)
+        return int(self._point_ids[k]), bool(d[k] > self.on_space * pitch)
 
     def _area(self, i: int, got: list[tuple[str, np.ndarray]], foreign_pt: np.ndarray,
               tokens: dict[str, list[str]], why: dict[str, str]) -> None:

@@ -11,6 +11,7 @@ Images are OpenCV BGR ``uint8`` arrays.
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,14 +71,19 @@ def draw_sheet(sheet: Sheet, px_per_mm: float = 4.0, *, labels: bool = True) -> 
                 continue
             cv2.line(img, p(sa.x, sa.y), p(sb.x, sb.y), (170, 170, 170), thin, cv2.LINE_AA)
     r = sheet.piece_radius
+    # DRIFT's rings turn: their arrows are printed alike and unlabelled (the ring's marker, a
+    # sticker, says which is arrow 0), and its rotation spaces are read from that marker.
+    plain = {sh.id for sh in sheet.shapes if b.name == "drift" and re.match(r"^(OR|MR|IR)\d+$", sh.id)}
     for sh in sheet.shapes:
+        if b.name == "drift" and sh.id.startswith("rotation:"):
+            continue
         if sh.kind == "edge":
             (x1, y1), (x2, y2) = sh.ends  # type: ignore[misc]
             cv2.line(img, p(x1, y1), p(x2, y2), (0, 0, 0), line, cv2.LINE_AA)
         elif sh.kind == "point":
             cv2.circle(img, p(sh.x, sh.y), int(round(r * s)), (0, 0, 0), line, cv2.LINE_AA)
             cv2.circle(img, p(sh.x, sh.y), max(1, int(round(0.8 * s))), (0, 0, 0), -1, cv2.LINE_AA)
-            if labels:
+            if labels and sh.id not in plain:
                 _text(img, sh.id, p(sh.x + 0.72 * r, sh.y + 1.05 * r), 2.4 * s, (90, 90, 90))
     for mid, corners in sheet.marker_corners().items():
         x0, y0 = corners[0]

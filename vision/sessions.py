@@ -21,8 +21,14 @@ from . import layout
 from .calibration import calibrate, colour_layout
 from .layout import Sheet
 from .reader import Calibration, Reader
+from .readers import grid_for, reader_for
 from .samples import SampleGrid
-from .synth import Effects, Pose, Renderer
+from .synth import FRAME_SIZE, Effects, Pose, Renderer
+
+
+# DRIFT's board is 64 cm across: at 720p its tags are under 3 px a cell, too few to read
+# reliably, so it is filmed at 1080p (a mode every Pi camera and most webcams have).
+CAMERA = {"drift": (1920, 1080)}
 
 
 @dataclass
@@ -40,13 +46,13 @@ class Session:
                rotation: float = 8.0, fill: tuple[float, float] = (0.85, 0.97)) -> "Session":
         rng = np.random.default_rng(seed)
         board = get_game(game).board()
-        grid = grid if grid is not None and grid.sheet.board == board else SampleGrid(Sheet.for_board(board))
+        grid = grid if grid is not None and grid.sheet.board == board else grid_for(Sheet.for_board(board))
         sheet = grid.sheet
         mode = mode or layout.DEFAULT_MODE.get(game, "tags")
-        renderer = Renderer(sheet, mode=mode)
+        renderer = Renderer(sheet, mode=mode, size=CAMERA.get(game, FRAME_SIZE))
         pose = renderer.random_pose(rng, rotation=rotation, fill=fill)
         blur = float(rng.uniform(0.3, 1.2))
-        calm = lambda: replace(Effects.random(rng, hard=False), blur=blur)  # noqa: E731
+        calm = lambda: replace(Effects.random(rng, hard=False, size=renderer.size), blur=blur)  # noqa: E731
         empty = [renderer.frame(View(), pose.jittered(rng, 0.3), calm(), rng) for _ in range(3)]
         shots = []
         if mode == "colour":
@@ -56,19 +62,19 @@ class Session:
         return cls(sheet, grid, renderer, pose, blur, cal, rng)
 
     def reader(self, fidelity: Fidelity = Fidelity.KIND) -> Reader:
-        return Reader(self.grid, self.calibration, fidelity)
+        return reader_for(self.grid, self.calibration, fidelity)  # type: ignore[return-value]
 
     def effects(self, *, hard: bool = True) -> Effects:
-        return replace(Effects.random(self.rng, hard=hard), blur=self.blur)
+        return replace(Effects.random(self.rng, hard=hard, size=self.renderer.size), blur=self.blur)
 
     def frame(self, view: View, *, hard: bool = True, jitter: float = 1.0) -> tuple[np.ndarray, Effects]:
         e = self.effects(hard=hard)
         return self.renderer.frame(view, self.pose.jittered(self.rng, jitter), e, self.rng), e
 
 
-def random_position(game: str, seed: int, plies: int) -> State:
-    """A position reached by ``plies`` random legal moves from the game's start."""
-    state = get_game(game).start()
+def random_position(game: str, seed: int, plies: int, start: State | None = None) -> State:
+    """A position reached by ``plies`` random legal moves from ``start`` (the game's start)."""
+    state = start if start is not None else get_game(game).start()
     rng = random.Random(seed)
     for _ in range(plies):
         moves = list(state.legal_moves())
@@ -78,10 +84,11 @@ def random_position(game: str, seed: int, plies: int) -> State:
     return state
 
 
-def scripted_game(game: str, seed: int, moves: int) -> tuple[State, list]:
-    """A start position and ``moves`` legal moves from it (fewer if the game ends); only
-    moves the board shows (not a resignation or a pass, which are declared, not seen)."""
-    start = get_game(game).start()
+def scripted_game(game: str, seed: int, moves: int, start: State | None = None) -> tuple[State, list]:
+    """A start position (the game's, unless given) and ``moves`` legal moves from it (fewer
+    if the game ends); only moves the board shows (not a resignation or a pass, which are
+    declared, not seen)."""
+    start = start if start is not None else get_game(game).start()
     state, out = start, []
     rng = random.Random(seed)
     for _ in range(moves):

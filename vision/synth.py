@@ -138,6 +138,9 @@ class Renderer:
         each piece's small offset and tag angle depend only on its space and kind, so a
         piece that stays put looks the same in every frame of a video."""
         img = self._paper.copy()
+        if self.sheet.game == "drift":
+            self._draw_drift(img, view, rng)
+            return img
         for space, tokens in view.items():
             if rng is None:
                 rng_here = np.random.default_rng(zlib.crc32(f"{space}|{'|'.join(tokens)}".encode()))
@@ -160,6 +163,24 @@ class Renderer:
             jitter = self.sheet.pitch * 0.04
             self._draw_disc(img, shape.x + rng.uniform(-jitter, jitter), shape.y + rng.uniform(-jitter, jitter),
                             tokens[0], rng)
+
+    def _draw_drift(self, img: np.ndarray, view: View, rng: np.random.Generator | None) -> None:
+        """DRIFT: each ring's marker where its rotation puts it, and tokens where the rings
+        have carried their arrows, side by side (see vision/drift_reader.py)."""
+        from .drift_reader import Annuli, drift_slots, rotations_of
+
+        annuli = self.__dict__.setdefault("_annuli", Annuli.for_sheet(self.sheet))
+        rots = rotations_of(view)
+        for ring in annuli.rings:
+            x, y = annuli.marker_at(ring, rots[ring.name])
+            self._draw_tag(img, (int(round(x * self.s)), int(round(y * self.s))), ring.tag, -ring.angle(rots[ring.name]))
+        for space, tokens in view.items():
+            if space.startswith("rotation:") or space not in self.sheet.by_id:
+                continue
+            here = rng if rng is not None else np.random.default_rng(zlib.crc32(f"{space}|{'|'.join(tokens)}".encode()))
+            jitter = self.sheet.pitch * 0.04
+            for (x, y), token in zip(drift_slots(annuli, self.sheet, space, len(tokens), rots), tokens):
+                self._draw_disc(img, x + here.uniform(-jitter, jitter), y + here.uniform(-jitter, jitter), token, here)
 
     def frame(self, view: View, pose: Pose, effects: Effects = Effects(),
               rng: np.random.Generator | None = None, *, top: np.ndarray | None = None,

@@ -1,0 +1,400 @@
+"""DRIFT on the Annuli board through the camera: turning river rings, tokens side by side.
+
+The three river rings turn; the land does not. Each ring carries one marker (a tag of
+:data:`vision.layout.RING_TAGS`) stuck on the ring where its arrow ``k = 0`` starts, so the
+marker's angle is the ring's rotation step. The rings are printed with identical plain arrow
+circles (no labels on the ring), so a ring turned a whole number of steps prints the same as
+at rotation 0 and the empty-board calibration (taken with every ring at rotation 0) holds at
+any rotation. A river arrow keeps its id while it turns (``OR14`` is the arrow printed on the
+ring), so once the rotations are read the reader samples each arrow where it now is: the
+board's sample points of that arrow turned about the board's centre.
+
+A DRIFT space may hold two tokens side by side (a piece and the coin it stands by, a piece and
+its carried coin's clip); each is a tagged disc and every foreign point in the space must lie
+on a disc whose tag was read. Three or more tokens on a space (a crowded home) do not fit: the
+tags that lie neither on a space's centre nor as a pair across it make every space within 1.3
+pitch unreadable, since they may belong to any of them (except a row spilling exactly onto the
+outer ring's next spaces, which looks like pairs there: docs/vision.md, "Crowds").
+
+Every river whose marker is not seen exactly once, whole and on a step, makes its rotation
+space and all its arrows unreadable.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from rules.games.drift_geometry import geometry
+from rules.view import Fidelity, View
+
+from . import layout
+from .layout import Sheet, SpaceShape
+from .lock import detect_all
+from .reader import AREA_EMPTY_MAX, Calibration, CalibrationError, Reader, Reading
+from .samples import Group, SampleGrid, sample
+
+# Ring markers sit on the ring's own radius, except the outer ring's: there the repositories
+# sit inside the river, so its marker goes 14 mm out (where the board's rotation space is).
+MARKER_OUT = {"outer": 14.0, "middle": 0.0, "inner": 0.0}
+CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
+STEP_SLACK = 0.2  # a marker further than this share of a step off a step is mid-turn
+GRIDS_KEPT = 8
+CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
+EXPLAIN = 1.25  # piece radii round a read tag that its disc (and shadow) may cover  # turned sample grids cached (a game sees a handful of rotations)
+
+
+@dataclass(frozen=True)
+class Ring:
+    """One river ring on the sheet (sheet millimetres, degrees clockwise from 12 o'clock)."""
+
+    name: str
+    arrows: tuple[str, ...]
+    sign: int  # +1 flows clockwise, -1 counter-clockwise
+    radius: float  # the arrows' radius
+    rotation_space: str
+    tag: int
+
+    @property
+    def n(self) -> int:
+        return len(self.arrows)
+
+    @property
+    def step(self) -> float:
+        return 360.0 / self.n
+
+    @property
+    def marker_radius(self) -> float:
+        return self.radius + MARKER_OUT.get(self.name, 0.0)
+
+    def angle(self, rotation: int) -> float:
+        """How far the ring has turned at ``rotation`` (degrees clockwise)."""
+        return (rotation * self.step * self.sign) % 360.0
+
+
+@dataclass(frozen=True)
+class Annuli:
+    centre: tuple[float, float]
+    rings: tuple[Ring, ...]
+
+    @classmethod
+    def for_sheet(cls, sheet: Sheet) -> "Annuli":
+        if sheet.game != "drift":
+            raise ValueError(f"{sheet.game}: not the Annuli board")
+        b = sheet.board
+        cx, cy = sheet.to_sheet(b.width_mm / 2, b.height_mm / 2)
+        geo = geometry()
+        tags = {v: k for k, v in layout.RING_TAGS["drift"].items()}
+        rings = []
+        for river in geo.rivers:
+            ids = tuple(geo.ids[a] for a in river.arrows)
+            radius = float(np.median([math.hypot(sheet.by_id[a].x - cx, sheet.by_id[a].y - cy) for a in ids]))
+            rings.append(Ring(river.name, ids, 1 if river.clockwise else -1, radius, river.rotation_space,
+                              tags[river.name]))
+        return cls((cx, cy), tuple(rings))
+
+    def turn(self, pts: np.ndarray, degrees: float) -> np.ndarray:
+        """``pts`` (sheet mm) turned clockwise about the board's centre (y grows down)."""
+        a = math.radians(degrees)
+        c, s = math.cos(a), math.sin(a)
+        d = pts - np.float32(self.centre)
+        out = np.stack([d[:, 0] * c - d[:, 1] * s, d[:, 0] * s + d[:, 1] * c], axis=1) + np.float32(self.centre)
+        return out.astype(np.float32)
+
+    def marker_at(self, ring: Ring, rotation: int) -> tuple[float, float]:
+        a = math.radians(ring.angle(rotation))
+        return (self.centre[0] + ring.marker_radius * math.sin(a), self.centre[1] - ring.marker_radius * math.cos(a))
+
+    def where(self, sheet: Sheet, space: str, rots: Mapping[str, int]) -> tuple[float, float]:
+        """Where a space is on the table with the rings at ``rots`` (ring name → step)."""
+        s = sheet.by_id[space]
+        for ring in self.rings:
+            if space in ring.arrows:
+                x, y = self.turn(np.float32([[s.x, s.y]]), ring.angle(rots.get(ring.name, 0)))[0]
+                return float(x), float(y)
+        return s.x, s.y
+
+
+def rotations_of(view: View) -> dict[str, int]:
+    """Each ring's step as the view gives it (0 when it says nothing readable)."""
+    out = {}
+    for name in ("outer", "middle", "inner"):
+        toks = view.get_tokens(f"rotation:{name}")
+        out[name] = int(toks[0]) if len(toks) == 1 and toks[0].isdigit() else 0
+    return out
+
+
+class DriftGrid(SampleGrid):
+    """The Annuli board's sample points, with no light probe where a ring marker may stand,
+    and the same points for the rings turned to any rotation (:meth:`turned`)."""
+
+    def __init__(self, sheet: Sheet) -> None:
+        self.annuli = Annuli.for_sheet(sheet)
+        super().__init__(sheet)
+        self._turned: OrderedDict[tuple[int, ...], SampleGrid] = OrderedDict()
+
+    def _probes(self) -> np.ndarray:
+        pts = super()._probes()
+        keep = np.ones(len(pts), bool)
+        clear = self.sheet.tag_mm * math.sqrt(2) / 2 + 3.5  # the marker's sticker and a margin
+        for ring in self.annuli.rings:
+            for k in range(ring.n):
+                x, y = self.annuli.marker_at(ring, k)
+                keep &= np.hypot(pts[:, 0] - x, pts[:, 1] - y) > clear
+        return pts[keep]
+
+    def turned(self, rots: tuple[int, ...]) -> SampleGrid:
+        """This grid with each ring's arrows turned ``rots`` steps (outer, middle, inner)."""
+        if not any(rots):
+            return self
+        if rots in self._turned:
+            self._turned.move_to_end(rots)
+            return self._turned[rots]
+        g = copy.copy(self)
+        spaces = list(self.spaces)
+        body, core = self.body.mm.copy(), self.core.mm.copy()
+        for ring, r in zip(self.annuli.rings, rots):
+            deg = ring.angle(r)
+            for a in ring.arrows:
+                i = self.index[a]
+                s = spaces[i]
+                x, y = self.annuli.turn(np.float32([[s.x, s.y]]), deg)[0]
+                spaces[i] = SpaceShape(s.id, float(x), float(y), s.kind, s.ends, s.rect)
+                for grp, mm in ((self.body, body), (self.core, core)):
+                    sl = grp.of(i)
+                    mm[sl] = self.annuli.turn(mm[sl], deg)
+        g.spaces = tuple(spaces)
+        g.body, g.core = Group(body, self.body.start), Group(core, self.core.start)
+        g.space_basis = self.basis(np.array([(s.x, s.y) for s in spaces], np.float32))
+        g.probe_of = g._nearest_probes()
+        self._turned[rots] = g
+        if len(self._turned) > GRIDS_KEPT:
+            self._turned.popitem(last=False)
+        return g
+
+
+def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Tags in the frame inside ``quad_px``'s bounding box: (id, corners in frame pixels)."""
+    x0, y0 = np.maximum(np.floor(quad_px.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(quad_px.max(axis=0)).astype(int) + 1
+    x1, y1 = min(grey.shape[1], x1), min(grey.shape[0], y1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    return detect_all(detector, grey[y0:y1, x0:x1], (x0, y0))  # type: ignore[arg-type]
+
+
+class _TurnedReader(Reader):
+    stacks = True
+    scan_reach = 3.0  # two discs side by side, and a third spilt beyond them (to be caught)
+    on_space = 0.45
+    ignored_tags = frozenset(layout.RING_TAGS["drift"])
+
+    def _scan(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, i: int, detector: object,
+              found: list[tuple[int, np.ndarray]]) -> None:
+        s = self.grid.spaces[i]
+        r = self.sheet.piece_radius * self.scan_reach
+        quad = np.float32([[(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]])
+        for tag, corners in detect_in(detector, grey, cv2.perspectiveTransform(quad, H)[0]):
+            mm = cv2.perspectiveTransform(corners[None], H_inv)[0]
+            centre = mm.mean(axis=0)
+            if not any(t == tag and np.hypot(*(c.mean(axis=0) - centre)) < self.sheet.tag_mm / 2 for t, c in found):
+                found.append((tag, mm))
+
+    def _judge_tags(self, busy: np.ndarray, found: list[tuple[int, np.ndarray]],
+                    foreign_pt: np.ndarray) -> tuple[dict[str, list[str]], dict[str, str]]:
+        # Spaces are close (a repository is 20 mm from its home): a disc on one space may
+        # reach into the next, so any read tag's disc explains foreign points anywhere.
+        self._found = [mm.mean(axis=0) for tag, mm in found if tag not in self.ignored_tags]
+        tokens, why = super()._judge_tags(busy, found, foreign_pt)
+        # Tokens lie one on a space's centre or two side by side across it; any tag lying
+        # otherwise (a third token spilt over the edge, a crowded home) may belong to any
+        # space round it, so all of them within reach are unreadable.
+        at: dict[int, list[np.ndarray]] = {}
+        astray: list[np.ndarray] = []
+        for c in self._found:
+            target, _ = self._place(c)
+            if target is None:
+                astray.append(c)  # near no space at all
+            else:
+                at.setdefault(target, []).append(c)
+        for target, cs in at.items():
+            if not self._lies_right(target, cs):
+                astray += cs
+        if astray:
+            for c in astray:
+                for j in self._point_ids:
+                    s = self.grid.spaces[int(j)]
+                    if math.hypot(s.x - c[0], s.y - c[1]) <= CROWD_REACH * self.sheet.pitch:
+                        tokens.pop(s.id, None)
+                        why[s.id] = "tokens crowded here or next to here"
+        for i in busy:
+            s = self.grid.spaces[int(i)]
+            if why.get(s.id) == "something here that is not a readable piece" and s.kind == "point":
+                del why[s.id]
+                self._area(int(i), [], foreign_pt, tokens, why)  # explained: read as empty ([])
+        return tokens, why
+
+    def _lies_right(self, i: int, centres: list[np.ndarray]) -> bool:
+        s, pitch = self.grid.spaces[i], self.sheet.pitch
+        d = [math.hypot(c[0] - s.x, c[1] - s.y) for c in centres]
+        if len(centres) == 1:
+            return d[0] <= 0.15 * pitch  # placed on its circle: a few mm off at most
+        if len(centres) == 2:
+            mid = (centres[0] + centres[1]) / 2
+            apart = float(np.hypot(*(centres[0] - centres[1])))
+            return (min(d) >= 0.3 * pitch and max(d) <= 0.48 * pitch and apart >= 0.65 * pitch
+                    and math.hypot(mid[0] - s.x, mid[1] - s.y) <= 0.3 * pitch)
+        return False
+
+    def _area(self, i: int, got: list[tuple[str, np.ndarray]], foreign_pt: np.ndarray,
+              tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+        sl = self.grid.body.of(i)
+        pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
+        reach = self.sheet.piece_radius * EXPLAIN
+        s = self.grid.spaces[i]
+        near = [c for c in self._found if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + self.sheet.pitch]
+        explained = np.zeros(len(pts), bool)
+        for c in near:
+            explained |= np.hypot(pts[:, 0] - c[0], pts[:, 1] - c[1]) <= reach
+        if fg.any() and (fg & ~explained).mean() > AREA_EMPTY_MAX:
+            why[self.grid.spaces[i].id] = "something here that is not a readable piece" if not got \
+                else "pieces here whose tags cannot be read"
+        else:
+            tokens[self.grid.spaces[i].id] = [t for t, _ in got]
+
+
+class DriftReader:
+    """Reads a DRIFT frame: the rings' rotations from their markers, then every space with
+    the arrows where the rings have carried them. Same interface as :class:`Reader`."""
+
+    def __init__(self, grid: DriftGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND) -> None:
+        if not isinstance(grid, DriftGrid):
+            raise CalibrationError("DRIFT is read on a DriftGrid (vision.drift_reader.DriftGrid(sheet))")
+        if fidelity is Fidelity.IDENTITY:
+            raise CalibrationError("drift: pieces carry kind tags (colour and rank); there are not enough "
+                                   "tag ids for one per piece, so read DRIFT at kind fidelity")
+        if calibration.mode != "tags":
+            raise CalibrationError("drift: its pieces, coins and rings are read by tags (mode 'tags')")
+        self.grid = grid
+        self.sheet = grid.sheet
+        self.cal = calibration
+        self.fidelity = fidelity
+        self.annuli = grid.annuli
+        self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
+        self._base = self._reader((0, 0, 0))
+        r = 0.3 * self.sheet.tag_mm
+        ax = np.arange(-r, r + 1e-6, 1.0)
+        xx, yy = np.meshgrid(ax, ax)
+        disk = np.stack([xx.ravel(), yy.ravel()], 1)[(xx.ravel() ** 2 + yy.ravel() ** 2) <= r * r]
+        self._disk_n = len(disk)
+        self._candidates = [np.float32([self.annuli.marker_at(ring, k) for k in range(ring.n)])
+                            for ring in self.annuli.rings]
+        centres = np.concatenate(self._candidates)
+        self._candidate_pts = (centres[:, None, :] + disk[None].astype(np.float32)).reshape(-1, 2)
+
+    def _reader(self, rots: tuple[int, ...]) -> Reader:
+        if rots not in self._readers:
+            self._readers[rots] = _TurnedReader(self.grid.turned(rots), self.cal, Fidelity.KIND)
+            if len(self._readers) > GRIDS_KEPT:
+                self._readers.popitem(last=False)
+        self._readers.move_to_end(rots)
+        return self._readers[rots]
+
+    def read(self, frame: np.ndarray, H: np.ndarray) -> Reading:
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        rots, ring_why = self.rotations(grey, H)
+        reading = self._reader(tuple(r if r is not None else 0 for r in rots)).read(frame, H)
+        tokens = {s: list(t) for s, t in reading.view.items() if t}
+        why = dict(reading.why)
+        for ring, r in zip(self.annuli.rings, rots):
+            tokens.pop(ring.rotation_space, None)
+            why.pop(ring.rotation_space, None)  # its fixed spot is read by the marker instead
+            if r is None:
+                why[ring.rotation_space] = ring_why[ring.name]
+                for a in ring.arrows:
+                    tokens.pop(a, None)
+                    why[a] = f"the {ring.name} river's rotation cannot be read"
+            else:
+                tokens[ring.rotation_space] = [str(r)]
+        view = View({s: t for s, t in tokens.items() if s not in why})
+        if self.fidelity is Fidelity.OCCUPANCY:
+            view = view.at_fidelity(Fidelity.OCCUPANCY)
+        return Reading(view, frozenset(why), why)
+
+    def rotations(self, grey: np.ndarray, H: np.ndarray) -> tuple[list[int | None], dict[str, str]]:
+        """Each ring's rotation step from its marker, or None with the reason."""
+        vals = sample(grey, H, self._candidate_pts).reshape(-1, self._disk_n)
+        contrast = vals.std(axis=1) / np.maximum(vals.mean(axis=1), 1.0)
+        detector = self._base._sized(H)
+        H_inv = np.linalg.inv(H)
+        out: list[int | None] = []
+        why: dict[str, str] = {}
+        start = 0
+        half = self.sheet.tag_mm * math.sqrt(2) / 2 + 3.0
+        for ring, cands in zip(self.annuli.rings, self._candidates):
+            mine = contrast[start:start + ring.n]
+            start += ring.n
+            looked = np.flatnonzero(mine >= CONTRAST_MIN)
+            steps: set[int] = set()
+            trouble = ""
+            if len(looked) > 3:  # a hand or glare over the ring: wait for the next still frame
+                looked = looked[:0]
+                trouble = "the ring is covered"
+            for k in looked:
+                for tag, mm in self._tags_near(grey, H, H_inv, cands[k], half, detector):
+                    step, bad = self._step_of(ring, tag, mm)
+                    if bad:
+                        trouble = bad
+                    else:
+                        steps.add(step)
+            if len(steps) == 1 and not trouble:
+                out.append(steps.pop())
+            else:
+                out.append(None)
+                why[ring.name] = trouble or ("two markers on the ring" if steps
+                                             else "the ring's rotation marker cannot be seen")
+        return out, why
+
+    def _tags_near(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, c: np.ndarray, half: float,
+                   detector: object) -> list[tuple[int, np.ndarray]]:
+        quad = np.float32([[(c[0] - half, c[1] - half), (c[0] + half, c[1] - half),
+                            (c[0] + half, c[1] + half), (c[0] - half, c[1] + half)]])
+        found = detect_in(detector, grey, cv2.perspectiveTransform(quad, H)[0])
+        return [(tag, cv2.perspectiveTransform(corners[None], H_inv)[0]) for tag, corners in found]
+
+    def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:
+        """The step a marker seen at ``mm`` (its corners, sheet mm) stands for, or why not."""
+        if tag != ring.tag:
+            return 0, f"tag {tag} on the {ring.name} ring is not its marker"
+        sides = np.linalg.norm(mm - np.roll(mm, -1, axis=0), axis=1)
+        if not (0.7 * self.sheet.tag_mm <= sides.mean() <= 1.35 * self.sheet.tag_mm) or sides.max() > 1.4 * sides.min():
+            return 0, f"the {ring.name} ring's marker is not its printed size"
+        cx, cy = mm.mean(axis=0)
+        dx, dy = cx - self.annuli.centre[0], cy - self.annuli.centre[1]
+        if abs(math.hypot(dx, dy) - ring.marker_radius) > 0.25 * self.sheet.tag_mm:
+            return 0, f"the {ring.name} ring's marker is off the ring"
+        angle = math.degrees(math.atan2(dx, -dy)) % 360.0
+        steps = angle / ring.step * ring.sign
+        k = round(steps)
+        if abs(steps - k) > STEP_SLACK:
+            return 0, f"the {ring.name} river is part-way through a turn"
+        return int(k) % ring.n, ""
+
+
+def drift_slots(annuli: Annuli, sheet: Sheet, space: str, n: int, rots: Mapping[str, int]) -> list[tuple[float, float]]:
+    """Where ``n`` tokens on ``space`` lie: side by side along the ring, a sticker apart
+    (three or more spill over the space's edge, which the reader reports)."""
+    x, y = annuli.where(sheet, space, rots)
+    if n <= 1:
+        return [(x, y)]
+    cx, cy = annuli.centre
+    d = math.hypot(x - cx, y - cy) or 1.0
+    tx, ty = -(y - cy) / d, (x - cx) / d  # along the ring
+    off = sheet.tag_mm * math.sqrt(2) + 4  # one round sticker's width
+    return [(x + tx * off * (k - (n - 1) / 2), y + ty * off * (k - (n - 1) / 2)) for k in range(n)]
