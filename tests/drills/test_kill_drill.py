@@ -105,4 +105,12 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path):
         else:
             killed_mid_game += 1
     assert killed_mid_game >= KILLS // 2, "most kills must land mid-game; the delays are too long"
-    assert finished_games >= 1 or KILLS < 8, "no game reached its end across the kills"
+    # Whether a kill happened to land after the last move depends on timing; what must hold
+    # is that the last killed game, resumed once more and left alone, ends exactly as scripted.
+    done = subprocess.run(
+        [sys.executable, "-m", "tableref", "run", "--journal", str(path), "--speed", "0", "--json"],
+        capture_output=True, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    records = check_opens_cleanly(path)
+    assert len(records) == 1 and records[0].finished
+    assert records[0].states == expected and records[0].state.outcome().winner == "south"
