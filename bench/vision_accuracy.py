@@ -24,11 +24,13 @@ the script's. Prints figures; exits 1 if there is any false accept or any game d
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -44,21 +46,7 @@ MAX_PLIES = {"gyges": 60, "anacund": 40, "annihilation": 60, "annelids": 80, "dr
 CAMERA_GAMES = (*DEFAULT_MODE, "drift")  # DRIFT is read by vision/drift_reader.py (tags, rings)
 # DRIFT's start piles every player's pieces in its home (a pile cannot be seen into), so its
 # frames start from a 3-player game under way (tests/tableref/test_drift_game.py's position).
-DRIFT_MIDGAME = {
-    "game": "drift",
-    "players": [{"colour": "red", "home": "circle"}, {"colour": "blue", "home": "square"},
-                {"colour": "green", "home": "hexagon"}],
-    "ranks": {"III": 2, "II": 2, "I": 2}, "phase": "play", "to_move": "red",
-    "rotations": {"outer": 0, "middle": 0, "inner": 0},
-    "pieces": {"red-I-1": "O2", "red-II-1": "O6", "blue-III-1": "O9", "blue-I-1": "M10",
-               "green-II-1": "O15", "green-III-1": "M14"},
-    "carrying": {"red-I-1": "silver"},
-    "coins": {"O12": ["copper"], "O22": ["copper"], "M6": ["gold"], "M12": ["gold"], "I3": ["silver"],
-              "I9": ["silver"]},
-    "repositories": {"red": ["copper", "gold"], "blue": [], "green": []},
-    "turn": {"moved": [], "current": None, "points": 0},
-    "to_place": {"copper": 0, "gold": 0, "silver": 0},
-}
+DRIFT_MIDGAME = json.loads((Path(__file__).resolve().parents[1] / "tests" / "tableref" / "drift_midgame.json").read_text())
 
 
 def start_of(game: str):

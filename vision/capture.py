@@ -10,6 +10,7 @@ from a source spec as the ``--source`` option gives it.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -36,7 +37,7 @@ class Capture(Protocol):
     def close(self) -> None: ...
 
 
-class _Base:
+class _Base(ABC):
     name = "capture"
 
     def __enter__(self) -> "_Base":
@@ -46,14 +47,14 @@ class _Base:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def start(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def start(self) -> None: ...
 
-    def read(self) -> CapturedFrame | None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def read(self) -> CapturedFrame | None: ...
 
-    def close(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def close(self) -> None: ...
 
     def frames(self) -> Iterator[CapturedFrame]:
         """Every frame until the source ends (starts the capture if needed)."""

@@ -5,6 +5,9 @@ by deposit. The end-turn presses are ``Declare("end")`` commands issued between 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rules import Fidelity, View, get_game
@@ -17,23 +20,9 @@ from tableref.stabiliser import Stabiliser
 GAME = get_game("drift")
 INTERVAL = 0.1
 
-# Red (circle, home O0), Blue (square, O8), Green (hexagon, O16). Red has copper and gold on its
+# (Shared with bench/vision_accuracy.py.) Red (circle, home O0), Blue (square, O8), Green (hexagon, O16). Red has copper and gold on its
 # repository and its I-1 carries the silver two spaces from home.
-START = GAME.from_dict({
-    "game": "drift",
-    "players": [{"colour": "red", "home": "circle"}, {"colour": "blue", "home": "square"},
-                {"colour": "green", "home": "hexagon"}],
-    "ranks": {"III": 2, "II": 2, "I": 2}, "phase": "play", "to_move": "red",
-    "rotations": {"outer": 0, "middle": 0, "inner": 0},
-    "pieces": {"red-I-1": "O2", "red-II-1": "O6", "blue-III-1": "O9", "blue-I-1": "M10",
-               "green-II-1": "O15", "green-III-1": "M14"},
-    "carrying": {"red-I-1": "silver"},
-    "coins": {"O12": ["copper"], "O22": ["copper"], "M6": ["gold"], "M12": ["gold"], "I3": ["silver"],
-              "I9": ["silver"]},
-    "repositories": {"red": ["copper", "gold"], "blue": [], "green": []},
-    "turn": {"moved": [], "current": None, "points": 0},
-    "to_place": {"copper": 0, "gold": 0, "silver": 0},
-})
+START = GAME.from_dict(json.loads((Path(__file__).with_name("drift_midgame.json")).read_text()))
 
 # (move, how it reaches the referee): "board" = shown on the board, "declare" = end-turn pressed.
 MOVES = [
