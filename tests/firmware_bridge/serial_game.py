@@ -57,7 +57,7 @@ def referee_board(board: SerialBoard, referee: Referee, stabiliser: Stabiliser, 
     """tableref.service.play_observations, plus the players' confirmations through the
     referee's own queue; ends at game over, at ``stop``, or at ``deadline``."""
     decisions: list[Decision] = []
-    loop = RefereeLoop(referee)
+    loop = RefereeLoop(referee, latest_view_only=False)  # as play_observations: the script runs at 10x, every view counts
     choose = confirmer(referee, states)
     finished = threading.Event()
 
