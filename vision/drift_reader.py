@@ -195,16 +195,13 @@ class _TurnedReader(Reader):
     on_space = 0.45
     ignored_tags = frozenset(layout.RING_TAGS["drift"])
 
-    def _scan(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, i: int, detector: object,
-              found: list[tuple[int, np.ndarray]]) -> None:
-        s = self.grid.spaces[i]
-        r = self.sheet.piece_radius * self.scan_reach
-        quad = np.float32([[(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]])
-        for tag, corners in detect_in(detector, grey, cv2.perspectiveTransform(quad, H)[0]):
-            mm = cv2.perspectiveTransform(corners[None], H_inv)[0]
-            centre = mm.mean(axis=0)
-            if not any(t == tag and np.hypot(*(c.mean(axis=0) - centre)) < self.sheet.tag_mm / 2 for t, c in found):
-                found.append((tag, mm))
+    def _read_tags(self, frame: np.ndarray, H: np.ndarray, busy: np.ndarray, foreign_pt: np.ndarray,
+                   tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+        # The rotation spaces hold the ring markers, read by DriftReader.rotations: scanning
+        # them here would only find "unreadable" there and buy every frame a second look.
+        marked = {ring.rotation_space for ring in self.grid.annuli.rings}  # type: ignore[attr-defined]
+        rotation = np.array([self.grid.spaces[int(i)].id in marked for i in busy], bool)
+        super()._read_tags(frame, H, busy[~rotation], foreign_pt, tokens, why)
 
     def _judge_tags(self, busy: np.ndarray, found: list[tuple[int, np.ndarray]],
                     foreign_pt: np.ndarray) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -217,22 +214,23 @@ class _TurnedReader(Reader):
         # space round it, so all of them within reach are unreadable.
         at: dict[int, list[np.ndarray]] = {}
         astray: list[np.ndarray] = []
-        for c in self._found:
-            target, _ = self._place(c)
-            if target is None:
+        targets = self._place_all(np.float32(self._found).reshape(-1, 2))[0]
+        for c, target in zip(self._found, targets):
+            if target < 0:
                 astray.append(c)  # near no space at all
             else:
-                at.setdefault(target, []).append(c)
+                at.setdefault(int(target), []).append(c)
         for target, cs in at.items():
             if not self._lies_right(target, cs):
                 astray += cs
         if astray:
-            for c in astray:
-                for j in self._point_ids:
-                    s = self.grid.spaces[int(j)]
-                    if math.hypot(s.x - c[0], s.y - c[1]) <= CROWD_REACH * self.sheet.pitch:
-                        tokens.pop(s.id, None)
-                        why[s.id] = "tokens crowded here or next to here"
+            pts = self._points[self._point_ids]
+            a = np.float32(astray)
+            d = np.hypot(pts[None, :, 0] - a[:, None, 0], pts[None, :, 1] - a[:, None, 1])
+            for j in self._point_ids[(d <= CROWD_REACH * self.sheet.pitch).any(axis=0)]:
+                s = self.grid.spaces[int(j)]
+                tokens.pop(s.id, None)
+                why[s.id] = "tokens crowded here or next to here"
         for i in busy:
             s = self.grid.spaces[int(i)]
             if why.get(s.id) == "something here that is not a readable piece" and s.kind == "point":
@@ -309,7 +307,7 @@ class DriftReader:
     def read(self, frame: np.ndarray, H: np.ndarray) -> Reading:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         rots, ring_why = self.rotations(grey, H)
-        reading = self._reader(tuple(r if r is not None else 0 for r in rots)).read(frame, H)
+        reading = self._reader(tuple(r if r is not None else 0 for r in rots)).read(frame, H, grey)
         tokens = {s: list(t) for s, t in reading.view.items() if t}
         why = dict(reading.why)
         for ring, r in zip(self.annuli.rings, rots):

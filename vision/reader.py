@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,20 +199,24 @@ class Reader:
         self._point_ids = np.flatnonzero(~grid.is_area & ~grid.is_edge)
         self._means = np.array([c.mean for c in calibration.classes], np.float32).reshape(-1, 3)
         self._tols = np.array([c.tol for c in calibration.classes], np.float32)
+        slack = TOLERANCE + 0.3 * (calibration.hi - calibration.lo)
+        self._lo_limit = (calibration.lo - slack).astype(np.float32)
+        self._hi_limit = (calibration.hi + slack).astype(np.float32)
 
-    def read(self, frame: np.ndarray, H: np.ndarray) -> Reading:
+    def read(self, frame: np.ndarray, H: np.ndarray, grey: np.ndarray | None = None) -> Reading:
+        """Read every space of ``frame`` locked by ``H``; ``grey`` is the frame in grey when the
+        caller has it already (a 1080p conversion costs a millisecond or two)."""
         g = self.grid
         gains, spread = _gains(g, self.cal, frame, H)
         body = sample(frame, H, g.body.mm)
         gain_pt = np.repeat(gains, g.body.counts, axis=0)
         v = body / gain_pt
-        slack = TOLERANCE + 0.3 * (self.cal.hi - self.cal.lo)
         # Ink and paper are grey: a coloured piece shows as a colour cast even where its
         # brightness lies between the two (an orange bar over a printed line).
-        cast = v - v.mean(axis=1, keepdims=True) - self.cal.tint
-        foreign_pt = ((v < self.cal.lo - slack) | (v > self.cal.hi + slack)).any(axis=1) \
-            | (np.abs(cast) > CAST_TOLERANCE).any(axis=1)
-        clipped_pt = (body >= SATURATED).any(axis=1)
+        cast = v - _row_mean(v) - self.cal.tint
+        foreign_pt = _any_channel((v < self._lo_limit) | (v > self._hi_limit)) \
+            | _any_channel(np.abs(cast) > CAST_TOLERANCE)
+        clipped_pt = _any_channel(body >= SATURATED)
         counts = np.maximum(g.body.counts, 1)
         starts = g.body.start[:-1]
         foreign = _share(foreign_pt, starts, counts)
@@ -223,7 +228,7 @@ class Reader:
         empty_max = np.where(g.is_area, AREA_EMPTY_MAX, EMPTY_MAX)
         busy = np.flatnonzero(foreign > empty_max)
         if self.cal.mode == "tags":
-            self._read_tags(frame, H, busy, foreign_pt, tokens, why)
+            self._read_tags(frame if grey is None else grey, H, busy, foreign_pt, tokens, why)
         else:
             self._read_colours(frame, H, busy[~unsure[busy]], gains, foreign, tokens, why)
         for i, s in enumerate(g.spaces):
@@ -247,16 +252,13 @@ class Reader:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         H_inv = np.linalg.inv(H)
         found: list[tuple[int, np.ndarray]] = []
-        detector = self._sized(H)
-        for i in busy:
-            self._scan(grey, H, H_inv, int(i), detector, found)
+        self._scan(grey, H, H_inv, [int(i) for i in busy], self._sized(H), found)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         # A second, slower look only where a piece is seen but not (all) its tags — and only
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
         if 0 < len(again) <= SECOND_LOOK_MAX:
-            for i in again:
-                self._scan(grey, H, H_inv, i, self._thorough, found)
+            self._scan(grey, H, H_inv, again, self._thorough, found)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         tokens.update(out_tokens)
         why.update(out_why)
@@ -271,29 +273,40 @@ class Reader:
             self._sized_detectors[window] = make_sized_detector(window)
         return self._sized_detectors[window]
 
-    def _scan(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, i: int, detector: object,
-              found: list[tuple[int, np.ndarray]]) -> None:
-        """Tags in the frame round space ``i``, added to ``found`` (sheet mm corners)."""
+    def _scan_quad(self, i: int) -> list[tuple[float, float]]:
+        """The sheet region round space ``i`` where its tags may lie."""
         s = self.grid.spaces[i]
         r = self.sheet.piece_radius * self.scan_reach
         if s.kind == "area":
             x, y, w, h = s.rect  # type: ignore[misc]
-            quad = [(x - r, y - r), (x + w + r, y - r), (x + w + r, y + h + r), (x - r, y + h + r)]
-        else:
-            quad = [(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]
-        px = cv2.perspectiveTransform(np.float32([quad]), H)[0]
-        x0, y0 = np.maximum(np.floor(px.min(axis=0)).astype(int), 0)
-        x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 1
-        x1, y1 = min(grey.shape[1], x1), min(grey.shape[0], y1)
-        if x1 - x0 < 8 or y1 - y0 < 8:
+            return [(x - r, y - r), (x + w + r, y - r), (x + w + r, y + h + r), (x - r, y + h + r)]
+        return [(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]
+
+    def _scan(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, spaces: list[int], detector: object,
+              found: list[tuple[int, np.ndarray]]) -> None:
+        """Tags in the frame round ``spaces``, added to ``found`` (sheet mm corners). The
+        spaces' crops are merged where that costs no extra pixels: neighbours' crops overlap,
+        and each detector call has its own fixed cost."""
+        if not spaces:
             return
-        for tag, corners in detect_all(detector, grey[y0:y1, x0:x1], (x0, y0)):  # type: ignore[arg-type]
-            mm = cv2.perspectiveTransform(corners[None], H_inv)[0]
-            centre = mm.mean(axis=0)
-            # Crops overlap and two detectors may look: one tag seen twice is one tag.
-            if not any(t == tag and np.hypot(*(c.mean(axis=0) - centre)) < self.sheet.tag_mm / 2
-                       for t, c in found):
-                found.append((tag, mm))
+        quads = np.float32([self._scan_quad(i) for i in spaces])
+        px = cv2.perspectiveTransform(quads.reshape(-1, 1, 2), H).reshape(len(spaces), 4, 2)
+        lo, hi = np.floor(px.min(axis=1)), np.ceil(px.max(axis=1)) + 1
+        limit = (grey.shape[1], grey.shape[0])
+        boxes = [(max(int(a[0]), 0), max(int(a[1]), 0), min(int(b[0]), limit[0]), min(int(b[1]), limit[1]))
+                 for a, b in zip(lo, hi)]
+        centres = [c.mean(axis=0) for _, c in found]
+        for x0, y0, x1, y1 in merge_boxes(boxes):
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            for tag, corners in detect_all(detector, grey[y0:y1, x0:x1], (x0, y0)):  # type: ignore[arg-type]
+                mm = cv2.perspectiveTransform(corners[None], H_inv)[0]
+                centre = mm.mean(axis=0)
+                # Two detectors may look: one tag seen twice is one tag.
+                if not any(t == tag and math.hypot(*(c - centre)) < self.sheet.tag_mm / 2
+                           for (t, _), c in zip(found, centres)):
+                    found.append((tag, mm))
+                    centres.append(centre)
 
     def _judge_tags(self, busy: np.ndarray, found: list[tuple[int, np.ndarray]],
                     foreign_pt: np.ndarray) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -301,23 +314,25 @@ class Reader:
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         placed: dict[int, list[tuple[str, np.ndarray]]] = {}
-        for tag, mm in found:
-            if tag in self.ignored_tags:
-                continue
-            centre = mm.mean(axis=0)
-            target, bad = self._place(centre)
-            if target is None:
-                continue
-            token = self._tags.get(tag)
-            sides = np.linalg.norm(mm - np.roll(mm, -1, axis=0), axis=1)
-            if token is None or not (0.7 * sheet.tag_mm <= sides.mean() <= 1.35 * sheet.tag_mm) \
-                    or sides.max() > 1.4 * sides.min():
-                why[g.spaces[target].id] = f"tag {tag} is not one of this game's pieces"
-                continue
-            if bad:
-                why[g.spaces[target].id] = "a piece off its space"
-                continue
-            placed.setdefault(target, []).append((token, centre))
+        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags]
+        if kept:
+            corners = np.stack([mm for _, mm in kept])  # (K, 4, 2) sheet mm
+            centres = corners.mean(axis=1)
+            sides = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+            sized = (sides.mean(axis=1) >= 0.7 * sheet.tag_mm) & (sides.mean(axis=1) <= 1.35 * sheet.tag_mm) \
+                & (sides.max(axis=1) <= 1.4 * sides.min(axis=1))
+            targets, off = self._place_all(centres)
+            for k, (tag, _) in enumerate(kept):
+                target = int(targets[k])
+                if target < 0:
+                    continue
+                token = self._tags.get(tag)
+                if token is None or not sized[k]:
+                    why[g.spaces[target].id] = f"tag {tag} is not one of this game's pieces"
+                elif off[k]:
+                    why[g.spaces[target].id] = "a piece off its space"
+                else:
+                    placed.setdefault(target, []).append((token, centres[k]))
         busy_set = set(int(i) for i in busy)
         for i in busy_set | set(placed):
             s = g.spaces[i]
@@ -339,18 +354,29 @@ class Reader:
 
     def _place(self, centre: np.ndarray) -> tuple[int | None, bool]:
         """The space a tag centred at ``centre`` (sheet mm) belongs to, and whether it is off it."""
-        for i in np.flatnonzero(self.grid.is_area):
+        targets, off = self._place_all(np.asarray(centre, np.float32).reshape(1, 2))
+        return (None, False) if targets[0] < 0 else (int(targets[0]), bool(off[0]))
+
+    def _place_all(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_place` for many tag centres (K×2): each one's space (-1: near none) and
+        whether it lies off that space."""
+        k = len(centres)
+        targets, off = np.full(k, -1, int), np.zeros(k, bool)
+        if len(self._point_ids):
+            d = np.hypot(self._points[self._point_ids][None, :, 0] - centres[:, None, 0],
+                         self._points[self._point_ids][None, :, 1] - centres[:, None, 1])
+            near = np.argmin(d, axis=1)
+            dist = d[np.arange(k), near]
+            pitch = self.sheet.pitch
+            ok = dist <= 0.7 * pitch
+            targets[ok] = self._point_ids[near[ok]]
+            off[ok] = dist[ok] > self.on_space * pitch
+        for i in np.flatnonzero(self.grid.is_area)[::-1]:  # an area claims its own (the first area wins)
             x, y, w, h = self.grid.spaces[i].rect  # type: ignore[misc]
-            if x - 2 <= centre[0] <= x + w + 2 and y - 2 <= centre[1] <= y + h + 2:
-                return int(i), False
-        if len(self._point_ids) == 0:
-            return None, False
-        d = np.hypot(*(self._points[self._point_ids] - centre).T)
-        k = int(np.argmin(d))
-        pitch = self.sheet.pitch
-        if d[k] > 0.7 * pitch:
-            return None, False
-        return int(self._point_ids[k]), bool(d[k] > self.on_space * pitch)
+            inside = (centres[:, 0] >= x - 2) & (centres[:, 0] <= x + w + 2) \
+                & (centres[:, 1] >= y - 2) & (centres[:, 1] <= y + h + 2)
+            targets[inside], off[inside] = int(i), False
+        return targets, off
 
     def _area(self, i: int, got: list[tuple[str, np.ndarray]], foreign_pt: np.ndarray,
               tokens: dict[str, list[str]], why: dict[str, str]) -> None:
@@ -414,6 +440,47 @@ class Reader:
         return out
 
 
+def _any_channel(flags: np.ndarray) -> np.ndarray:
+    """Per row: is any channel set (``flags.any(axis=1)``, several times faster on N×3)."""
+    out = flags[:, 0].copy()
+    for k in range(1, flags.shape[1]):
+        out |= flags[:, k]
+    return out
+
+
+def _row_mean(v: np.ndarray) -> np.ndarray:
+    """Per row: the channels' mean, as a column (``v.mean(axis=1, keepdims=True)``, faster)."""
+    total = v[:, 0].copy()
+    for k in range(1, v.shape[1]):
+        total += v[:, k]
+    return (total / v.shape[1])[:, None]
+
+
+def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Pixel boxes (x0, y0, x1, y1) merged pairwise wherever their union is no larger than the
+    two apart (overlapping crops of neighbouring spaces)."""
+    out = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+
+    def area(b: tuple[int, int, int, int]) -> int:
+        return (b[2] - b[0]) * (b[3] - b[1])
+
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(out)):
+            for b in range(a + 1, len(out)):
+                u = (min(out[a][0], out[b][0]), min(out[a][1], out[b][1]),
+                     max(out[a][2], out[b][2]), max(out[a][3], out[b][3]))
+                if area(u) <= area(out[a]) + area(out[b]):
+                    out[a] = u
+                    del out[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
 def _gather(group: "Group", spaces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The points of ``spaces`` in ``group``, concatenated, with each one's start and count."""
     counts = group.counts[spaces]
@@ -440,7 +507,8 @@ def _share(flags: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndar
 
 def probe_values(grid: SampleGrid, frame: np.ndarray, H: np.ndarray) -> np.ndarray:
     """Each probe's colour: the mean of its five points."""
-    return sample(frame, H, grid.probe_points).reshape(len(grid.probes), 5, -1).mean(axis=1)
+    vals = sample(frame, H, grid.probe_points).reshape(len(grid.probes), 5, -1)
+    return (vals[:, 0] + vals[:, 1] + vals[:, 2] + vals[:, 3] + vals[:, 4]) / 5  # (mean(axis=1), faster)
 
 
 def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -459,7 +527,8 @@ def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray)
         # Normal equations: 6 unknowns, thousands of probes; far cheaper than lstsq's SVD.
         coef = np.linalg.solve(Xg.T @ Xg + 1e-9 * np.eye(X.shape[1]), Xg.T @ ratio[good])
         model = X @ coef
-        resid = np.abs(ratio / np.maximum(model, 1e-3) - 1).max(axis=1)
+        resid = np.abs(ratio / np.maximum(model, 1e-3) - 1)
+        resid = np.maximum.reduce([resid[:, k] for k in range(resid.shape[1])])
         good = resid < LIGHT_OUTLIER
     gains = grid.space_basis @ coef
     bad_share = (~good)[grid.probe_of].mean(axis=1)
