@@ -22,7 +22,7 @@ from .errors import (
 from .explain import Candidate, Explanation, SpaceFix, Verdict, explain
 from .game import Game, Move, OptionSpec, Outcome, State
 from .registry import game_names, get_game, register
-from .view import OCCUPIED, Fidelity, Observation, View
+from .view import MORE, OCCUPIED, Fidelity, Observation, View
 
 __all__ = [
     "Area", "Board", "Connector", "Space", "load_board",
@@ -31,5 +31,5 @@ __all__ = [
     "Candidate", "Explanation", "SpaceFix", "Verdict", "explain",
     "Game", "Move", "OptionSpec", "Outcome", "State",
     "game_names", "get_game", "register",
-    "OCCUPIED", "Fidelity", "Observation", "View",
+    "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
 ]

@@ -132,7 +132,7 @@ def explain(
         return Explanation(Verdict.UNREADABLE, unreadable=hidden)
     observed = observed.at_fidelity(fidelity)
     current = state.view(fidelity)
-    diff = current.diff(observed)
+    diff = current.diff(observed.resolved(current))  # a pile current accounts for is no change
     if not diff:
         return Explanation(Verdict.UNCHANGED)
 
@@ -144,16 +144,18 @@ def explain(
             continue
         succ = state.successor(m)
         after = succ.view(fidelity)
-        if after == observed:
+        seen = observed.resolved(after)
+        if after == seen:
             exact.append(((m,), succ))
-        elif all(observed.get_tokens(s) in (after.get_tokens(s), ()) for s in diff):
+        elif all(seen.get_tokens(s) in (after.get_tokens(s), ()) for s in diff):
             partial.append(((m,), succ))
 
     # A board part-way to one move is far likelier than two whole moves unseen, and the
     # sequence search is the expensive part: only look for sequences when nothing is under way.
     depth = min(max_sequence, state.max_unseen_moves)
     if not exact and not partial and depth > 1:
-        exact = list(_sequences(state, observed, fidelity, diff, touching, depth))
+        # A move inside a pile (under its top) is not seen: it may be a step of the sequence.
+        exact = list(_sequences(state, observed, fidelity, diff | observed.piles, touching, depth))
 
     if exact:
         cands = _group(state, exact)
@@ -164,7 +166,7 @@ def explain(
         # What is still to be done: for one outcome, every space not yet right; for
         # several, only what they all agree on.
         views = [c.state.view(fidelity) for c in cands]
-        still = set.intersection(*(set(observed.diff(v)) for v in views))
+        still = set.intersection(*(set(observed.resolved(v).diff(v)) for v in views))
         agreed = {s for s in still if len({v.get_tokens(s) for v in views}) == 1}
         return Explanation(Verdict.PARTIAL, cands, pending=_fixes(agreed, views[0], observed))
     return Explanation(Verdict.ILLEGAL, restore=_fixes(diff, current, observed))
@@ -181,7 +183,8 @@ def _touching(state: State) -> list[tuple[Move, frozenset[str]]]:
 
 
 def _sequences(state, observed, fidelity, diff, touching, depth):
-    """Exact matches among sequences of 2..depth moves; every step must touch the change."""
+    """Exact matches among sequences of 2..depth moves; every step must touch the change
+    (``diff``: the spaces changed, and the piles, which may have changed unseen)."""
     frontier = [((m,), state.successor(m)) for m, spaces in touching if spaces & diff]
     for level in range(2, depth + 1):
         deeper = level < depth
@@ -189,13 +192,14 @@ def _sequences(state, observed, fidelity, diff, touching, depth):
         for seq, s in frontier:
             if s.is_game_over():
                 continue
-            rest = s.view(fidelity).diff(observed)
+            here = s.view(fidelity)
+            rest = here.diff(observed.resolved(here))
             for m, spaces in _touching(s):
                 if not spaces & diff:
                     continue
                 if rest <= spaces:
                     succ = s.successor(m)
-                    if succ.view(fidelity) == observed:
+                    if succ.view(fidelity).matches(observed):
                         yield seq + (m,), succ
                         continue
                 if deeper:

@@ -7,6 +7,10 @@ absent). What a token says depends on the :class:`Fidelity`:
 * ``kind``      — the piece's kind in the game's own words (``"2"`` for a double ring);
 * ``identity``  — the exact physical piece; games whose pieces are interchangeable in
   the rules read the same as ``kind``.
+
+A sensor that sees only the top of a pile (DRIFT's home, where a player's pieces stand
+stacked) adds the token :data:`MORE`: the tokens read are there, and more may lie beneath.
+:meth:`View.matches` is the comparison that honours it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from dataclasses import dataclass, field
 from .errors import InvalidStateError
 
 OCCUPIED = "occupied"
+MORE = "more"  # a pile read from above: its top token(s) read, more may lie beneath
 
 
 class Fidelity(enum.Enum):
@@ -37,7 +42,7 @@ class Fidelity(enum.Enum):
 class View(Mapping[str, tuple[str, ...]]):
     """An immutable, hashable map of space id → sorted tuple of tokens."""
 
-    __slots__ = ("_spaces", "_hash")
+    __slots__ = ("_spaces", "_hash", "_piles")
 
     def __init__(self, spaces: Mapping[str, Iterable[str] | str] | None = None) -> None:
         clean: dict[str, tuple[str, ...]] = {}
@@ -49,6 +54,7 @@ class View(Mapping[str, tuple[str, ...]]):
                 clean[str(space)] = tup
         self._spaces = clean
         self._hash: int | None = None
+        self._piles: frozenset[str] | None = None
 
     def __getitem__(self, space: str) -> tuple[str, ...]:
         return self._spaces[space]
@@ -83,8 +89,33 @@ class View(Mapping[str, tuple[str, ...]]):
     def at_fidelity(self, fidelity: Fidelity) -> "View":
         """Coarsen a view: only occupancy can be derived from any other view."""
         if fidelity is Fidelity.OCCUPANCY:
-            return View({s: (OCCUPIED,) * len(t) for s, t in self._spaces.items()})
+            return View({s: tuple(t if t == MORE else OCCUPIED for t in toks) for s, toks in self._spaces.items()})
         return self
+
+    @property
+    def piles(self) -> frozenset[str]:
+        """Spaces read as piles (their tokens include :data:`MORE`)."""
+        if self._piles is None:
+            self._piles = frozenset(s for s, t in self._spaces.items() if MORE in t)
+        return self._piles
+
+    def matches(self, observed: "View") -> bool:
+        """Is ``observed`` what a sensor may read of this (exact) view? Equal, except that a
+        pile in ``observed`` need only show some of the tokens here (and something is here)."""
+        if not observed.piles:
+            return self == observed
+        return observed.resolved(self) == self
+
+    def resolved(self, expected: "View") -> "View":
+        """This (observed) view with every pile that ``expected`` accounts for replaced by
+        ``expected``'s tokens there; piles it does not account for are left as read."""
+        if not self.piles:
+            return self
+        spaces = dict(self._spaces)
+        for s in self.piles:
+            if _pile_holds(expected.get_tokens(s), spaces[s]):
+                spaces[s] = expected.get_tokens(s)
+        return View(spaces)
 
     def to_dict(self) -> dict[str, list[str]]:
         return {s: list(t) for s, t in sorted(self._spaces.items())}
@@ -99,6 +130,20 @@ class View(Mapping[str, tuple[str, ...]]):
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
                 raise InvalidStateError(f"{where}: space {space!r}: expected a token or a list of tokens")
         return cls(data)
+
+
+def _pile_holds(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
+    """Can a pile of ``tokens`` show ``seen`` (top tokens plus MORE) from above?"""
+    if not tokens:
+        return False
+    rest = list(tokens)
+    for t in seen:
+        if t == MORE:
+            continue
+        if t not in rest:
+            return False
+        rest.remove(t)
+    return True
 
 
 @dataclass(frozen=True)

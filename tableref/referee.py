@@ -170,7 +170,7 @@ class Referee:
     def _takeback_depth(self, view: View) -> int:
         """How many moves back the board shows an earlier position (0 if it does not)."""
         for k in range(1, len(self.record.states)):
-            if self.record.states[-1 - k].view(self.fidelity) == view:
+            if self.record.states[-1 - k].view(self.fidelity).matches(view):
                 return k
         return 0
 
