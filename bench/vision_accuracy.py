@@ -37,23 +37,24 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from rules import Fidelity, game_names  # noqa: E402
+from rules import Fidelity, game_names, get_game  # noqa: E402
 from vision.layout import DEFAULT_MODE  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
 from vision.sessions import Session, random_position, scripted_game  # noqa: E402
 
 MAX_PLIES = {"gyges": 60, "anacund": 40, "annihilation": 60, "annelids": 80, "drift": 30}
 CAMERA_GAMES = (*DEFAULT_MODE, "drift")  # DRIFT is read by vision/drift_reader.py (tags, rings)
-# DRIFT's start piles every player's pieces in its home (a pile cannot be seen into), so its
-# frames start from a 3-player game under way (tests/tableref/test_drift_game.py's position).
+# DRIFT's random positions start, every other frame, from its start (six pieces piled in each
+# home, coins to place) or from a 3-player game under way (tests/tableref/test_drift_game.py's
+# position: pieces riding the rivers, carried coins, repositories); the start alone would rarely
+# get that far in the plies a frame allows.
 DRIFT_MIDGAME = json.loads((Path(__file__).resolve().parents[1] / "tests" / "tableref" / "drift_midgame.json").read_text())
+DRIFT_E2E_PAST_SETUP = 6  # DRIFT's scripted game: its coin placements, then this many moves
 
 
-def start_of(game: str):
-    """Where a game's random positions and scripted games start."""
-    from rules import get_game
-
-    return get_game(game).from_dict(DRIFT_MIDGAME) if game == "drift" else None
+def start_of(game: str, k: int = 1):
+    """Where a game's ``k``-th random position starts (None: the game's start)."""
+    return get_game(game).from_dict(DRIFT_MIDGAME) if game == "drift" and k % 2 else None
 
 
 @dataclass
@@ -98,7 +99,7 @@ def run_game(game: str, frames: int, per_session: int, seed: int) -> Tally:
         reader = s.reader()
         for k in range(min(per_session, frames - t.frames)):
             plies = int(s.rng.integers(0, MAX_PLIES.get(game, 60) + 1))
-            view = random_position(game, int(s.rng.integers(1 << 30)), plies, start_of(game)).view(Fidelity.KIND)
+            view = random_position(game, int(s.rng.integers(1 << 30)), plies, start_of(game, k)).view(Fidelity.KIND)
             frame, effects = s.frame(view, hard=True)
             t.frames += 1
             t.hands += effects.hand is not None
@@ -120,11 +121,12 @@ def run_game(game: str, frames: int, per_session: int, seed: int) -> Tally:
             t.spaces += n
             t.unreadable += len(got.unreadable)
             t.read += n - len(got.unreadable)
-            wrong = [sp for sp in view.diff(got.view) if sp not in got.unreadable]
+            # A pile (DRIFT's home) is read as its top and "more": right if the truth holds it.
+            wrong = [sp for sp in view.diff(got.view.resolved(view)) if sp not in got.unreadable]
             t.wrong += len(wrong)
             if got.unreadable:
                 t.abstained += 1
-            elif got.view == view:
+            elif view.matches(got.view):
                 t.perfect += 1
                 t.calm_perfect += calm
             else:
@@ -132,6 +134,15 @@ def run_game(game: str, frames: int, per_session: int, seed: int) -> Tally:
                 print(f"  FALSE ACCEPT {game} session {session_no - 1} frame {k}: "
                       f"{ {sp: (view.get_tokens(sp), got.view.get_tokens(sp)) for sp in wrong} }")
     return t
+
+
+def _setup_length(state) -> int:
+    """How many placements a game's setup phase takes (DRIFT: its coins)."""
+    n = 0
+    while getattr(state, "phase", None) == "setup":
+        state = state.successor(state.legal_moves()[0])
+        n += 1
+    return n
 
 
 def run_e2e(game: str, moves: int, seed: int) -> tuple[bool, str]:
@@ -142,15 +153,20 @@ def run_e2e(game: str, moves: int, seed: int) -> tuple[bool, str]:
     from tableref.stabiliser import Stabiliser
     from vision.capture import ArrayCapture
     from vision.source import CameraSource
-    from vision.video import script_frames
+    from vision.video import CAMERA_PAUSE, script_frames
 
     s = Session.create(game, seed)
-    start, played = scripted_game(game, seed, moves, start_of(game))
-    script = render_script(start, played, fidelity=Fidelity.KIND, seed=seed)
-    texts, state = [], start
+    if game == "drift":  # from the start: the coins placed round the piled homes, then play
+        moves = _setup_length(get_game(game).start()) + DRIFT_E2E_PAST_SETUP
+    start, played = scripted_game(game, seed, moves, start_of(game, 0))
+    # No sensor flicker: a camera has none (a one-frame vanishing piece would be motion in a
+    # video); hands, lifted pieces, light, noise and shake are the camera's own.
+    script = render_script(start, played, fidelity=Fidelity.KIND, seed=seed, noise=False, settle_hold=CAMERA_PAUSE)
+    texts, state, positions = [], start, [start]
     for m in played:
         texts.append(state.move_text(m))
         state = state.successor(m)
+        positions.append(state)
     frames = script_frames(s.renderer, [(f.view, f.unreadable) for f in script.frames], pose=s.pose,
                            effects=s.effects(hard=False), seed=seed)
     source = CameraSource(ArrayCapture(frames, fps=1 / 0.1), s.reader())
@@ -160,7 +176,10 @@ def run_e2e(game: str, moves: int, seed: int) -> tuple[bool, str]:
         play_observations(referee, source.observations(), Stabiliser(), on_decision=decisions.append)
         record = journal.load(referee.record.id)
     kinds = [d.kind for d in decisions]
-    ok = record.moves == texts
+    # The same positions, move by move: at kind fidelity two like pieces are one (the
+    # referee names "blue-III-1 O8-O5" what the script moved as "blue-III-2 O8-O5").
+    ok = len(record.moves) == len(texts) and all(
+        a.view(Fidelity.KIND) == b.view(Fidelity.KIND) for a, b in zip(record.states, positions))
     st = source.stats
     return ok, (f"{game:<13} {len(texts):>3} moves, {len(script.frames):>4} frames: "
                 f"{'accepted as scripted' if ok else 'DIVERGED: ' + ' '.join(record.moves)}; "

@@ -11,10 +11,11 @@ board's sample points of that arrow turned about the board's centre.
 
 A DRIFT space may hold two tokens side by side (a piece and the coin it stands by, a piece and
 its carried coin's clip); each is a tagged disc and every foreign point in the space must lie
-on a disc whose tag was read. Three or more tokens on a space (a crowded home) do not fit: the
-tags that lie neither on a space's centre nor as a pair across it make every space within 1.3
-pitch unreadable, since they may belong to any of them (except a row spilling exactly onto the
-outer ring's next spaces, which looks like pairs there: docs/vision.md, "Crowds").
+on a disc whose tag was read. A home may hold all six of a player's pieces: there they stand
+in one pile, and the reader reports the top token(s) and :data:`rules.view.MORE` (more may lie
+beneath), which the referee matches against what the rules say the home holds. Tags lying
+neither on a space's centre nor as a pair across it (a third token spilt over the edge) make
+every space within 1.3 pitch unreadable, since they may belong to any of them.
 
 Every river whose marker is not seen exactly once, whole and on a step, makes its rotation
 space and all its arrows unreadable.
@@ -23,6 +24,7 @@ space and all its arrows unreadable.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -32,11 +34,12 @@ import cv2
 import numpy as np
 
 from rules.games.drift_geometry import geometry
-from rules.view import Fidelity, View
+from rules.view import MORE, Fidelity, View
 
 from . import layout
 from .layout import Sheet, SpaceShape
 from .lock import detect_all
+from .render import marker_image
 from .reader import AREA_EMPTY_MAX, Calibration, CalibrationError, Reader, Reading
 from .samples import Group, SampleGrid, sample
 
@@ -236,7 +239,17 @@ class _TurnedReader(Reader):
             if why.get(s.id) == "something here that is not a readable piece" and s.kind == "point":
                 del why[s.id]
                 self._area(int(i), [], foreign_pt, tokens, why)  # explained: read as empty ([])
+        for home in self._homes:
+            if tokens.get(home):  # a pile: its top is seen, not what lies beneath
+                tokens[home] = [*tokens[home], MORE]
         return tokens, why
+
+    @property
+    def _homes(self) -> frozenset[str]:
+        homes = self.__dict__.get("_home_ids")
+        if homes is None:
+            homes = self.__dict__["_home_ids"] = frozenset(s.id for s in self.sheet.board.spaces if s.kind == "home")
+        return homes
 
     def _lies_right(self, i: int, centres: list[np.ndarray]) -> bool:
         s, pitch = self.grid.spaces[i], self.sheet.pitch
@@ -351,6 +364,10 @@ class DriftReader:
                         trouble = bad
                     else:
                         steps.add(step)
+            if not steps and not trouble:
+                # Too blurred for the detector to find its outline (the inner ring's marker is
+                # some 20 px across at 1080p): read its cells where the step would put it.
+                steps = {int(k) for k in looked if self._decodes_at(grey, H, ring, int(k))}
             if len(steps) == 1 and not trouble:
                 out.append(steps.pop())
             else:
@@ -358,6 +375,46 @@ class DriftReader:
                 why[ring.name] = trouble or ("two markers on the ring" if steps
                                              else "the ring's rotation marker cannot be seen")
         return out, why
+
+    def _decodes_at(self, grey: np.ndarray, H: np.ndarray, ring: Ring, k: int) -> bool:
+        """Does the ring's own marker lie at step ``k`` (turned with the ring), read cell by
+        cell at the place it must be (a sticker placed within 3 mm and 6 degrees)? Every one of
+        its 16 inner cells must read as the marker's, each clearly, and its border dark."""
+        pts, inner, border, paper = self._cell_points(ring, k)
+        vals = sample(grey, H, pts)[:, 0].reshape(len(_POSES), -1)
+        dark = vals[:, border].mean(axis=1)
+        light = vals[:, paper].mean(axis=1)
+        cells = vals[:, inner]
+        contrast = light - dark
+        mid = (light + dark)[:, None] / 2
+        clear = (np.abs(cells - mid) >= CELL_MARGIN * contrast[:, None]).all(axis=1) & (contrast > CELL_CONTRAST)
+        white = cells > mid
+        expected = _marker_cells(ring.tag)  # (4 turns, 16)
+        match = (white[:, None, :] == expected[None]).all(axis=2).any(axis=1)
+        return bool((match & clear & (vals[:, border].max(axis=1) < mid[:, 0])).any())
+
+    def _cell_points(self, ring: Ring, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        key = (ring.name, k)
+        cache = self.__dict__.setdefault("_cells", {})
+        if key not in cache:
+            cell = self.sheet.tag_mm / 6
+            centre = np.float32(self.annuli.marker_at(ring, k))
+            grid = (np.arange(6) - 2.5) * cell
+            gx, gy = np.meshgrid(grid, grid)
+            local = np.stack([gx.ravel(), gy.ravel()], 1)  # 36 cell centres, row by row
+            ring_pts = np.float32([(math.cos(a), math.sin(a)) for a in np.linspace(0, 2 * math.pi, 16, endpoint=False)])
+            # The sticker's paper: round the marker, between its corners and the sticker's edge.
+            local = np.concatenate([local, ring_pts * (self.sheet.tag_mm * math.sqrt(2) / 2 + 1.0)])
+            pts = []
+            for dx, dy, turn in _POSES:
+                a = math.radians(ring.angle(k) + turn)
+                rot = np.float32([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+                pts.append(local @ rot.T + centre + np.float32([dx, dy]))
+            idx = np.arange(36).reshape(6, 6)
+            inner = idx[1:5, 1:5].ravel()
+            border = np.concatenate([idx[0], idx[5], idx[1:5, 0], idx[1:5, 5]])
+            cache[key] = (np.concatenate(pts).astype(np.float32), inner, border, np.arange(36, 52))
+        return cache[key]
 
     def _tags_near(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, c: np.ndarray, half: float,
                    detector: object) -> list[tuple[int, np.ndarray]]:
@@ -385,12 +442,27 @@ class DriftReader:
         return int(k) % ring.n, ""
 
 
+CELL_MARGIN = 0.15  # a cell read by the ring-marker check must lie this share of the contrast from the middle
+CELL_CONTRAST = 25.0  # grey levels between the marker's border and its sticker, at least
+_POSES = [(dx, dy, turn) for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, -1.5, 0.0, 1.5, 3.0)
+          for turn in (-6.0, 0.0, 6.0)]
+
+
+@functools.lru_cache(maxsize=None)
+def _marker_cells(tag: int) -> np.ndarray:
+    """The marker's 16 inner cells (True: white), row by row, for each of its four turns."""
+    img = marker_image(tag, 60)
+    cells = np.array([[img[10 * r + 5, 10 * c + 5] > 127 for c in range(1, 5)] for r in range(1, 5)])
+    return np.stack([np.rot90(cells, t).ravel() for t in range(4)])
+
+
 def drift_slots(annuli: Annuli, sheet: Sheet, space: str, n: int, rots: Mapping[str, int]) -> list[tuple[float, float]]:
-    """Where ``n`` tokens on ``space`` lie: side by side along the ring, a sticker apart
-    (three or more spill over the space's edge, which the reader reports)."""
+    """Where ``n`` tokens on ``space`` lie: in a home, one pile on its centre (the last on
+    top); elsewhere side by side along the ring, a sticker apart (three or more spill over
+    the space's edge, which the reader reports)."""
     x, y = annuli.where(sheet, space, rots)
-    if n <= 1:
-        return [(x, y)]
+    if n <= 1 or sheet.board.space(space).kind == "home":
+        return [(x, y)] * n
     cx, cy = annuli.centre
     d = math.hypot(x - cx, y - cy) or 1.0
     tx, ty = -(y - cy) / d, (x - cx) / d  # along the ring

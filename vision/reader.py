@@ -258,16 +258,21 @@ class Reader:
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
         if 0 < len(again) <= SECOND_LOOK_MAX:
-            self._scan(grey, H, H_inv, again, self._thorough, found)
+            # Tags only a few pixels a cell (DRIFT's 64 cm board) read far better enlarged.
+            self._scan(grey, H, H_inv, again, self._thorough, found, upscale=2 if self._cell_px(H) < 5 else 1)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         tokens.update(out_tokens)
         why.update(out_why)
 
-    def _sized(self, H: np.ndarray) -> object:
-        """A one-pass detector for the tags' size in this frame (cached per window size)."""
+    def _cell_px(self, H: np.ndarray) -> float:
+        """A tag's cell in frame pixels, at the sheet's centre."""
         c = np.float32([[(self.sheet.size[0] / 2, self.sheet.size[1] / 2)]])
         ends = cv2.perspectiveTransform(np.concatenate([c, c + [[[self.sheet.tag_mm, 0]]]], axis=1), H)[0]
-        cell = float(np.linalg.norm(ends[1] - ends[0])) / 6
+        return float(np.linalg.norm(ends[1] - ends[0])) / 6
+
+    def _sized(self, H: np.ndarray) -> object:
+        """A one-pass detector for the tags' size in this frame (cached per window size)."""
+        cell = self._cell_px(H)
         window = int(np.clip(round(2.5 * cell), 7, 31)) | 1
         if window not in self._sized_detectors:
             self._sized_detectors[window] = make_sized_detector(window)
@@ -283,7 +288,7 @@ class Reader:
         return [(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]
 
     def _scan(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, spaces: list[int], detector: object,
-              found: list[tuple[int, np.ndarray]]) -> None:
+              found: list[tuple[int, np.ndarray]], upscale: int = 1) -> None:
         """Tags in the frame round ``spaces``, added to ``found`` (sheet mm corners). The
         spaces' crops are merged where that costs no extra pixels: neighbours' crops overlap,
         and each detector call has its own fixed cost."""
@@ -299,7 +304,11 @@ class Reader:
         for x0, y0, x1, y1 in merge_boxes(boxes):
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
-            for tag, corners in detect_all(detector, grey[y0:y1, x0:x1], (x0, y0)):  # type: ignore[arg-type]
+            crop = grey[y0:y1, x0:x1]
+            if upscale > 1:
+                crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+            for tag, corners in detect_all(detector, crop):  # type: ignore[arg-type]
+                corners = (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0])  # pixel centres
                 mm = cv2.perspectiveTransform(corners[None], H_inv)[0]
                 centre = mm.mean(axis=0)
                 # Two detectors may look: one tag seen twice is one tag.

@@ -18,6 +18,10 @@ from rules.view import View
 from .synth import Effects, Pose, Renderer
 
 VIDEO_CODECS = {".avi": "MJPG", ".mp4": "mp4v"}
+# How long the players of a filmed scripted game leave each result still (render_script's
+# settle_hold): the camera reacts in about a second (0.3 s still, a second read agreeing,
+# then the referee's 0.6 s settle), so a pause of one second exactly is often missed.
+CAMERA_PAUSE = 1.5
 
 
 def script_frames(renderer: Renderer, frames: Iterable[tuple[View, frozenset[str]]], *, pose: Pose,

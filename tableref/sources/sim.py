@@ -352,6 +352,7 @@ def render_script(
     seed: int = 0,
     frame_interval: float = 0.1,
     noise: bool = True,
+    settle_hold: float = _SETTLE_HOLD,
     header_extra: Mapping[str, Any] | None = None,
     board: Board | None = None,
 ) -> BoardScript:
@@ -361,13 +362,16 @@ def render_script(
     a hand over the touched spaces and a neighbour or two; the changing spaces lifted empty,
     briefly (under the 0.6 s settle time) or now and then for about a second, so a partial
     position is seen; the hand again; then the result held for at least a second. The last
-    position is held 2 s more. Deterministic for a given ``seed``. ``header_extra`` adds or
-    overrides header fields (``description``, ``setup``...); ``board`` gives neighbours for
+    position is held 2 s more. ``settle_hold`` is how long the players leave each result
+    still (a camera needs longer than sensors: docs/vision.md). Deterministic for a given
+    ``seed``. ``header_extra`` adds or overrides header fields (``description``, ``setup``...); ``board`` gives neighbours for
     the hand (default: the registered game's board, else spaces close in name order).
     """
     fid = Fidelity.parse(fidelity) if isinstance(fidelity, str) else fidelity
     if not (isinstance(frame_interval, (int, float)) and frame_interval > 0 and math.isfinite(frame_interval)):
         raise ValueError(f"frame_interval must be a positive number of seconds, got {frame_interval!r}")
+    if not (isinstance(settle_hold, (int, float)) and settle_hold > 0 and math.isfinite(settle_hold)):
+        raise ValueError(f"settle_hold must be a positive number of seconds, got {settle_hold!r}")
     rng = random.Random(seed)
 
     # Play the game first: every position, and every space we will need to speak of.
@@ -401,7 +405,7 @@ def render_script(
                 tape.add(lifted)
         for _ in range(rng.randint(1, 3)):
             tape.add(after, hand)
-        tape.hold(after, _SETTLE_HOLD + frame_interval * rng.randint(0, 4))
+        tape.hold(after, settle_hold + frame_interval * rng.randint(0, 4))
     tape.hold(views[-1], _FINAL_HOLD)
 
     header = {

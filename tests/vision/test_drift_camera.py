@@ -1,16 +1,18 @@
 """DRIFT through the camera: ring rotations read from the ring markers, pieces riding a turned
-river read at their arrows, two tokens on a space, abstention, and a scripted game (with a drift
-phase) refereed end to end from rendered frames: CameraSource → stabiliser → referee."""
+river read at their arrows, two tokens on a space, homes read as piles, abstention, and scripted
+games (one with a drift phase, one from the start through the piled homes) refereed end to end
+from rendered frames: CameraSource → stabiliser → referee."""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rules import Fidelity, View, get_game
+from rules import MORE, Fidelity, Verdict, View, explain, get_game
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.service import play_observations
@@ -23,7 +25,7 @@ from vision.reader import CalibrationError
 from vision.sessions import Session
 from vision.source import CameraSource
 from vision.synth import Effects
-from vision.video import script_frames
+from vision.video import CAMERA_PAUSE, script_frames
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tableref"))
 from test_drift_game import START  # noqa: E402  (the scripted 3-player position of the rules tests)
@@ -57,15 +59,49 @@ def test_tag_table_uses_only_free_ids_and_is_disjoint():
     assert layout.tag_id("drift", "ring:middle") == 46 and layout.tag_id("drift", "carried:gold") == 43
 
 
-def test_start_position_reads_exactly(session):
+def test_position_under_way_reads_exactly(session):
     reader = session.reader()
     view = START.view(Fidelity.KIND)
     frame = session.renderer.frame(view, session.pose, _calm(session), np.random.default_rng(1))
     reading = reader.read(frame, session.pose.H)
     assert reading.complete, reading.why
-    assert reading.view == view
+    assert view.matches(reading.view)
     assert reading.view["O2"] == ("carried:silver", "red-I")  # two tokens on one space
     assert reading.view["rotation:middle"] == ("0",)
+    # Every occupied home is read as a pile: its top, and maybe more beneath.
+    homes = {s.id for s in session.sheet.board.spaces if s.kind == "home"}
+    assert {s for s in reading.view if MORE in reading.view[s]} == {s for s in view if s in homes}
+    assert {s: t for s, t in reading.view.items() if s not in homes} == {s: t for s, t in view.items() if s not in homes}
+
+
+def test_game_start_reads_six_pieces_piled_in_each_home(session):
+    start = get_game("drift").start()
+    view = start.view(Fidelity.KIND)
+    assert view["O0"] == ("red-I", "red-I", "red-II", "red-II", "red-III", "red-III")
+    frame = session.renderer.frame(view, session.pose, _calm(session), np.random.default_rng(5))
+    reading = session.reader().read(frame, session.pose.H)
+    assert reading.complete, reading.why
+    assert reading.view["O0"] == (MORE, "red-III")  # the top of the pile
+    assert view.matches(reading.view) and not View({**view.to_dict(), "O0": ["red-I"]}).matches(reading.view)
+    assert explain(start, reading.view).verdict is Verdict.UNCHANGED
+
+
+def test_a_ring_marker_too_blurred_to_find_is_read_where_its_step_puts_it(session, monkeypatch):
+    d = START.to_dict()
+    d["rotations"] = {"outer": 5, "middle": 17, "inner": 11}
+    view = get_game("drift").from_dict(d).view(Fidelity.KIND)
+    frame = session.renderer.frame(view, session.pose, _calm(session), np.random.default_rng(6))
+    grey = frame.mean(axis=2).astype(np.uint8)
+    reader = session.reader()
+    monkeypatch.setattr(DriftReader, "_tags_near", lambda *a: [])  # the detector finds no outline
+    rots, why = reader.rotations(grey, session.pose.H)
+    assert rots == [5, 17, 11] and not why
+    # The cells are read only where the marker is, as the marker's: nowhere else on the ring.
+    ring = reader.annuli.rings[1]
+    assert [k for k in range(ring.n) if reader._decodes_at(grey, session.pose.H, ring, k)] == [17]
+    # Another id expected there (a piece's tag where the marker should be) is not read as it.
+    assert reader._decodes_at(grey, session.pose.H, ring, 17)
+    assert not any(reader._decodes_at(grey, session.pose.H, replace(ring, tag=t), 17) for t in (27, 44, 45, 47))
 
 
 @pytest.mark.parametrize("rots", [(1, 1, 1), (5, 17, 11)])
@@ -78,7 +114,7 @@ def test_turned_rivers_read_their_rotation_and_the_pieces_riding_them(session, r
     frame = session.renderer.frame(view, session.pose, _calm(session), np.random.default_rng(2))
     reading = session.reader().read(frame, session.pose.H)
     assert reading.complete, reading.why
-    assert reading.view == view
+    assert view.matches(reading.view)
     # The arrow OR14 has moved with its ring: it is not where it was printed at rotation 0.
     annuli = Annuli.for_sheet(session.sheet)
     moved = annuli.where(session.sheet, "OR14", {"outer": rots[0]})
@@ -107,7 +143,7 @@ def test_a_token_whose_tag_cannot_be_read_is_never_left_out(session):
     frame = session.renderer.frame(blotted, session.pose, _calm(session), np.random.default_rng(4))
     reading = session.reader().read(frame, session.pose.H)
     assert "O2" in reading.unreadable
-    assert all(reading.view.get_tokens(s) == view.get_tokens(s) for s in view if s not in reading.unreadable)
+    assert view.diff(reading.view.resolved(view)) <= reading.unreadable  # the rest right (homes as piles)
 
 
 def test_identity_fidelity_is_refused_with_the_reason(session):
@@ -133,6 +169,30 @@ def test_scripted_drift_game_with_a_drift_phase_refereed_from_rendered_frames(se
     assert [d.kind for d in decisions if d.kind == "accepted"] == ["accepted"] * len(MOVES)
 
 
+def test_drift_game_from_its_start_through_the_piled_homes_refereed_from_rendered_frames(session, tmp_path):
+    # The last coins placed round the piled homes, then Red's first turn out of its pile.
+    start = get_game("drift").start()
+    for text in ["copper O5", "copper O9", "copper O10", "gold M11", "silver I9", "gold M5", "silver I7"]:
+        start = start.successor(start.parse_move(text))
+    played, state, positions = [], start, [start]
+    for text in ["silver I11", "gold M10", "red-II-1 O0-O1", "red-I-2 O0-OR0", "red-I-1 O0-OR23"]:
+        played.append(state.parse_move(text))
+        state = state.successor(played[-1])
+        positions.append(state)
+    script = render_script(start, played, fidelity=Fidelity.KIND, seed=3, noise=False, settle_hold=CAMERA_PAUSE)
+    frames = script_frames(session.renderer, [(f.view, f.unreadable) for f in script.frames], pose=session.pose,
+                           effects=session.effects(hard=False), seed=5)
+    source = CameraSource(ArrayCapture(frames, fps=10), session.reader())
+    decisions = []
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        referee = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=start)
+        play_observations(referee, source.observations(), Stabiliser(), on_decision=decisions.append)
+        record = journal.load(referee.record.id)
+    assert len(record.moves) == len(played), record.moves
+    assert [s.view(Fidelity.KIND) for s in record.states] == [s.view(Fidelity.KIND) for s in positions]
+    assert "illegal" not in [d.kind for d in decisions]
+
+
 @pytest.mark.parametrize("space, tokens", [("I5", ("red-I", "carried:gold", "silver")),
                                            ("M3", ("red-III", "gold", "copper"))])
 def test_three_tokens_on_a_space_are_never_read_short(session, space, tokens):
@@ -144,5 +204,4 @@ def test_three_tokens_on_a_space_are_never_read_short(session, space, tokens):
         frame = session.renderer.frame(crowded, session.pose, _calm(session), np.random.default_rng(seed))
         reading = session.reader().read(frame, session.pose.H)
         assert space in reading.unreadable
-        assert all(reading.view.get_tokens(s) == crowded.get_tokens(s)
-                   for s in set(crowded) | set(reading.view) if s not in reading.unreadable)
+        assert crowded.diff(reading.view.resolved(crowded)) <= reading.unreadable

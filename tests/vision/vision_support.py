@@ -10,7 +10,7 @@ cv2.setNumThreads(1)
 
 from vision.layout import DEFAULT_MODE
 
-# The games the camera reads (DRIFT's board prints, but its reading is still to come).
+# The games the camera reads with the common reader (DRIFT has its own: test_drift_camera.py).
 GAMES = [g for g in DEFAULT_MODE if g in game_names()]
 ALL_GAMES = list(game_names())
 
