@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rules import Fidelity, RulesError, SpaceFix, State, get_game
+from rules import MORE, Fidelity, RulesError, SpaceFix, State, get_game
 from tableref.decisions import (
     Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
     Rejected, Restored, StableView, StartGame, TakenBack, Undo,
@@ -272,8 +272,9 @@ def _fixes(fixes: Sequence[SpaceFix]) -> dict[str, Any]:
     missing: list[tuple[str, str]] = []
     extra: list[tuple[str, str]] = []
     for f in fixes:
-        want, got = Counter(f.expected), Counter(f.observed)
-        missing += [(f.space, t) for t in (want - got).elements()]
+        want, got = Counter(f.expected), Counter(t for t in f.observed if t != MORE)
+        if MORE not in f.observed:  # a pile's top is seen, not what is missing beneath it
+            missing += [(f.space, t) for t in (want - got).elements()]
         extra += [(f.space, t) for t in (got - want).elements()]
     arrows = []
     for src, token in list(extra):

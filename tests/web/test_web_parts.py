@@ -117,6 +117,12 @@ def test_fixes_pair_a_missing_piece_with_the_piece_too_many_as_an_arrow():
     assert len(out["fixes"]) == 4
 
 
+def test_a_piles_fix_takes_off_a_wrong_top_and_never_says_take_more():
+    # O0 should hold Red's pile; the camera sees Blue's I on top of something.
+    out = _fixes((SpaceFix("O0", ("red-I", "red-II", "red-III"), ("blue-I", "more")),))
+    assert out["take"] == [{"space": "O0", "token": "blue-I"}] and out["put"] == [] and out["arrows"] == []
+
+
 def test_board_geometry_fits_pieces_and_finds_edges():
     assert board_data("gyges")["cell_mm"] == 50.0
     ann = board_data("annelids")

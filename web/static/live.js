@@ -20,7 +20,9 @@
 
   function fixText(f) {
     const want = f.expected.join("+") || "nothing";
-    const got = f.observed.join("+") || "nothing";
+    // A pile (a DRIFT home through the camera) shows only its top: "more" may lie beneath.
+    const top = f.observed.filter((t) => t !== "more");
+    const got = f.observed.includes("more") ? `a pile topped by ${top.join("+")}` : (f.observed.join("+") || "nothing");
     return `${f.space}: should hold ${want} (the board shows ${got})`;
   }
 
