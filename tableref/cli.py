@@ -12,7 +12,7 @@ from pathlib import Path
 from hardware import cli as gpio_cli
 from rules import RulesError
 
-from . import config_cli, records_cli, rules_cli, serial_cli, serve, status_cli, vision_cli
+from . import config_cli, demo_video_cli, records_cli, rules_cli, serial_cli, serve, status_cli, vision_cli
 from .journal import Journal, JournalError
 from .referee import Referee
 from .service import default_journal_path, play_observations
@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_parser(sub)
     status_cli.add_parser(sub)
     vision_cli.add_parser(sub)
+    demo_video_cli.add_parser(sub)
     gpio_cli.add_parser(sub)
     return parser
 
