@@ -107,6 +107,7 @@ class CameraConfig:
     backend: str = "auto"  # auto: the Pi camera if Picamera2 is importable, else OpenCV
     device: int | str | None = None  # picamera: camera number; opencv: index, file or stream URL
     fidelity: Fidelity = Fidelity.KIND
+    paced: bool = False  # a video file plays at its own frame rate, not as fast as it is read
 
 
 @dataclass(frozen=True)
@@ -440,7 +441,8 @@ class _Reader:
             raise self.error(t.path("device"), "expected a device path, video file or URL, got an empty string")
         if backend == "picamera" and isinstance(device, str):
             raise self.error(t.path("device"), f"the Pi camera is chosen by number (0, 1), got {device!r}")
-        return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND))  # type: ignore[arg-type]
+        paced = t.get("paced", bool, False)
+        return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced)  # type: ignore[arg-type]
 
     def replay(self, t: _Table) -> ReplayConfig:
         return ReplayConfig(self.path(t, "file", required=True), self.number(t, "speed", 1.0))  # type: ignore[arg-type]

@@ -31,7 +31,7 @@ def summary(config: Config) -> list[str]:
         "serial": lambda: f"{src.port}, wiring {src.wiring or 'built in'}",
         "gpio": lambda: f"wiring {src.wiring or 'built in'}",
         "camera": lambda: f"{src.backend} {'' if src.device is None else src.device}".rstrip()
-                          + f", calibration {src.calibration}",
+                          + f", calibration {src.calibration}" + (", paced" if src.paced else ""),
         "replay": lambda: f"{src.file} at speed {src.speed:g}",
     }[src.kind]()
     options = ", ".join(f"{k}={v}" for k, v in config.game.options.items() if v is not None) or "no options"

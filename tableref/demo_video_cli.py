@@ -95,5 +95,5 @@ def _config(game: str, video: Path, calibration: Path, data: Path) -> str:
             f"[game]\nname = \"{game}\"\nsetup = \"default\"\n\n"
             f"[source]\nkind = \"camera\"\n\n"
             f"[source.camera]\nbackend = \"opencv\"\ndevice = {q(video)}\ncalibration = {q(calibration)}\n"
-            f"fidelity = \"kind\"\n\n"
+            f"fidelity = \"kind\"\npaced = true  # at the video's own pace, to watch on the page\n\n"
             f"[data]\ndir = {q(data)}\n")

@@ -408,7 +408,8 @@ def _open_camera(source: Any, game: str) -> Feed:
 
         return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}")
     target = 0 if device is None else device
-    return CameraFeed(OpenCVCapture(target), reader, fidelity=source.fidelity, name=f"opencv {target}")
+    return CameraFeed(OpenCVCapture(target, paced=source.paced), reader, fidelity=source.fidelity,
+                      name=f"opencv {target}")
 
 
 class Pump:

@@ -103,8 +103,12 @@ class OpenCVCapture(_Base):
     capture object (default ``cv2.VideoCapture``): tests inject their own."""
 
     def __init__(self, source: int | str, *, factory: Callable[[Any], Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic, size: tuple[int, int] | None = (1280, 720)) -> None:
+                 clock: Callable[[], float] = time.monotonic, size: tuple[int, int] | None = (1280, 720),
+                 paced: bool = False, sleep: Callable[[float], None] = time.sleep) -> None:
+        """``paced``: a video file gives each frame no sooner than its time in the video (as a
+        camera would), instead of as fast as it is read."""
         self.source = source
+        self._paced, self._sleep = paced, sleep
         self.name = f"opencv:{source}"
         self._factory = factory if factory is not None else cv2.VideoCapture
         self._clock = clock
@@ -136,6 +140,10 @@ class OpenCVCapture(_Base):
         else:
             fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
             t = self._count / fps if fps > 0 else self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+            if self._paced:
+                wait = self._t0 + t - self._clock()
+                if wait > 0:
+                    self._sleep(wait)
         self._count += 1
         return CapturedFrame(_bgr(img, self.name), float(t))
 

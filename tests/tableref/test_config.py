@@ -151,6 +151,8 @@ def test_no_config_file_is_the_simulated_gyges_demo(monkeypatch, tmp_path):
      "source.camera.backend", 'expected one of "auto", "picamera", "opencv"'),
     (MINIMAL + '[source]\nkind = "camera"\n[source.camera]\ncalibration = "c.json"\nbackend = "picamera"\n'
      'device = "/dev/video0"\n', "source.camera.device", "chosen by number"),
+    (MINIMAL + '[source]\nkind = "camera"\n[source.camera]\ncalibration = "c.json"\npaced = "yes"\n',
+     "source.camera.paced", "true or false"),
     (MINIMAL + '[source]\nkind = "simulated"\n[source.simulated]\nfidelity = "smell"\n',
      "source.simulated.fidelity", 'expected one of "occupancy", "kind", "identity"'),
     # unknown game, bad option

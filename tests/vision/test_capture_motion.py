@@ -55,6 +55,25 @@ def test_opencv_capture_uses_the_injected_backend_and_closes_once():
         OpenCVCapture(7, factory=lambda s: FakeVideoCapture(s, opened=False)).start()
 
 
+def test_a_paced_video_gives_each_frame_no_sooner_than_its_time():
+    now = [100.0]
+    slept = []
+
+    def sleep(dt):
+        slept.append(round(dt, 3))
+        now[0] += dt
+
+    cap = OpenCVCapture("game.avi", factory=lambda s: FakeVideoCapture(s, frames=3), clock=lambda: now[0],
+                        paced=True, sleep=sleep)
+    with cap:
+        times = [f.t for f in cap.frames()]
+    assert times == [0.0, 0.1, 0.2] and slept == [0.1, 0.1]  # frame 0 at once, then at 10 fps
+    fast = OpenCVCapture("game.avi", factory=lambda s: FakeVideoCapture(s, frames=3), clock=lambda: now[0],
+                         sleep=sleep)
+    with fast:
+        assert len(list(fast.frames())) == 3 and slept == [0.1, 0.1]  # unpaced: no waiting
+
+
 def test_opencv_capture_reads_a_real_video_file(tmp_path):
     path = tmp_path / "v.avi"
     frames = [np.full((64, 96, 3), 40 * i, np.uint8) for i in range(4)]

@@ -2,6 +2,7 @@
 the service as its camera — the camera path tried with no camera."""
 
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -28,6 +29,8 @@ def test_demo_video_plays_through_the_service_as_its_camera(tmp_path, capsys, ga
     assert len(moves) >= 2  # DRIFT films its coin placements too
     config = load_config(tmp_path / f"{game}.toml")
     assert config.source.kind == "camera" and config.journal_path.parent == tmp_path / "data"
+    assert config.source.paced  # to be watched; the test plays it as fast as it reads
+    config = replace(config, source=replace(config.source, paced=False))
     with Service.from_config(config) as svc:
         _wait("the video's end", lambda: svc.feed.status.state == "ended")
         _wait("the moves", lambda: len(svc.table.snapshot()["moves"]) == len(moves), timeout=10)
