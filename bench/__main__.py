@@ -7,7 +7,7 @@ Sections (each row has its target, from the issue that set it, and met / MISSED)
 * ``explain`` — explain p50/p99 per game (bench/explain.py), and the games' own benches
   (bench/annihilation_explain.py, drift_explain.py, annelids_explain.py), run as scripts;
 * ``serial``  — frames/s parsed and through a pty, change to decision (bench/serial_bench.py);
-* ``vision``  — watching fps and full-read ms at 1280x720 on one core, false accepts
+* ``vision``  — watching fps and full-read ms on one core (1280x720; DRIFT 1920x1080), false accepts
   (bench/vision_speed.py, bench/vision_accuracy.py, when present);
 * ``e2e``     — a board change to the decision arriving at an SSE client (bench/sse_latency.py);
 * ``serve``   — ``tableref serve`` start-up time and peak resident memory (bench/serve_bench.py's
@@ -224,29 +224,28 @@ def section_vision(quick: bool) -> list[Row]:
         import cv2
 
         from rules import game_names
-        from vision.layout import DEFAULT_MODE
 
         cv2.setNumThreads(1)  # one core, as vision_speed.py measures it
-        games = [g for g in DEFAULT_MODE if g in game_names()]
+        games = [g for g in speed.CAMERA_GAMES if g in game_names()]  # DRIFT too, filmed at 1080p
         for g in games[:1] if quick else games:
+            size = "1920x1080" if g == "drift" else "1280x720"
             try:
                 r = speed.bench_game(g, 60 if quick else 300, 12 if quick else 60)
             except Exception as exc:  # a camera bench that breaks is reported, the others still run
                 rows.append(not_measured("vision", f"{g} camera speed", f"{type(exc).__name__}: {exc}"))
                 continue
-            rows.append(Row("vision", f"{g} watching, 1280x720, one core",
+            rows.append(Row("vision", f"{g} watching, {size}, one core",
                             f"{r['watch_fps']:.0f} fps ({r['watch_ms']:.2f} ms/frame, p95 {r['watch_p95_ms']:.2f})",
                             r["watch_fps"], Target(">=", 60, "fps", "issue 8"), dict(r)))
-            rows.append(Row("vision", f"{g} full board read, 1280x720",
+            rows.append(Row("vision", f"{g} full board read, {size}",
                             f"p50 {r['read_p50']:.1f} · p95 {r['read_p95']:.1f} ms (max {r['read_max']:.1f})",
                             r["read_p50"], Target("<=", 30, "ms p50", "issue 8"), dict(r)))
     if accuracy is None:
         rows.append(not_measured("vision", "false accepts", "bench/vision_accuracy.py is not there"))
     else:
         from rules import game_names
-        from vision.layout import DEFAULT_MODE
 
-        games = [g for g in DEFAULT_MODE if g in game_names()]
+        games = [g for g in accuracy.CAMERA_GAMES if g in game_names()]  # all five
         per_game = 10 if quick else 500
         try:
             total = accuracy.Tally()
