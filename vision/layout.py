@@ -26,6 +26,9 @@ import numpy as np
 from rules.board import Board
 
 ARUCO_DICTIONARY = "DICT_4X4_50"
+# A game whose tags go past id 49 reads them with the 100-marker dictionary: its first 50
+# markers are DICT_4X4_50's, and the ids a game uses keep the same least distance (4 bits).
+TAG_DICTIONARY: Mapping[str, str] = {"drift": "DICT_4X4_100"}
 CORNER_IDS = (0, 1, 2, 3)  # top-left, top-right, bottom-right, bottom-left
 RESERVED_IDS = tuple(range(4, 10))
 
@@ -39,13 +42,16 @@ TAGS: Mapping[str, Mapping[int, str]] = {
         15: "W0", 16: "W1", 17: "W2", 18: "W3", 19: "W5", 20: "W8",
         21: "B0", 22: "B1", 23: "B2", 24: "B3", 25: "B5", 26: "B8",
     },
-    # DRIFT: colour + rank (kind), four colours; coins lying, coins carried (a clip on the
+    # DRIFT: colour + rank (kind), six colours; coins lying, coins carried (a clip on the
     # piece); the river rings' markers are in RING_TAGS (they give a rotation, not a piece).
+    # White and black (the 5th and 6th players) go past id 49: TAG_DICTIONARY.
     "drift": {
         **{27 + 3 * c + k: f"{colour}-{rank}" for c, colour in enumerate(("red", "blue", "green", "yellow"))
            for k, rank in enumerate(("III", "II", "I"))},
         39: "copper", 40: "gold", 41: "silver",
         42: "carried:copper", 43: "carried:gold", 44: "carried:silver",
+        **{48 + 3 * c + k: f"{colour}-{rank}" for c, colour in enumerate(("white", "black"))
+           for k, rank in enumerate(("III", "II", "I"))},
     },
 }
 RING_TAGS: Mapping[str, Mapping[int, str]] = {"drift": {45: "outer", 46: "middle", 47: "inner"}}
@@ -63,7 +69,8 @@ PIECE_COLOURS: Mapping[str, Mapping[str, tuple[int, int, int]]] = {
     "annelids": {"segment": (215, 130, 40), "blue": (40, 80, 200), "green": (40, 150, 60)},
     "drift": {
         **{f"{colour}-{rank}": rgb for colour, rgb in (("red", (190, 45, 40)), ("blue", (45, 70, 170)),
-                                                       ("green", (40, 140, 60)), ("yellow", (220, 190, 40)))
+                                                       ("green", (40, 140, 60)), ("yellow", (220, 190, 40)),
+                                                       ("white", (228, 226, 218)), ("black", (48, 48, 52)))
            for rank in ("III", "II", "I")},
         "copper": (184, 115, 51), "gold": (212, 175, 55), "silver": (190, 190, 195),
         **{f"carried:{c}": (120, 120, 120) for c in ("copper", "gold", "silver")},
@@ -77,9 +84,10 @@ PIECE_COUNTS: Mapping[str, Mapping[str, int]] = {
     "gyges": {"1": 4, "2": 4, "3": 4},
     "anacund": {"A": 36},  # each disc: A on the front, B on the back
     "annihilation": {f"W{n}": k * 2 for n, k in ((0, 1), (1, 2), (2, 1), (3, 1), (5, 1), (8, 1))},
-    # DRIFT at the default ranks (III, II, I: 2 each) for four colours; 6 coins of each type
+    # DRIFT at the default ranks (III, II, I: 2 each) for six colours; 6 coins of each type
     # (the largest board's count is unknown: spares are cheap); a carried clip per coin type.
-    "drift": {**{f"{c}-{r}": 2 for c in ("red", "blue", "green", "yellow") for r in ("III", "II", "I")},
+    "drift": {**{f"{c}-{r}": 2 for c in ("red", "blue", "green", "yellow", "white", "black")
+                 for r in ("III", "II", "I")},
               "copper": 6, "gold": 6, "silver": 6, "carried:copper": 2, "carried:gold": 2, "carried:silver": 2,
               "ring:outer": 1, "ring:middle": 1, "ring:inner": 1},
 }

@@ -53,9 +53,9 @@ def make_detector() -> "cv2.aruco.ArucoDetector":
     return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
 
 
-def make_sized_detector(window: int) -> "cv2.aruco.ArucoDetector":
+def make_sized_detector(window: int, dictionary: str | None = None) -> "cv2.aruco.ArucoDetector":
     """A detector thresholding at one window size only: for tags whose size in the frame is
-    known (about 2.5 cells), one pass instead of three."""
+    known (about 2.5 cells), one pass instead of three. ``dictionary``: a game's wider one."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     params.errorCorrectionRate = 0.3
@@ -63,10 +63,10 @@ def make_sized_detector(window: int) -> "cv2.aruco.ArucoDetector":
     params.adaptiveThreshWinSizeMin = window
     params.adaptiveThreshWinSizeMax = window
     params.adaptiveThreshWinSizeStep = 1
-    return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
-def make_thorough_detector() -> "cv2.aruco.ArucoDetector":
+def make_thorough_detector(dictionary: str | None = None) -> "cv2.aruco.ArucoDetector":
     """A slower second look for where a piece is seen but its tag was not read: more
     threshold windows and a lower constant."""
     params = cv2.aruco.DetectorParameters()
@@ -76,7 +76,7 @@ def make_thorough_detector() -> "cv2.aruco.ArucoDetector":
     params.adaptiveThreshWinSizeMin = 5
     params.adaptiveThreshWinSizeMax = 29
     params.adaptiveThreshWinSizeStep = 4
-    return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
 def detect_all(detector: "cv2.aruco.ArucoDetector", grey: np.ndarray,

@@ -193,7 +193,8 @@ class Reader:
         self.fidelity = fidelity
         self.sheet = grid.sheet
         self._sized_detectors: dict[int, object] = {}
-        self._thorough = make_thorough_detector()
+        self._dictionary = layout.TAG_DICTIONARY.get(self.sheet.game)  # None: the corner markers' own
+        self._thorough = make_thorough_detector(self._dictionary)
         self._tags = layout.tag_tokens(self.sheet.game)
         self._points = np.array([(s.x, s.y) for s in grid.spaces], np.float32)
         self._point_ids = np.flatnonzero(~grid.is_area & ~grid.is_edge)
@@ -275,7 +276,7 @@ class Reader:
         cell = self._cell_px(H)
         window = int(np.clip(round(2.5 * cell), 7, 31)) | 1
         if window not in self._sized_detectors:
-            self._sized_detectors[window] = make_sized_detector(window)
+            self._sized_detectors[window] = make_sized_detector(window, self._dictionary)
         return self._sized_detectors[window]
 
     def _scan_quad(self, i: int) -> list[tuple[float, float]]:

@@ -28,14 +28,17 @@ TILE_OVERLAP_MM = 12.0
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
-def aruco_dictionary() -> "cv2.aruco.Dictionary":
-    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, layout.ARUCO_DICTIONARY))
+def aruco_dictionary(name: str | None = None) -> "cv2.aruco.Dictionary":
+    """The corner markers' and tags' dictionary (``name``: a wider one, layout.TAG_DICTIONARY)."""
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name or layout.ARUCO_DICTIONARY))
 
 
 def marker_image(marker_id: int, side_px: int) -> np.ndarray:
     """A marker ``side_px`` square, black border included (greyscale); the white quiet
-    zone around it is the caller's paper."""
-    return cv2.aruco.generateImageMarker(aruco_dictionary(), marker_id, max(6, int(side_px)))
+    zone around it is the caller's paper. Ids past 49 are DICT_4X4_100's (which begins
+    with DICT_4X4_50)."""
+    d = aruco_dictionary("DICT_4X4_100" if marker_id >= 50 else None)
+    return cv2.aruco.generateImageMarker(d, marker_id, max(6, int(side_px)))
 
 
 def bgr(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -188,7 +191,8 @@ def tag_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 12.0) -> li
     for start in range(0, len(stickers), cols * rows):
         page = np.full((int(round(ph * s)), int(round(pw * s)), 3), 255, np.uint8)
         n_page = len(pages) + 1
-        head = f"{game} piece tags ({tag} mm; ArUco {layout.ARUCO_DICTIONARY}) page {n_page}: cut round"
+        head = (f"{game} piece tags ({tag} mm; ArUco {layout.TAG_DICTIONARY.get(game, layout.ARUCO_DICTIONARY)}) "
+                f"page {n_page}: cut round")
         _text(page, head, (int(PRINTER_MARGIN_MM * s), int((PRINTER_MARGIN_MM + 3) * s)), 3.5 * s, (0, 0, 0))
         for k, (front, back) in enumerate(stickers[start:start + cols * rows]):
             r, c = divmod(k, cols)

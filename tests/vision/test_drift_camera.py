@@ -53,7 +53,8 @@ def _calm(s: Session) -> Effects:
 
 def test_tag_table_uses_only_free_ids_and_is_disjoint():
     ids = set(layout.TAGS["drift"]) | set(layout.RING_TAGS["drift"])
-    assert ids <= set(range(27, 50))
+    assert ids <= set(range(27, 54))  # 50-53 (white, black) from DICT_4X4_100, read by DRIFT's reader
+    assert layout.TAG_DICTIONARY == {"drift": "DICT_4X4_100"}
     taken = {i for g, t in layout.TAGS.items() if g != "drift" for i in t}
     assert not ids & taken and not set(layout.RING_TAGS["drift"]) & set(layout.TAGS["drift"])
     assert layout.tag_id("drift", "ring:middle") == 46 and layout.tag_id("drift", "carried:gold") == 43
@@ -84,6 +85,21 @@ def test_game_start_reads_six_pieces_piled_in_each_home(session):
     assert reading.view["O0"] == (MORE, "red-III")  # the top of the pile
     assert view.matches(reading.view) and not View({**view.to_dict(), "O0": ["red-I"]}).matches(reading.view)
     assert explain(start, reading.view).verdict is Verdict.UNCHANGED
+
+
+def test_six_players_homes_and_pieces_read_every_colour(session):
+    six = "red:circle,blue:triangle,green:square,yellow:pentagon,white:hexagon,black:star"
+    start = get_game("drift").start({"players": six})
+    d = start.to_dict()
+    # One piece of each of the six colours out of its home (the rest stay piled).
+    d["pieces"] = {**d["pieces"], "white-I-1": "M3", "black-II-2": "O6", "yellow-III-1": "I5", "red-I-2": "OR9"}
+    view = get_game("drift").from_dict(d).view(Fidelity.KIND)
+    frame = session.renderer.frame(view, session.pose, _calm(session), np.random.default_rng(7))
+    reading = session.reader().read(frame, session.pose.H)
+    assert reading.complete, reading.why
+    assert view.matches(reading.view)
+    assert reading.view["M3"] == ("white-I",) and reading.view["O6"] == ("black-II",)
+    assert reading.view["O20"] == ("black-III", MORE)  # the star's home: Black's pile
 
 
 def test_a_ring_marker_too_blurred_to_find_is_read_where_its_step_puts_it(session, monkeypatch):
