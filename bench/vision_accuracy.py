@@ -44,17 +44,22 @@ from vision.sessions import Session, random_position, scripted_game  # noqa: E40
 
 MAX_PLIES = {"gyges": 60, "anacund": 40, "annihilation": 60, "annelids": 80, "drift": 30}
 CAMERA_GAMES = (*DEFAULT_MODE, "drift")  # DRIFT is read by vision/drift_reader.py (tags, rings)
-# DRIFT's random positions start, every other frame, from its start (six pieces piled in each
-# home, coins to place) or from a 3-player game under way (tests/tableref/test_drift_game.py's
-# position: pieces riding the rivers, carried coins, repositories); the start alone would rarely
-# get that far in the plies a frame allows.
+# DRIFT's random positions start, in turn, from its start (six pieces piled in each home, coins
+# to place), from a 3-player game under way (tests/tableref/test_drift_game.py's position: pieces
+# riding the rivers, carried coins, repositories; the start alone would rarely get that far in
+# the plies a frame allows) and from a 6-player start (all six colours).
 DRIFT_MIDGAME = json.loads((Path(__file__).resolve().parents[1] / "tests" / "tableref" / "drift_midgame.json").read_text())
 DRIFT_E2E_PAST_SETUP = 6  # DRIFT's scripted game: its coin placements, then this many moves
 
 
+DRIFT_SIX = "red:circle,blue:triangle,green:square,yellow:pentagon,white:hexagon,black:star"
+
+
 def start_of(game: str, k: int = 1):
     """Where a game's ``k``-th random position starts (None: the game's start)."""
-    return get_game(game).from_dict(DRIFT_MIDGAME) if game == "drift" and k % 2 else None
+    if game != "drift" or k % 3 == 0:
+        return None
+    return get_game(game).from_dict(DRIFT_MIDGAME) if k % 3 == 1 else get_game(game).start({"players": DRIFT_SIX})
 
 
 @dataclass
