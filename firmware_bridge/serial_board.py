@@ -23,6 +23,7 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,7 @@ CLOSED = "closed"
 
 _HELLO_RETRY = 0.5  # seconds between hello requests while waiting for one
 _SCAN_RETRY = 0.25  # seconds between full scan requests while out of sync
+SENT_REMEMBERED = 16  # our last frames, known again if the line echoes them
 
 
 @dataclass(frozen=True)
@@ -302,12 +304,17 @@ class SerialBoard:
         self._in_sync = False
         self._expected_seq: int | None = None
         self._out_seq = 0
+        self._sent: deque[bytes] = deque(maxlen=SENT_REMEMBERED)
         self._last_hello_req = self._last_scan_req = -1e9
         self._last_rx = self._last_obs = 0.0
 
     def _send(self, port: Any, message: Any) -> None:
+        data = encode(self._out_seq, message)
+        # Remembered so that the same bytes coming back (a line that echoes, as loop:// does)
+        # are known as ours, whatever their type: an Ack is sent by both sides.
+        self._sent.append(data)
         try:
-            port.write(encode(self._out_seq, message))
+            port.write(data)
         except serial.SerialTimeoutException:
             self.stats.write_errors += 1  # the board is not reading: the retry timers resend
         self._out_seq = (self._out_seq + 1) & 0xFF
@@ -391,8 +398,10 @@ class SerialBoard:
             self.stats.bad_messages += 1
             self._lose_sync(port, now, f"bad message: {exc}")
             return False
-        if msg.type >= MessageType.REQUEST_HELLO:
-            self.stats.echoed += 1  # our own command came back: not the board's sequence
+        if msg.type >= MessageType.REQUEST_HELLO or frame.raw in self._sent:
+            self.stats.echoed += 1  # our own frame came back: not the board's sequence
+            if frame.raw in self._sent:
+                self._sent.remove(frame.raw)  # once: the board's own identical frame may follow
             return False
         gap = self._expected_seq is not None and frame.seq != self._expected_seq
         self._expected_seq = (frame.seq + 1) & 0xFF
