@@ -7,6 +7,7 @@ keeps the two writers apart.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,8 +66,8 @@ def _step(state: State, move: str | None, ply: int) -> dict[str, Any]:
 def import_record(journal: Journal, data: object) -> int:
     """Check a whole game record, then journal it as a finished game; returns its id.
 
-    Nothing is written unless every move replays. The game is marked finished *before* its
-    moves are added, so an import cut short can never be resumed as the live game.
+    Nothing is written unless every move replays, and then all of it in one transaction
+    (``Journal.import_game``): stored finished, so it is never resumed as the live game.
     """
     if not isinstance(data, Mapping):
         raise RecordError("game record: expected a JSON object")
@@ -82,18 +83,14 @@ def import_record(journal: Journal, data: object) -> int:
     moves = data.get("moves")
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise RecordError("game record: 'moves' must be a list of move texts")
-    states, state = [], start
+    state = start
     for i, text in enumerate(moves, start=1):
         try:
             state = state.apply(state.parse_move(text))
         except RulesError as exc:
             raise RecordError(f"game record: move {i} ({text!r}): {exc}") from None
-        states.append(state)
-    try:
-        record = journal.new_game(start, options, fidelity.value)
-        journal.finish(record)
-        for text, after in zip(moves, states):
-            journal.record_move(record, text, after)
+    try:  # one transaction: a cut-short import leaves nothing behind
+        record = journal.import_game(start, options, fidelity.value, list(moves), created=time.time())
     except JournalError as exc:
         raise RecordError(f"game record: cannot journal it: {exc}") from None
     return record.id
