@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 from rules import Fidelity, game_names, get_game  # noqa: E402
 from vision.layout import DEFAULT_MODE  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
-from vision.sessions import Session, random_position, scripted_game  # noqa: E402
+from vision.sessions import Session, random_position, scripted_game, setup_length  # noqa: E402
 
 MAX_PLIES = {"gyges": 60, "anacund": 40, "annihilation": 60, "annelids": 80, "drift": 30}
 CAMERA_GAMES = (*DEFAULT_MODE, "drift")  # DRIFT is read by vision/drift_reader.py (tags, rings)
@@ -141,15 +141,6 @@ def run_game(game: str, frames: int, per_session: int, seed: int) -> Tally:
     return t
 
 
-def _setup_length(state) -> int:
-    """How many placements a game's setup phase takes (DRIFT: its coins)."""
-    n = 0
-    while getattr(state, "phase", None) == "setup":
-        state = state.successor(state.legal_moves()[0])
-        n += 1
-    return n
-
-
 def run_e2e(game: str, moves: int, seed: int) -> tuple[bool, str]:
     from tableref.journal import Journal
     from tableref.referee import Referee
@@ -162,7 +153,7 @@ def run_e2e(game: str, moves: int, seed: int) -> tuple[bool, str]:
 
     s = Session.create(game, seed)
     if game == "drift":  # from the start: the coins placed round the piled homes, then play
-        moves = _setup_length(get_game(game).start()) + DRIFT_E2E_PAST_SETUP
+        moves = setup_length(get_game(game).start()) + DRIFT_E2E_PAST_SETUP
     start, played = scripted_game(game, seed, moves, start_of(game, 0))
     # No sensor flicker: a camera has none (a one-frame vanishing piece would be motion in a
     # video); hands, lifted pieces, light, noise and shake are the camera's own.

@@ -289,6 +289,13 @@ class _Table:
                 raise self.reader.error(self.path(name), f"unknown key{hint}; known here: {known}")
 
 
+def _matrix_pins(source: GpioConfig) -> dict[str, Any]:
+    """The sensor matrix's pins named by their config keys (for the duplicate-pin check)."""
+    pins = {f"source.gpio.rows[{i}]": p for i, p in enumerate(source.rows or ())}
+    pins.update({f"source.gpio.columns[{i}]": p for i, p in enumerate(source.columns or ())})
+    return pins
+
+
 class _Reader:
     def __init__(self, where: str, base: Path | None) -> None:
         self.where, self.base = where, base
@@ -423,10 +430,8 @@ class _Reader:
     def gpio(self, t: _Table) -> GpioConfig:
         cfg = GpioConfig(self.path(t, "wiring"), self.pin_list(t, "rows"), self.pin_list(t, "columns"),
                          self.number(t, "interval", 0.02), self.whole(t, "debounce", 2, least=1))
-        pins = {f"source.gpio.rows[{i}]": p for i, p in enumerate(cfg.rows or ())}
-        pins.update({f"source.gpio.columns[{i}]": p for i, p in enumerate(cfg.columns or ())})
         try:
-            check_distinct(pins, "source.gpio")
+            check_distinct(_matrix_pins(cfg), "source.gpio")
         except PinConfigError as exc:
             raise ConfigError(self.where, "", str(exc)) from None
         return cfg
@@ -480,8 +485,7 @@ class _Reader:
         if cfg.enabled and isinstance(source, GpioConfig) and (source.rows or source.columns):
             # The matrix and the panel share the header: one pin cannot serve both.
             both = {f"panel.pins.{k}": v for k, v in cfg.pins.to_dict().items()}
-            both.update({f"source.gpio.rows[{i}]": p for i, p in enumerate(source.rows or ())})
-            both.update({f"source.gpio.columns[{i}]": p for i, p in enumerate(source.columns or ())})
+            both.update(_matrix_pins(source))
             try:
                 check_distinct(both, "GPIO pins")
             except PinConfigError as exc:

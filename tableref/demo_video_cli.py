@@ -39,15 +39,6 @@ def _fail(where: str, what: str) -> int:
     return EXIT_INPUT
 
 
-def _setup_length(state: Any) -> int:
-    """Placements in the position's setup phase (DRIFT's coins), which the video films too."""
-    n = 0
-    while getattr(state, "phase", None) == "setup" and n < 100:
-        state = state.successor(state.legal_moves()[0])
-        n += 1
-    return n
-
-
 def cmd_demo_video(args: argparse.Namespace) -> int:
     if not 1 <= args.moves <= 60:
         return _fail("--moves", f"must be between 1 and 60, got {args.moves}")
@@ -56,7 +47,7 @@ def cmd_demo_video(args: argparse.Namespace) -> int:
     except RulesError as exc:
         return _fail("--game", str(exc))
     from tableref.sources.sim import render_script
-    from vision.sessions import Session, scripted_game
+    from vision.sessions import Session, scripted_game, setup_length
     from vision.video import CAMERA_PAUSE, script_frames, write_video
 
     out: Path = args.out
@@ -65,7 +56,7 @@ def cmd_demo_video(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail("--out", str(exc))
     session = Session.create(args.game, args.seed)
-    start, played = scripted_game(args.game, args.seed, _setup_length(start) + args.moves, start)
+    start, played = scripted_game(args.game, args.seed, setup_length(start) + args.moves, start)
     script = render_script(start, played, fidelity=Fidelity.KIND, seed=args.seed, noise=False,
                            settle_hold=CAMERA_PAUSE)
     frames = script_frames(session.renderer, [(f.view, f.unreadable) for f in script.frames], pose=session.pose,

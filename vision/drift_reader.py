@@ -202,9 +202,12 @@ class _TurnedReader(Reader):
                    tokens: dict[str, list[str]], why: dict[str, str]) -> None:
         # The rotation spaces hold the ring markers, read by DriftReader.rotations: scanning
         # them here would only find "unreadable" there and buy every frame a second look.
+        super()._read_tags(frame, H, busy[~self._rotation_space[busy]], foreign_pt, tokens, why)
+
+    @functools.cached_property
+    def _rotation_space(self) -> np.ndarray:
         marked = {ring.rotation_space for ring in self.grid.annuli.rings}  # type: ignore[attr-defined]
-        rotation = np.array([self.grid.spaces[int(i)].id in marked for i in busy], bool)
-        super()._read_tags(frame, H, busy[~rotation], foreign_pt, tokens, why)
+        return np.array([s.id in marked for s in self.grid.spaces], bool)
 
     def _judge_tags(self, busy: np.ndarray, found: list[tuple[int, np.ndarray]],
                     foreign_pt: np.ndarray) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -244,12 +247,9 @@ class _TurnedReader(Reader):
                 tokens[home] = [*tokens[home], MORE]
         return tokens, why
 
-    @property
+    @functools.cached_property
     def _homes(self) -> frozenset[str]:
-        homes = self.__dict__.get("_home_ids")
-        if homes is None:
-            homes = self.__dict__["_home_ids"] = frozenset(s.id for s in self.sheet.board.spaces if s.kind == "home")
-        return homes
+        return frozenset(s.id for s in self.sheet.board.spaces if s.kind == "home")
 
     def _lies_right(self, i: int, centres: list[np.ndarray]) -> bool:
         s, pitch = self.grid.spaces[i], self.sheet.pitch
@@ -298,6 +298,7 @@ class DriftReader:
         self.fidelity = fidelity
         self.annuli = grid.annuli
         self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
+        self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
         self._base = self._reader((0, 0, 0))
         r = 0.3 * self.sheet.tag_mm
         ax = np.arange(-r, r + 1e-6, 1.0)
@@ -395,7 +396,7 @@ class DriftReader:
 
     def _cell_points(self, ring: Ring, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         key = (ring.name, k)
-        cache = self.__dict__.setdefault("_cells", {})
+        cache = self._cells
         if key not in cache:
             cell = self.sheet.tag_mm / 6
             centre = np.float32(self.annuli.marker_at(ring, k))

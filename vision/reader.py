@@ -362,14 +362,9 @@ class Reader:
                 why[s.id] = "something here that is not a readable piece"
         return tokens, why
 
-    def _place(self, centre: np.ndarray) -> tuple[int | None, bool]:
-        """The space a tag centred at ``centre`` (sheet mm) belongs to, and whether it is off it."""
-        targets, off = self._place_all(np.asarray(centre, np.float32).reshape(1, 2))
-        return (None, False) if targets[0] < 0 else (int(targets[0]), bool(off[0]))
-
     def _place_all(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_place` for many tag centres (K×2): each one's space (-1: near none) and
-        whether it lies off that space."""
+        """The space each tag centred at ``centres`` (K×2 sheet mm) belongs to (-1: near none),
+        and whether it lies off that space."""
         k = len(centres)
         targets, off = np.full(k, -1, int), np.zeros(k, bool)
         if len(self._point_ids):

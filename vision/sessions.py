@@ -84,6 +84,16 @@ def random_position(game: str, seed: int, plies: int, start: State | None = None
     return state
 
 
+def setup_length(state: State) -> int:
+    """How many placements the position's setup phase still takes (DRIFT's coins; 0 for a
+    game without one), so a scripted game can be asked for that many moves more."""
+    n = 0
+    while getattr(state, "phase", None) == "setup" and n < 1000:
+        state = state.successor(next(iter(state.legal_moves())))
+        n += 1
+    return n
+
+
 def scripted_game(game: str, seed: int, moves: int, start: State | None = None) -> tuple[State, list]:
     """A start position (the game's, unless given) and ``moves`` legal moves from it (fewer
     if the game ends); only moves the board shows (not a resignation or a pass, which are

@@ -51,6 +51,18 @@ def _calm(s: Session) -> Effects:
     return Effects(blur=s.blur)
 
 
+def _referee_film(session, tmp_path, start, script, seed):
+    """The script filmed by the session's camera, refereed from ``start``: (record, decisions)."""
+    frames = script_frames(session.renderer, [(f.view, f.unreadable) for f in script.frames], pose=session.pose,
+                           effects=session.effects(hard=False), seed=seed)
+    source = CameraSource(ArrayCapture(frames, fps=10), session.reader())
+    decisions = []
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        referee = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=start)
+        play_observations(referee, source.observations(), Stabiliser(), on_decision=decisions.append)
+        return journal.load(referee.record.id), decisions
+
+
 def test_tag_table_uses_only_free_ids_and_is_disjoint():
     ids = set(layout.TAGS["drift"]) | set(layout.RING_TAGS["drift"])
     assert ids <= set(range(27, 54))  # 50-53 (white, black) from DICT_4X4_100, read by DRIFT's reader
@@ -172,14 +184,7 @@ def test_scripted_drift_game_with_a_drift_phase_refereed_from_rendered_frames(se
     final, played = _played()
     assert final.rots == (1, 1, 1)
     script = render_script(START, played, fidelity=Fidelity.KIND, seed=2, noise=False)
-    frames = script_frames(session.renderer, [(f.view, f.unreadable) for f in script.frames], pose=session.pose,
-                           effects=session.effects(hard=False), seed=4)
-    source = CameraSource(ArrayCapture(frames, fps=10), session.reader())
-    decisions = []
-    with Journal(tmp_path / "j.sqlite3") as journal:
-        referee = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=START)
-        play_observations(referee, source.observations(), Stabiliser(), on_decision=decisions.append)
-        record = journal.load(referee.record.id)
+    record, decisions = _referee_film(session, tmp_path, START, script, seed=4)
     assert record.moves == MOVES
     assert "illegal" not in [d.kind for d in decisions]
     assert [d.kind for d in decisions if d.kind == "accepted"] == ["accepted"] * len(MOVES)
@@ -196,14 +201,7 @@ def test_drift_game_from_its_start_through_the_piled_homes_refereed_from_rendere
         state = state.successor(played[-1])
         positions.append(state)
     script = render_script(start, played, fidelity=Fidelity.KIND, seed=3, noise=False, settle_hold=CAMERA_PAUSE)
-    frames = script_frames(session.renderer, [(f.view, f.unreadable) for f in script.frames], pose=session.pose,
-                           effects=session.effects(hard=False), seed=5)
-    source = CameraSource(ArrayCapture(frames, fps=10), session.reader())
-    decisions = []
-    with Journal(tmp_path / "j.sqlite3") as journal:
-        referee = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=start)
-        play_observations(referee, source.observations(), Stabiliser(), on_decision=decisions.append)
-        record = journal.load(referee.record.id)
+    record, decisions = _referee_film(session, tmp_path, start, script, seed=5)
     assert len(record.moves) == len(played), record.moves
     assert [s.view(Fidelity.KIND) for s in record.states] == [s.view(Fidelity.KIND) for s in positions]
     assert "illegal" not in [d.kind for d in decisions]
