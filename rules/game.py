@@ -124,6 +124,18 @@ class State(ABC):
     def view(self, fidelity: Fidelity) -> View:
         """What an ideal sensor of this fidelity would read on the board."""
 
+    def unseen_moves(self, fidelity: Fidelity) -> tuple[Move, ...]:
+        """Legal moves a sensor of this fidelity cannot tell from no move: made off the board
+        (resigning, ending a turn) or leaving it looking as it was. Players declare them.
+        Cached on the (frozen) state; games may override with a cheap exact answer."""
+        cache = self.__dict__.setdefault("_unseen_moves", {})
+        found = cache.get(fidelity)
+        if found is None:
+            same = self.view(fidelity)
+            found = tuple(m for m in self.legal_moves() if self.successor(m).view(fidelity) == same)
+            cache[fidelity] = found
+        return found
+
     # -- persistence --------------------------------------------------------------------
 
     @abstractmethod

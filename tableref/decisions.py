@@ -177,9 +177,14 @@ class Declare:
 
 @dataclass(frozen=True)
 class StartGame:
+    """Close the current game exactly as it stands and begin a new one. ``board``: the board
+    as the command itself set it up (the simulated board reset for the new game), judged by
+    the new game only — never by the old one as the players taking moves back."""
+
     game: str
     options: dict[str, Any] = field(default_factory=dict)
     setup: str = "start"  # start | default
+    board: View | None = None
 
 
 Command = StableView | Confirm | Undo | Declare | StartGame

@@ -128,8 +128,13 @@ class Referee:
             # After an undo the board still shows the undone move: it is not to be accepted
             # again, the players are to put the pieces back.
             current = self.state.view(self.fidelity)
-            fixes = tuple(SpaceFix(s, current.get_tokens(s), view.get_tokens(s)) for s in sorted(current.diff(view)))
-            return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, fixes))
+            wrong = current.diff(view.resolved(current))
+            if wrong:
+                fixes = tuple(SpaceFix(s, current.get_tokens(s), view.get_tokens(s)) for s in sorted(wrong))
+                return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, fixes))
+            # The undone move left the board as it was (a ring put back where it started):
+            # the board already shows the position restored.
+            self._held_view = None
         e = explain(self.state, view, self.fidelity, max_sequence=self.max_sequence)
         takeback = self._takeback_depth(view)
         if e.verdict is Verdict.UNCHANGED:
@@ -234,8 +239,8 @@ class Referee:
         if not self.record.moves:
             return [self._emit(Rejected(self.record.id, self.ply, "undo", "no move to take back"))]
         out = self._take_back(1)
-        if self.last_view is not None:  # tell the players what to put back
-            self._status = None
+        if self.last_view is not None:  # tell the players what to put back, or that it is back
+            self._status = ("undone", None)
             self._held_view = self.last_view
             out += self._on_view(self.last_view)
         return out
@@ -245,7 +250,7 @@ class Referee:
             move = self.state.parse_move(text)
         except RulesError as exc:
             return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", str(exc)))]
-        if self.state.successor(move).view(self.fidelity) != self.state.view(self.fidelity):
+        if move not in self.state.unseen_moves(self.fidelity):
             # Anything the board can show must be shown on the board, so the two never disagree.
             return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", "make this move on the board"))]
         return self._accept((move,), confirmed=True)
@@ -260,7 +265,13 @@ class Referee:
         if not self.record.finished:
             self.journal.finish(self.record)  # abandoned: finished without an outcome
         self.record = self.journal.new_game(state, opts, self.fidelity.value)
-        self._choices, self._status = (), None
+        self._choices, self._status, self._held_view = (), None, None
+        if cmd.board is not None:
+            self.last_view = cmd.board
+        elif self.last_view is not None:
+            # The board as the old game left it is the players' to set up, never a first move
+            # of the new game: held, as after an undo, until it changes.
+            self._held_view = self.last_view
         out = [self.greeting()]
         if self.last_view is not None:
             out += self._on_view(self.last_view)
@@ -279,6 +290,12 @@ class Referee:
         return decision
 
 
+class _ViewMarker:
+    """Where in the queue the newest pending board view is judged."""
+
+    __slots__ = ()
+
+
 class RefereeLoop:
     """Runs a :class:`Referee` in its own thread, fed by a queue. ``start()`` starts it.
 
@@ -289,7 +306,6 @@ class RefereeLoop:
     """
 
     _STOP = object()
-    _VIEW = object()  # "judge the newest pending board view" marker
 
     def __init__(self, referee: Referee, *, latest_view_only: bool = True) -> None:
         self.referee = referee
@@ -297,7 +313,8 @@ class RefereeLoop:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._view_lock = threading.Lock()
-        self._pending_view: StableView | None = None
+        # (marker, newest view): the marker in the queue is where that view is judged
+        self._pending: tuple[_ViewMarker, StableView] | None = None
 
     def start(self) -> None:
         if self._thread is None:
@@ -305,14 +322,22 @@ class RefereeLoop:
             self._thread.start()
 
     def submit(self, item: Command) -> None:
-        if self.latest_view_only and isinstance(item, StableView):
-            with self._view_lock:
-                waiting = self._pending_view is not None
-                self._pending_view = item
-            if not waiting:
-                self._queue.put(self._VIEW)
-            return
-        self._queue.put(item)
+        with self._view_lock:  # one lock for both, so the queue keeps the order of submission
+            if self.latest_view_only and isinstance(item, StableView):
+                if self._pending is not None:
+                    self._pending = (self._pending[0], item)
+                else:
+                    marker = _ViewMarker()
+                    self._pending = (marker, item)
+                    self._queue.put(marker)
+                return
+            if self._pending is not None:
+                # The view waiting now is judged before this command; a newer view must not
+                # take its place ahead of the command (a new game's reset board judged by the
+                # old game would take its moves back).
+                self._queue.put(self._pending[1])
+                self._pending = None
+            self._queue.put(item)
 
     def stop(self, timeout: float | None = None) -> None:
         """Finish what is queued, then stop. Safe to call twice."""
@@ -326,9 +351,11 @@ class RefereeLoop:
             item = self._queue.get()
             if item is self._STOP:
                 return
-            if item is self._VIEW:
+            if isinstance(item, _ViewMarker):
                 with self._view_lock:
-                    item, self._pending_view = self._pending_view, None
+                    if self._pending is None or self._pending[0] is not item:
+                        continue  # its view was sealed ahead of a command
+                    item, self._pending = self._pending[1], None
             try:
                 self.referee.handle(item)
             except (RulesError, JournalError) as exc:

@@ -19,7 +19,7 @@ from typing import Any
 from rules import MORE, Fidelity, RulesError, SpaceFix, State, get_game
 from tableref.decisions import (
     Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
-    Rejected, Restored, StableView, StartGame, TakenBack, Undo,
+    Rejected, Restored, StartGame, TakenBack, Undo,
 )
 
 from .boards import palette, space_labels
@@ -147,13 +147,14 @@ class LiveTable:
         self._labels = space_labels(self._game, s.to_dict())
         outcome = s.outcome()
         self._outcome = outcome.to_dict() if outcome else None
-        # Moves the board cannot show (resigning, ending a turn): offered as buttons.
-        same = s.view(self.fidelity)
-        self._declarable = [
-            {"move": s.move_text(m), "description": s.describe_move(m)}
-            for m in s.legal_moves()
-            if not s.move_spaces(m) and s.successor(m).view(self.fidelity) == same
-        ]
+        # Moves the board cannot show, offered as buttons: those made off the board (resigning,
+        # ending a turn), and those that leave the board looking as it did (a ring that lands
+        # on one of its height and puts it back where the mover started) — the sensors cannot
+        # tell them from no move, so the players record them here.
+        self._declarable = []
+        for m in s.unseen_moves(self.fidelity):
+            why = "made off the board" if not s.move_spaces(m) else "the board looks the same after it"
+            self._declarable.append({"move": s.move_text(m), "description": s.describe_move(m), "why": why})
 
     # -- what the page reads -------------------------------------------------------------------
 
@@ -199,16 +200,15 @@ class LiveTable:
         start = game.default_setup(opts) if setup == "default" else game.start(opts)
         with self._lock:
             self._pending_options = (game_name, dict(opts))
-        if self.sim is not None:
-            # The simulated board is set up for the new game *before* the game starts, so
-            # the referee's first look at it finds the new position, not a wrong board.
-            # (The old game judges it once, as a wrong board; the new game then finds it
-            # unchanged. A StartGame that could carry the board would spare that judgement.)
-            self.sim.reset(start.view(self.fidelity), palette(game_name, opts), game.board())
-            self._submit(StableView(self.sim.view, time.monotonic()))
-        self._submit(StartGame(game_name, opts, setup))
-        if self.sim is not None:
-            self._sim_changed()
+        if self.sim is None:
+            self._submit(StartGame(game_name, opts, setup))
+            return opts
+        # The new game is asked for first, carrying the board it sets up: the old game closes
+        # as it stood and never judges the reset board (it would read it as a takeback).
+        board = start.view(self.fidelity)
+        self._submit(StartGame(game_name, opts, setup, board=board))
+        self.sim.reset(board, palette(game_name, opts), game.board())
+        self._sim_changed()
         return opts
 
     def sim_edit(self, action: str, space: str | None = None, token: str | None = None,

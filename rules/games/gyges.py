@@ -348,6 +348,16 @@ class GygesState(State):
 
     # -- sensing ----------------------------------------------------------------------------
 
+    def unseen_moves(self, fidelity: Fidelity) -> tuple[Any, ...]:
+        # Only a ring that bumps the ring it lands on back onto its own start leaves every
+        # space occupied as before; at kind fidelity the two rings must also be of one height.
+        occ = self._occ
+        return tuple(
+            m for m in self.legal_moves()
+            if isinstance(m, RingMove) and m.bump_to == m.start
+            and (fidelity is Fidelity.OCCUPANCY or occ.get(m.start) == occ.get(m.end))
+        )
+
     def view(self, fidelity: Fidelity) -> View:
         # Rings of one height are interchangeable in the rules: identity reads as kind.
         if fidelity is Fidelity.OCCUPANCY:

@@ -130,7 +130,7 @@ def test_declare_a_move_the_board_cannot_show(tmp_path):
     try:
         client, post = admin_client(svc)
         s = state(client)
-        assert s["declarable"] == [{"move": "resign", "description": "Blue resigns"}]
+        assert s["declarable"] == [{"move": "resign", "description": "Blue resigns", "why": "made off the board"}]
         assert post("/api/declare", {"move": "resign"}).status_code == 202
         s = state(client)
         assert s["outcome"]["winner"] == "green" and s["last"]["kind"] == "game_over"

@@ -150,7 +150,7 @@
     for (const d of live.declarable || []) {
       const b = document.createElement("button");
       b.textContent = d.description;
-      b.title = d.move;
+      b.title = d.why ? `${d.move}: ${d.why}` : d.move;
       b.disabled = !admin;
       b.addEventListener("click", () => {
         if (confirm(`${d.description}?`)) act("/api/declare", { move: d.move });
