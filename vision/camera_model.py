@@ -252,11 +252,13 @@ TABLE_BGR = (70, 98, 128)  # a wooden table
 class CameraModel:
     """Frames of ``sheet`` (with pieces) seen through the camera of ``setup``."""
 
-    def __init__(self, sheet: Sheet, setup: CameraSetup = CameraSetup(), *, texture: np.ndarray | None = None,
+    def __init__(self, sheet: Sheet | None, setup: CameraSetup = CameraSetup(), *, texture: np.ndarray | None = None,
                  texture_px_per_mm: float | None = None, plane_mm: tuple[float, float] | None = None) -> None:
         self.sheet = sheet
         self.setup = setup
-        self.plane_mm = plane_mm or sheet.size
+        if sheet is None and (texture is None or plane_mm is None):
+            raise ValueError("CameraModel: without a board sheet, give the plane's texture and size")
+        self.plane_mm = plane_mm or sheet.size  # type: ignore[union-attr]
         self.pose = place_camera(setup, self.plane_mm)
         self.lens = lens_map(setup.size, tuple(self.pose.K.ravel()), tuple(self.pose.dist.ravel()))
         self._texture = texture
@@ -300,6 +302,7 @@ class CameraModel:
         if self._texture is not None:
             return self._texture, float(self._texture_s or 1.0)
         s = round(min(12.0, max(1.0, 2.0 * self.px_per_mm)), 2)
+        assert self.sheet is not None
         art = draw_sheet(self.sheet, s)
         return (art.astype(np.float32) * ((0.92 - 0.1) / 255) * 255 + 0.1 * 255).astype(np.uint8), s
 
@@ -339,7 +342,8 @@ class CameraModel:
 
         canvas = self._board_cache.astype(np.float32)
         lamp = scene.lamp.position(self._centre) if scene.lamp is not None else None
-        draw_scene(self, canvas, scene, lamp)
+        if self.sheet is not None:
+            draw_scene(self, canvas, scene, lamp)
         img = self._to_frame(canvas)
         img *= self._gain(scene)[..., None] * np.float32(scene.exposure / 0.92)
         img *= np.array(scene.tint, np.float32)
