@@ -30,6 +30,8 @@ from hardware.panel import PanelPins
 from hardware.pins import PinConfigError, PinSpec, check_distinct, check_pin
 from rules import Fidelity, RulesError, get_game
 
+from .voice.settings import VoiceConfig, read_voice
+
 DEFAULT_GAME = "gyges"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000  # the same as `tableref serve --port`'s default and the README
@@ -159,6 +161,7 @@ class Config:
     panel: PanelConfig = field(default_factory=PanelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     where: str = "<defaults>"  # the file it came from, for messages
+    voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice]: docs/voice.md
 
     @property
     def journal_path(self) -> Path:
@@ -349,8 +352,9 @@ class _Reader:
         web = self.web(top.table("web"))
         panel = self.panel(top.table("panel"), source)
         data_cfg = self.data(top.table("data"))
+        voice = read_voice(self, top.table("voice"))
         top.done()
-        return Config(game, source, stabiliser, web, panel, data_cfg, self.where)
+        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice)
 
     def game(self, t: _Table) -> GameConfig:
         name = t.get("name", str, required=True, expect='a game name such as "gyges"')

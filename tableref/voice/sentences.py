@@ -1,0 +1,304 @@
+"""What the referee says: decisions turned into short sentences, in the configured language.
+
+:class:`Narrator` follows the game from the decisions alone (each carries the position it
+leaves) and turns each into :class:`Utterance` values: the text, the *topic* (a newer sentence
+of a topic makes an older one still waiting stale), the least *level* at which it is said and
+the sound *cue* played before it. Every sentence comes from the message catalog
+(:mod:`tableref.i18n`); English move sentences are the games' own ``describe_move`` texts,
+other languages say the player and the move's notation (the rules describe moves in English).
+
+Levels: ``quiet`` says illegal boards and what to put back, obligations, reminders (DRIFT's
+drift) and game over; ``normal`` also every accepted move, score change, new game, takeback,
+question and refusal; ``off`` says nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rules import MORE, OCCUPIED, RulesError, SpaceFix, State, get_game
+from tableref.decisions import (
+    Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Rejected, Restored, TakenBack,
+)
+from tableref.i18n import Catalog, catalog
+
+log = logging.getLogger(__name__)
+
+LEVELS = ("off", "quiet", "normal")
+
+# Topics: a newer utterance of a topic replaces an older one still waiting; some topics also
+# make others stale (an accepted move makes a waiting "illegal" sentence wrong).
+SUPERSEDES: Mapping[str, frozenset[str]] = {
+    "status": frozenset({"status"}),
+    "move": frozenset({"move", "status"}),
+    "score": frozenset({"score"}),
+    "reminder": frozenset({"reminder"}),
+    "over": frozenset({"status", "over"}),
+    "undo": frozenset({"move", "score", "status", "undo", "over"}),
+    "game": frozenset({"move", "score", "status", "undo", "over", "reminder", "game", "notice"}),
+    "notice": frozenset({"notice"}),
+}
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str
+    topic: str  # a key of SUPERSEDES
+    level: str  # "quiet": said at quiet and normal; "normal": at normal only
+    cue: str | None = None  # chime played first: accepted, illegal, drift, over
+    ply: int = 0
+
+    def said_at(self, level: str) -> bool:
+        return level != "off" and (self.level == "quiet" or level == "normal")
+
+
+@dataclass(frozen=True)
+class Reminder:
+    """A hand-carried phase the players must not forget (the panel's ``reminders`` hook)."""
+
+    phase: str
+    start: str  # msgid, said on entry and every reminder interval while the phase lasts
+    done: str  # msgid, said when an accepted move leaves the phase
+    cue: str = "drift"
+
+
+REMINDERS: Mapping[str, Reminder] = {
+    "drift": Reminder("drift", "End of the round: turn the three rivers", "Drift done"),
+}
+
+# Names in the games' own words; each is a msgid of the catalog.
+PLAYER_NAMES = {"white": "White", "black": "Black", "south": "South", "north": "North", "red": "Red",
+                "blue": "Blue", "green": "Green", "yellow": "Yellow", "A": "Player A", "B": "Player B"}
+GYGES_RINGS = {"1": "single ring", "2": "double ring", "3": "triple ring"}
+COINS = {"copper": "copper", "silver": "silver", "gold": "gold"}
+RIVERS = {"outer": "outer", "middle": "middle", "inner": "inner"}
+MAX_FIXES = 3  # said one by one; past that "and N more"
+
+
+class Narrator:
+    """Decisions in, utterances out. Not thread-safe: one speaker thread calls it."""
+
+    def __init__(self, language: str = "en") -> None:
+        self.c: Catalog = catalog(language)
+        self.game: str | None = None
+        self.state: State | None = None
+        self.phase: str | None = None
+        self._said_status: str | None = None  # the last board status spoken: illegal, obligation
+        self.ply = 0
+
+    @property
+    def language(self) -> str:
+        return self.c.language
+
+    @property
+    def reminder(self) -> Reminder | None:
+        """The reminder of the phase the game is in, if any."""
+        return REMINDERS.get(self.phase or "")
+
+    def reminder_utterance(self) -> Utterance | None:
+        r = self.reminder
+        if r is None:
+            return None
+        return Utterance(self.c._(r.start), "reminder", "quiet", r.cue, self.ply)
+
+    # -- decisions -----------------------------------------------------------------------------
+
+    def on(self, d: Decision) -> list[Utterance]:
+        self.ply = d.ply
+        try:
+            return self._on(d)
+        except (RulesError, KeyError, TypeError, ValueError) as exc:  # a sentence missed, never the referee
+            log.error("voice: cannot phrase the %s decision: %s", d.kind, exc)
+            return []
+
+    def _on(self, d: Decision) -> list[Utterance]:
+        c = self.c
+        if isinstance(d, NewGame):
+            self.game = d.game
+            self._said_status = None
+            title = get_game(d.game).title
+            text = c._("{title} resumed at move {ply}", title=title, ply=d.ply) if d.resumed \
+                else c._("New game: {title}", title=title)
+            out = [Utterance(text, "game", "normal", None, d.ply)]
+            return out + self._enter(d.position, d.ply, accepted=False)
+        if self.game is None:  # joined mid-game: nothing to phrase against yet
+            return []
+        if isinstance(d, Accepted):
+            before = self.state
+            self._said_status = None
+            out = [Utterance(self._move_sentence(before, d), "move", "normal", "accepted", d.ply)]
+            out += self._enter(d.position, d.ply, accepted=True)
+            out += self._scores(before, self.state, d.ply)
+            return out
+        if isinstance(d, TakenBack):
+            self._said_status = None
+            out = [Utterance(c._("Took back {move}", move=d.move), "undo", "normal", None, d.ply)]
+            return out + self._enter(d.position, d.ply, accepted=False)
+        if isinstance(d, Illegal):
+            self._said_status = "illegal"
+            text = c._("Illegal: {fixes}", fixes=self._fixes(d.restore, back=True))
+            return [Utterance(text, "status", "quiet", "illegal", d.ply)]
+        if isinstance(d, Partial):
+            text = self._obligation(d)
+            if text is None or text == self._said_status:
+                return []  # a piece in a hand, or the same obligation again (one segment lifted)
+            self._said_status = text
+            return [Utterance(text, "status", "quiet", None, d.ply)]
+        if isinstance(d, Restored):
+            if self._said_status is None:
+                return []
+            self._said_status = None
+            return [Utterance(c._("The board is right again"), "status", "quiet", None, d.ply)]
+        if isinstance(d, Ambiguous):
+            n = len(d.choices)
+            text = c.n_("Which move? {n} choice to confirm", "Which move? {n} choices to confirm", n)
+            return [Utterance(text, "status", "normal", None, d.ply)]
+        if isinstance(d, GameOver):
+            return [Utterance(self._game_over(d.outcome), "over", "quiet", "over", d.ply)]
+        if isinstance(d, Rejected):
+            return [Utterance(c._("Refused: {command}", command=d.command), "notice", "normal", None, d.ply)]
+        return []
+
+    def _enter(self, position: Mapping[str, Any], ply: int, *, accepted: bool) -> list[Utterance]:
+        """Follow the position; entering or leaving a reminder phase is said."""
+        assert self.game is not None
+        self.state = get_game(self.game).from_dict(position)
+        phase = self.state.phase
+        before, self.phase = self.phase, phase
+        if phase == before:
+            return []
+        out = []
+        left = REMINDERS.get(before or "")
+        if left is not None and accepted:
+            out.append(Utterance(self.c._(left.done), "reminder", "quiet", None, ply))
+        entered = REMINDERS.get(phase)
+        if entered is not None:
+            out.append(Utterance(self.c._(entered.start), "reminder", "quiet", entered.cue, ply))
+        return out
+
+    # -- phrases -------------------------------------------------------------------------------
+
+    def player(self, name: str) -> str:
+        msgid = PLAYER_NAMES.get(name)
+        return self.c._(msgid) if msgid else name.capitalize()
+
+    def _move_sentence(self, before: State | None, d: Accepted) -> str:
+        if self.language == "en" and d.description:
+            return spoken(d.description)
+        who = self.player(before.to_move) if before is not None else ""
+        return self.c._("{player} plays {move}", player=who, move=d.move) if who else d.move
+
+    def _scores(self, before: State | None, after: State | None, ply: int) -> list[Utterance]:
+        if before is None or after is None:
+            return []
+        old, new = dict(before.scores()), dict(after.scores())
+        if not new or old == new:
+            return []
+        gains = [self.c._("{player} scores {points}", player=self.player(p), points=new[p] - old.get(p, 0))
+                 for p in new if new[p] > old.get(p, 0)]
+        text = ". ".join([*gains, self.totals(new)])
+        return [Utterance(text, "score", "normal", None, ply)]
+
+    def totals(self, scores: Mapping[str, int]) -> str:
+        return ", ".join(self.c._("{player} {score}", player=self.player(p), score=s) for p, s in scores.items())
+
+    def _game_over(self, outcome: Mapping[str, Any]) -> str:
+        winner = outcome.get("winner")
+        text = self.c._("Game over: a draw") if winner is None else \
+            self.c._("Game over: {player} wins", player=self.player(winner))
+        scores = outcome.get("scores") or {}
+        return f"{text}. {self.totals(scores)}" if scores else text
+
+    def _obligation(self, d: Partial) -> str | None:
+        """What the players must still do, or None for a piece merely in a hand."""
+        if self.game == "annelids" and self.state is not None:
+            text = self._annelid_removal(d.candidates)
+            if text:
+                return text
+        if not d.pending:
+            return None
+        return self.c._("Still to do: {fixes}", fixes=self._fixes(d.pending, back=False))
+
+    def _annelid_removal(self, candidates: Sequence[str]) -> str | None:
+        from rules.games.annelids import Remove
+
+        assert self.state is not None
+        removals = []
+        for text in candidates:
+            try:
+                move = self.state.parse_move(text)
+            except RulesError:
+                continue
+            if isinstance(move, Remove):
+                removals.append(move)
+        if len(removals) != 1 or len(candidates) != 1:
+            return None
+        a = self.state.annelid(removals[0].tail)  # type: ignore[attr-defined]
+        return self.c.n_("Remove the {colour} annelid from {tail}: {n} segment",
+                         "Remove the {colour} annelid from {tail}: {n} segments", len(a.segments),
+                         colour=self.player(a.colour), tail=a.tail)
+
+    def _fixes(self, fixes: Sequence[SpaceFix], *, back: bool) -> str:
+        c = self.c
+        parts: list[str] = []
+        for f in fixes:
+            if f.space.startswith("rotation:"):
+                river = f.space.split(":", 1)[1]
+                name = c._(RIVERS[river]) if river in RIVERS else river
+                parts.append(c._("turn the {river} river back", river=name) if back
+                             else c._("turn the {river} river", river=name))
+                continue
+            missing, extra = differences(f)
+            for token in missing:
+                msg = "put the {piece} back on {space}" if back else "put the {piece} on {space}"
+                parts.append(c._(msg, piece=self.piece(token), space=f.space))
+            for token in extra:
+                parts.append(c._("take the {piece} off {space}", piece=self.piece(token), space=f.space))
+        if not parts:
+            return c._("set the board back")
+        if len(parts) > MAX_FIXES:
+            rest = len(parts) - MAX_FIXES
+            parts = parts[:MAX_FIXES] + [c.n_("{n} more", "{n} more", rest)]
+        if len(parts) == 1:
+            return parts[0]
+        return c._("{items} and {last}", items=", ".join(parts[:-1]), last=parts[-1])
+
+    def piece(self, token: str) -> str:
+        """A token in words: "double ring", "White 8", "Red II", "Blue segment", "gold coin"."""
+        c, game = self.c, self.game
+        if game == "gyges" and token in GYGES_RINGS:
+            return c._(GYGES_RINGS[token])
+        if game == "annihilation" and token[:1] in "WB" and token[1:].isdigit():
+            return c._("{colour} {value}", colour=self.player("white" if token[0] == "W" else "black"),
+                       value=token[1:])
+        if game == "annelids" and ":" in token:
+            return c._("{colour} segment", colour=self.player(token.split(":")[0]))
+        if game == "drift":
+            if token in COINS:
+                return c._("{coin} coin", coin=c._(COINS[token]))
+            colour, _, rank = token.partition("-")
+            if rank:
+                return c._("{colour} {value}", colour=self.player(colour), value=rank)
+        return c._("piece")
+
+
+def differences(f: SpaceFix) -> tuple[list[str], list[str]]:
+    """Tokens missing from and too many on a space. An unnamed piece (OCCUPIED) stands for any
+    one expected token; a pile's MORE hides what is beneath, so nothing is missing under it."""
+    want, got = Counter(f.expected), Counter(t for t in f.observed if t != MORE)
+    unnamed = got.pop(OCCUPIED, 0) if OCCUPIED not in want else 0
+    missing, extra = list((want - got).elements()), list((got - want).elements())
+    covered = min(unnamed, len(missing))  # each unnamed piece is one of the missing ones
+    missing, extra = missing[covered:], extra + [OCCUPIED] * (unnamed - covered)
+    if MORE in f.observed:
+        missing = []
+    return missing, extra
+
+
+def spoken(text: str) -> str:
+    """A rules text made speakable: arrows and "vs" in words."""
+    return " ".join(text.replace("→", " to ").replace(" vs ", " versus ").split())
