@@ -320,7 +320,8 @@ class CameraModel:
         """The table with the sheet on it (uint8, ideal canvas)."""
         tex, s = self.texture
         canvas = self._table.copy()
-        H = self.plane_homography(0.0) @ np.diag([1 / s, 1 / s, 1.0])
+        # texture pixel j covers [j, j+1) of the drawing: its centre is sheet mm (j + 0.5) / s
+        H = self.plane_homography(0.0) @ np.array([[1 / s, 0, 0.5 / s], [0, 1 / s, 0.5 / s], [0, 0, 1.0]])
         cv2.warpPerspective(tex, H, self.lens.canvas, dst=canvas, flags=cv2.INTER_LINEAR,
                             borderMode=cv2.BORDER_TRANSPARENT)
         return canvas

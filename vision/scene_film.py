@@ -273,8 +273,9 @@ def charuco_shots(board: "cv2.aruco.CharucoBoard", setup: CameraSetup = CameraSe
 
 
 def calibrate_from_shots(board: "cv2.aruco.CharucoBoard", shots: Sequence[CharucoShot],
-                         size: tuple[int, int]) -> tuple[float, np.ndarray, np.ndarray]:
-    """``cv2.calibrateCamera`` on the ChArUco corners found in ``shots``: (RMS px, K, dist)."""
+                         size: tuple[int, int], *, flags: int = 0) -> tuple[float, np.ndarray, np.ndarray]:
+    """``cv2.calibrateCamera`` on the ChArUco corners found in ``shots``: (RMS px, K, dist)
+    — for tests of the renderer; ``tableref calibrate-lens`` is the users' calibration."""
     detector = cv2.aruco.CharucoDetector(board)
     obj, img = [], []
     for shot in shots:
@@ -286,5 +287,6 @@ def calibrate_from_shots(board: "cv2.aruco.CharucoBoard", shots: Sequence[Charuc
         img.append(i)
     if len(obj) < 3:
         raise ValueError(f"ChArUco calibration: the sheet was found in {len(obj)} of {len(shots)} shots (need 3)")
-    rms, K, dist, _, _ = cv2.calibrateCamera(obj, img, size, None, None)
+    # k3 fixed at 0: the renderer's lenses have none, and a free k3 trades off against k1, k2
+    rms, K, dist, _, _ = cv2.calibrateCamera(obj, img, size, None, None, flags=cv2.CALIB_FIX_K3 | flags)
     return float(rms), K, dist.ravel()

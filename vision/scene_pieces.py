@@ -316,7 +316,8 @@ def _sticker(model: "CameraModel", canvas: np.ndarray, tag: int, x: float, y: fl
     a = math.radians(angle_deg)
     ca, sa = math.cos(a) / s, math.sin(a) / s
     # sprite px → sheet mm on the top plane (turned by the tag's angle, centred on the piece)
-    T = np.array([[ca, -sa, x - (ca - sa) * k / 2], [sa, ca, y - (sa + ca) * k / 2], [0, 0, 1]])
+    c = (k - 1) / 2  # the sprite's centre, pixel-centre coordinates
+    T = np.array([[ca, -sa, x - (ca - sa) * c], [sa, ca, y - (sa + ca) * c], [0, 0, 1]])
     H = model.plane_homography(height) @ T
     corners = cv2.perspectiveTransform(np.float32([[[0, 0], [k, 0], [k, k], [0, k]]]), H)[0]
     ch, cw = canvas.shape[:2]
