@@ -125,7 +125,10 @@ class Narrator:
                 else c._("New game: {title}", title=title)
             out = [Utterance(text, "game", "normal", None, d.ply)]
             return out + self._enter(d.position, d.ply, accepted=False)
-        if self.game is None:  # joined mid-game: nothing to phrase against yet
+        position = getattr(d, "position", None)
+        if self.game is None and isinstance(position, Mapping) and isinstance(position.get("game"), str):
+            self.game = position["game"]  # joined mid-game: the position names its game
+        if self.game is None:
             return []
         if isinstance(d, Accepted):
             before = self.state

@@ -303,6 +303,8 @@ class Speaker:
     def _dir(self) -> Path:
         if self._work_dir is None:
             self._work_dir = Path(tempfile.mkdtemp(prefix="tableref-voice-"))
+        elif not self._work_dir.is_dir():
+            self._work_dir.mkdir(parents=True)
         return self._work_dir
 
     def _prepare(self) -> None:
