@@ -30,6 +30,8 @@ from hardware.panel import PanelPins
 from hardware.pins import PinConfigError, PinSpec, check_distinct, check_pin
 from rules import Fidelity, RulesError, get_game
 
+from .hub.settings import HubConfig, read_board_hub
+from .hub.settings import check_files as check_hub_files
 from .voice.settings import VoiceConfig, read_voice
 
 DEFAULT_GAME = "gyges"
@@ -162,6 +164,7 @@ class Config:
     data: DataConfig = field(default_factory=DataConfig)
     where: str = "<defaults>"  # the file it came from, for messages
     voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice]: docs/voice.md
+    hub: HubConfig | None = None  # [hub]: publish to the club hub (docs/hub.md)
 
     @property
     def journal_path(self) -> Path:
@@ -353,8 +356,9 @@ class _Reader:
         panel = self.panel(top.table("panel"), source)
         data_cfg = self.data(top.table("data"))
         voice = read_voice(self, top.table("voice"))
+        hub = read_board_hub(self, top.table("hub"))
         top.done()
-        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice)
+        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub)
 
     def game(self, t: _Table) -> GameConfig:
         name = t.get("name", str, required=True, expect='a game name such as "gyges"')
@@ -563,6 +567,8 @@ def _check_files(config: Config) -> None:
                 pass
         except OSError as exc:
             raise fail("source.camera.calibration", f"{src.calibration}: cannot read: {exc.strerror}") from None
+    if config.hub is not None:
+        check_hub_files(config.hub.broker, where, "hub")
     for key, path in (("data.dir", config.data.dir), ("data.journal", config.journal_path.parent)):
         if path.exists() and not path.is_dir():
             raise fail(key, f"{path} exists and is not a directory")

@@ -47,6 +47,22 @@ CREATE TABLE IF NOT EXISTS events(
     created REAL NOT NULL,
     PRIMARY KEY (game_id, seq)
 );
+-- The club hub's outbox cursor (tableref/hub/outbox.py): what the hub has acknowledged of each
+-- game. Added to older journals on open; only the hub publisher writes it.
+CREATE TABLE IF NOT EXISTS hub_outbox(
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    header INTEGER NOT NULL DEFAULT 0,
+    acked_seq INTEGER NOT NULL DEFAULT -1,
+    acked_end TEXT
+);
+-- The players' names of a game, from the round's pairing the hub pushed to this board.
+CREATE TABLE IF NOT EXISTS game_players(
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    side TEXT NOT NULL,
+    name TEXT NOT NULL,
+    round INTEGER,
+    PRIMARY KEY (game_id, side)
+);
 """
 
 
