@@ -49,6 +49,8 @@ class DriftState(State):
     moved: frozenset[int] = frozenset()  # pieces that have moved this turn
     current: int = -1  # the piece that moved last, which may go on while it has points
     points: int = 0  # the current piece's points left
+    left_river: int = -1  # the river the current piece left in this move: not to be entered again (D6)
+    crowd: frozenset[int] = frozenset()  # the mover's pieces in its home when the turn began, if 2+ (D4)
     to_place: tuple[int, int, int] = (0, 0, 0)  # setup: coins of each type still to place
 
     game_name: ClassVar[str] = "drift"
@@ -65,10 +67,11 @@ class DriftState(State):
             groups: dict[str, list[tuple]] = {}
             for p, kind in enumerate(ro.kind):
                 groups.setdefault(kind, []).append(
-                    (self.locs[p], self.carried[p], p in self.moved, p == self.current))
+                    (self.locs[p], self.carried[p], p in self.moved, p == self.current, p in self.crowd))
+            going_on = self.current >= 0
             key = (self.players, self.homes, self.ranks, tuple(tuple(sorted(g)) for g in groups.values()),
                    self.lying, self.repos, self.rots, self.stage, self.seat,
-                   self.points if self.current >= 0 else 0, self.to_place)
+                   self.points if going_on else 0, self.left_river if going_on else -1, self.to_place)
             object.__setattr__(self, "_k", key)
         return key
 
@@ -183,20 +186,25 @@ class DriftState(State):
         if kind == DRIFT:
             geo = geometry()
             rots = tuple((r + 1) % river.size for r, river in zip(self.rots, geo.rivers))
-            return self._with(rots=rots, stage="play", seat=0)
+            return self._with(rots=rots, stage="play", seat=0, crowd=self.crowd_of(0, self.locs))
         if kind == PLACE:
             left = list(self.to_place)
             left[COIN_TYPES.index(move.coin)] -= 1
-            return self._with(lying=tuple(sorted(self.lying + ((move.space, move.coin),))), to_place=tuple(left),
-                              stage="play" if not any(left) else "setup")
+            lying = tuple(sorted(self.lying + ((move.space, move.coin),)))
+            if any(left):
+                return self._with(lying=lying, to_place=tuple(left))
+            return self._with(lying=lying, to_place=tuple(left), stage="play", crowd=self.crowd_of(self.seat, self.locs))
         p = move.piece
         locs, carried = list(self.locs), list(self.carried)
         lying, repos = list(self.lying), [list(r) for r in self.repos]
         points = 0
+        going_on = p == self.current
+        river_of = geometry().river_of
+        left_river = self.left_river if going_on else river_of[self.locs[p]]
         if kind == STEP:
             locs[p] = move.space
-            if geometry().river_of[move.space] < 0:
-                points = (self.points if p == self.current else self.roster.rank[p]) - move.cost
+            if river_of[move.space] < 0:
+                points = (self.points if going_on else self.roster.rank[p]) - move.cost
         elif kind == ATTACK:
             defender = self.occ[move.space][0]
             locs[p] = move.space
@@ -219,7 +227,8 @@ class DriftState(State):
         else:
             raise InvalidStateError(f"drift: not a DRIFT move: {move!r}")
         return self._with(locs=tuple(locs), carried=tuple(carried), lying=tuple(sorted(lying)),
-                          repos=tuple(tuple(r) for r in repos), moved=self.moved | {p}, current=p, points=points)
+                          repos=tuple(tuple(r) for r in repos), moved=self.moved | {p}, current=p, points=points,
+                          left_river=left_river if points > 0 else -1)
 
     def _ended(self, removed: tuple[int, ...]) -> "DriftState":
         """The turn over: pieces that could not leave a crowded home go out of play (their coins
@@ -231,9 +240,17 @@ class DriftState(State):
                 carried[q] = ""
             locs[q] = -1
         last = self.seat == len(self.players) - 1
+        # The next turn's crowd is counted when it begins: after the drift for the first player.
+        crowd = frozenset() if last else self.crowd_of(self.seat + 1, locs)
         return self._with(locs=tuple(locs), carried=tuple(carried), lying=tuple(sorted(lying)),
                           stage="drift" if last else "play", seat=0 if last else self.seat + 1,
-                          moved=frozenset(), current=-1, points=0)
+                          moved=frozenset(), current=-1, points=0, left_river=-1, crowd=crowd)
+
+    def crowd_of(self, seat: int, locs: tuple[int, ...] | list[int]) -> frozenset[int]:
+        """The pieces of ``seat`` in its home, if two or more: those that must leave it (D4)."""
+        home = self.home_list[seat]
+        inside = frozenset(p for p in self.roster.pieces_of(seat) if locs[p] == home)
+        return inside if len(inside) > 1 else frozenset()
 
     def _with(self, **changes: Any) -> "DriftState":
         return replace(self, **changes)
@@ -429,7 +446,7 @@ class Drift(Game):
             spaces = geo.land_rings[ring]
             free = [s for s in spaces[first:] + spaces[:first] if s not in geo.home_spaces]
             lying += [(free[k * len(free) // n], coin) for k in range(n)]
-        return st._with(lying=tuple(sorted(lying)), stage="play", to_place=(0, 0, 0))
+        return st._with(lying=tuple(sorted(lying)), stage="play", to_place=(0, 0, 0), crowd=st.crowd_of(0, st.locs))
 
 
 __all__ = ["Action", "DriftState", "Drift"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .drift_battle import battle
+from .drift_exodus import crowd_at_home, exodus, keeping_the_exodus
 from .drift_geometry import COIN_RING, COIN_TYPES, geometry
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ class Action:
 
 
 def piece_moves(st: "DriftState") -> list[Action]:
-    """Every action of the player to move's pieces, III first, then II, then I (D3)."""
+    """Every action of the player to move's pieces, III first, then II, then I (D3); while its
+    home is crowded, none that strands pieces which could still leave it (D5)."""
     if st.stage != "play":
         return []
     ro = st.roster
@@ -62,6 +64,10 @@ def piece_moves(st: "DriftState") -> list[Action]:
             if ro.rank[p] == 1:
                 out += _coin_moves(st, p, loc)
         out += _paths_and_attacks(st, p, loc, pts)
+    if len(crowd_at_home(st)) > 1:
+        # "those pieces are permanently removed ... because the surrounding spaces are barred":
+        # not because of the order the player moved in.
+        out = keeping_the_exodus(st, out)
     return out
 
 
@@ -85,6 +91,9 @@ def _paths_and_attacks(st: "DriftState", p: int, s: int, pts: int) -> list[Actio
     coin = st.carried[p]
     me = ro.owner[p]
     barred = st.barred_to(me, coin)
+    # "Player pieces may not move around or through a river": a piece that left a river may not
+    # enter it again in the same move (D6); another river, from a bank, it may.
+    left = river_of[s] if river_of[s] >= 0 else (st.left_river if p == st.current else -1)
     dist = {s: 0}
     order = [s]
     rivers: list[int] = []
@@ -96,7 +105,7 @@ def _paths_and_attacks(st: "DriftState", p: int, s: int, pts: int) -> list[Actio
         if d >= pts:
             continue
         for v in adj[u]:
-            if v in dist or v in occ or v in barred:
+            if v in dist or v in occ or v in barred or (left >= 0 and river_of[v] == left):
                 continue
             dist[v] = d + 1
             if river_of[v] >= 0:
@@ -118,6 +127,8 @@ def _paths_and_attacks(st: "DriftState", p: int, s: int, pts: int) -> list[Actio
             there = occ.get(t)
             if there is None or len(there) != 1 or ro.owner[there[0]] == me:
                 continue
+            if left >= 0 and river_of[t] == left:
+                continue  # the winner would move into the river it left
             key = (t, river_of[launch])
             if key in tried:
                 continue
@@ -128,15 +139,17 @@ def _paths_and_attacks(st: "DriftState", p: int, s: int, pts: int) -> list[Actio
 
 
 def end_moves(st: "DriftState", own: list[Action]) -> list[Action]:
-    """The end of the turn: refused while a piece could still leave a crowded home; when none
-    can, the pieces that cannot leave go out of play, highest rank first (D4, D5)."""
+    """The end of the turn: refused while a piece that crowded the home when the turn began
+    could still leave it; when none can, all but one of those still there go out of play,
+    highest rank first (D4, D5)."""
     ro = st.roster
-    home = st.home_list[st.seat]
-    inside = [p for p in ro.pieces_of(st.seat) if st.locs[p] == home]
+    inside = crowd_at_home(st)
     if len(inside) <= 1:
         return [Action(END)]
-    if any(m.kind in (STEP, ATTACK) and st.locs[m.piece] == home for m in own):
+    if any(m.kind in (STEP, ATTACK) and m.piece in inside for m in own):
         return []
+    if own and exodus(st) > len(st.crowd) - len(inside):
+        return []  # a piece paused on the way out may go on and free it for those still inside
     lowest = min(ro.rank[p] for p in inside)
     return [Action(END, removed=tuple(q for q in inside if q != stay))
             for stay in inside if ro.rank[stay] == lowest]

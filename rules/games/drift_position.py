@@ -36,7 +36,9 @@ def position_dict(st: "DriftState") -> dict[str, Any]:
         "coins": coins,
         "repositories": {c: list(r) for c, r in zip(st.players, st.repos)},
         "turn": {"moved": [ro.ids[p] for p in sorted(st.moved)],
-                 "current": ro.ids[st.current] if st.current >= 0 else None, "points": st.points},
+                 "current": ro.ids[st.current] if st.current >= 0 else None, "points": st.points,
+                 "left_river": RIVERS[st.left_river] if st.left_river >= 0 else None,
+                 "crowded": [ro.ids[p] for p in sorted(st.crowd)]},
         "to_place": dict(zip(COIN_TYPES, st.to_place)),
     }
 
@@ -169,6 +171,34 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
             raise _bad("turn.current must be one of turn.moved, or null")
         current = ro.index[current_raw]
     points = _count(turn.get("points", 0), "turn.points", ro.rank[current] if current >= 0 else 0)
+    left_raw = turn.get("left_river")
+    if left_raw is not None and (left_raw not in RIVERS or current < 0 or points == 0):
+        raise _bad(f"turn.left_river must be null or the river ({', '.join(RIVERS)}) the current piece "
+                   f"left in its move, while it has points left; not {left_raw!r}")
+    left_river = RIVERS.index(left_raw) if left_raw is not None else -1
+    crowd = _crowd(turn, ro, locs, geo.home[homes[seat]], seat, moved, phase)
     return DriftState(tuple(players), tuple(homes), ranks, tuple(locs), tuple(carried), tuple(sorted(lying)),
                       tuple(repos), rots, "play" if phase == "over" else phase, seat, moved, current, points,
-                      to_place)  # type: ignore[arg-type]
+                      left_river=left_river, crowd=crowd, to_place=to_place)  # type: ignore[arg-type]
+
+
+def _crowd(turn: Mapping[str, Any], ro, locs: list[int], home: int, seat: int, moved: frozenset[int],
+           phase: str) -> frozenset[int]:
+    """``turn.crowded``: the mover's pieces that were in its home when the turn began (two or
+    more; D4). A file without it (older files) reads the home as it is now."""
+    raw = turn.get("crowded")
+    if raw is None:
+        inside = [p for p in ro.pieces_of(seat) if locs[p] == home] if phase in ("play", "over") else []
+        return frozenset(inside) if len(inside) > 1 else frozenset()
+    if not isinstance(raw, list) or any(q not in ro.index for q in raw) or len(set(raw)) != len(raw):
+        raise _bad("turn.crowded must list pieces")
+    crowd = frozenset(ro.index[q] for q in raw)
+    if phase in ("setup", "drift") and crowd:
+        raise _bad(f"turn.crowded: no turn is under way in the {phase} phase")
+    if len(crowd) == 1:
+        raise _bad("turn.crowded lists the pieces in the home when the turn began if two or more, "
+                   f"not one ({raw[0]})")
+    for q in crowd:
+        if ro.owner[q] != seat or locs[q] < 0 or (locs[q] != home and q not in moved):
+            raise _bad(f"turn.crowded: {ro.ids[q]} must be the mover's, in its home or moved from it this turn")
+    return crowd

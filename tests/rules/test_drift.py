@@ -100,8 +100,7 @@ EXACT = {
         "blue-II-1 I7-OR15", "blue-II-1 I7-OR16",
         "blue-I-1 I11-I0", "blue-I-1 I11-I10", "blue-I-1 I11-IR10", "blue-I-1 I11-IR11", "drift", "end"},
     "river-exit": {
-        "blue-II-1 IR5-I4", "blue-II-1 IR5-I5", "blue-II-1 IR5-I6", "blue-II-1 IR5-I7", "blue-II-1 IR5-IR4",
-        "blue-II-1 IR5-IR6", "blue-II-1 IR5-M7", "blue-II-1 IR5-M8", "blue-II-1 IR5-M9", "blue-II-1 IR5-M10",
+        "blue-II-1 IR5-I4", "blue-II-1 IR5-I5", "blue-II-1 IR5-I6", "blue-II-1 IR5-I7", "blue-II-1 IR5-M7", "blue-II-1 IR5-M8", "blue-II-1 IR5-M9", "blue-II-1 IR5-M10",
         "blue-II-1 IR5-MR7", "blue-II-1 IR5-MR8", "blue-II-1 IR5-MR9", "blue-II-1 IR5-OR11",
         "blue-II-1 IR5-OR12", "drift", "end"},
     "portal": {
@@ -115,13 +114,13 @@ EXACT = {
     "same-river": {
         "blue-II-1 OR12-I5", "blue-II-1 OR12-I6", "blue-II-1 OR12-I7", "blue-II-1 OR12-IR5", "blue-II-1 OR12-IR6",
         "blue-II-1 OR12-MR9", "blue-II-1 OR12-MR10", "blue-II-1 OR12-O13", "blue-II-1 OR12-O14",
-        "blue-II-1 OR12-OR13", "blue-II-1 OR12xO12", "blue-III-1 OR11-I4", "blue-III-1 OR11-I5",
+        "blue-II-1 OR12xO12", "blue-III-1 OR11-I4", "blue-III-1 OR11-I5",
         "blue-III-1 OR11-I6", "blue-III-1 OR11-I7", "blue-III-1 OR11-I8", "blue-III-1 OR11-IR4",
         "blue-III-1 OR11-IR5", "blue-III-1 OR11-IR6", "blue-III-1 OR11-IR7", "drift", "end"},
     "repository-defence": {
         "blue-I-1 MR0-M0", "blue-I-1 MR0-M1", "blue-I-1 MR0-O1", "blue-II-1 OR0-I0", "blue-II-1 OR0-I1",
         "blue-II-1 OR0-I11", "blue-II-1 OR0-IR0", "blue-II-1 OR0-IR11", "blue-II-1 OR0-MR1", "blue-II-1 OR0-O1",
-        "blue-II-1 OR0-OR1", "blue-II-1 OR0-OR23", "blue-III-1 O2-MR1", "blue-III-1 O2-MR2",
+        "blue-III-1 O2-MR1", "blue-III-1 O2-MR2",
         "blue-III-1 O2-MR3", "blue-III-1 O2-O1", "blue-III-1 O2-O3", "blue-III-1 O2-O4", "blue-III-1 O2-O5",
         "blue-III-1 O2-OR1", "blue-III-1 O2-OR2", "blue-III-1 O2-OR3", "blue-III-1 O2-OR4", "drift", "end"},
     "chain-eviction": {
@@ -140,10 +139,18 @@ EXACT = {
         "blue-I-2 O8-OR7", "blue-I-2 O8-OR8", "blue-I-2 drop silver", "blue-II-1 O9-MR6", "blue-II-1 O9-MR7",
         "blue-II-1 O9-O10", "blue-II-1 O9-O11", "blue-II-1 O9-OR10", "blue-II-1 O9-OR8", "blue-II-1 O9-OR9",
         "drift", "end"},
+    # The I may not go first: it would strand the III and the II, who can leave (D5).
     "exodus-open": {f"red-{p}-1 O0-{s}" for p, reach in (
         ("III", "O1 O2 O3 O21 O22 O23 OR0 OR1 OR2 OR21 OR22 OR23 MR0 MR1 MR16 MR17"),
-        ("II", "O1 O2 O22 O23 OR0 OR1 OR22 OR23 MR0 MR1 MR16 MR17"),
-        ("I", "O1 O23 OR0 OR23 MR0 MR17")) for s in reach.split()},
+        ("II", "O1 O2 O22 O23 OR0 OR1 OR22 OR23 MR0 MR1 MR16 MR17")) for s in reach.split()},
+    # Red's home held one piece when the turn began: no exodus, `end` (and Blue's moves) at once.
+    "exodus-evicted": {f"{p}{s}" for p, reach in (
+        ("red-III-1 O4", "-O1 -O2 -O3 -O5 -OR1 -OR2 -OR3 -OR4 -OR5 -MR1 -MR2 -MR3 -MR4 xO6"),
+        ("red-II-1 O0", "-O1 -O2 -O22 -O23 -OR0 -OR1 -OR22 -OR23 -MR0 -MR1 -MR16 -MR17"),
+        ("red-I-1 O8", "-O7 -O9 -OR7 -OR8 -MR5 -MR6"),
+        ("blue-II-1 O6", "-O5 -O7 -OR4 -OR5 -OR6 -OR7 -MR3 -MR4 -MR5 xO8"),
+        ("blue-III-1 I9", "-I0 -I6 -I7 -I8 -I10 -I11 -IR6 -IR7 -IR8 -IR9 -IR10 -IR11 -OR15 -OR16 -OR19 -OR20"))
+        for s in reach.split()} | {"end"},
     "exodus-barred": {"end remove red-II-1 red-I-1", "end remove red-II-1 red-I-2"},
 }
 

@@ -1,6 +1,9 @@
 """Piles: a sensor that sees only the top of a pile (DRIFT's home) reads it as its top token(s)
 and MORE; the referee matches that against what the rules say lies there."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rules import MORE, OCCUPIED, Fidelity, Verdict, View, explain, get_game
@@ -58,23 +61,23 @@ def test_a_foreign_top_on_a_home_is_illegal_with_the_home_to_put_right():
     assert e.verdict is Verdict.ILLEGAL and [f.space for f in e.restore] == ["O0"]
 
 
-# Coins placed, Red out of its home, then Red ends the turn removing the two III still in it
-# (under the pile's top: unseen) and Blue moves: one board change, two moves.
-PLAYED = ["copper O5", "copper O9", "copper O10", "gold M11", "silver I9", "gold M5", "silver I7", "silver I11",
-          "gold M10", "red-II-1 O0-O1", "red-I-2 O0-OR0", "red-I-1 O0-OR23"]
+# Red's home crowded and barred (docs/rules/drift/exodus-barred.json): Red ends the turn removing
+# its II and a I (under the pile's top: unseen) and Blue moves: one board change, two moves.
+# (Before issue 21 this was played from the start with Red moving its II first, stranding its
+# IIIs; that order is no longer a legal move.)
+BARRED = Path(__file__).resolve().parents[2] / "docs" / "rules" / "drift" / "exodus-barred.json"
 
 
 def test_a_move_inside_a_pile_is_found_with_the_next_move_seen():
-    state = get_game("drift").start()
-    for text in PLAYED:
-        state = state.successor(state.parse_move(text))
-    ended = state.successor(state.parse_move("end remove red-III-1 red-III-2"))
-    after = ended.successor(ended.parse_move("blue-III-2 O8-O5"))
+    game = get_game("drift")
+    state = game.from_dict(json.loads(BARRED.read_text()))
+    ended = state.successor(state.parse_move("end remove red-II-1 red-I-1"))
+    after = ended.successor(ended.parse_move("blue-III-1 O1-O2"))
     # Alone, the removal is not seen (the pile's top is as the rules allow)...
     removal_only = _piled(ended.view(Fidelity.KIND))
-    assert removal_only["O0"] == (MORE, "red-II") and explain(state, removal_only).verdict is Verdict.UNCHANGED
+    assert removal_only["O0"] == (MORE, "red-I") and explain(state, removal_only).verdict is Verdict.UNCHANGED
     # ... and with Blue's move it is found as the first of two.
     e = explain(state, _piled(after.view(Fidelity.KIND)))
     assert e.verdict is Verdict.LEGAL, e
     assert e.candidates[0].state.view(Fidelity.KIND) == after.view(Fidelity.KIND)
-    assert len(e.candidates[0].moves) == 2 and e.candidates[0].text.startswith("end remove red-III")
+    assert len(e.candidates[0].moves) == 2 and e.candidates[0].text.startswith("end remove red-II-1")
