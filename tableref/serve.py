@@ -78,6 +78,8 @@ class Service:
         feed: Feed | None = None,
         panel: PanelConfig | None = None,
         pin_factory: Any = None,
+        voice: Any = None,
+        speaker: Any = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
@@ -90,6 +92,8 @@ class Service:
         self.feed = feed
         self.panel_config = panel
         self.pin_factory = pin_factory
+        self.voice_config = voice  # tableref.voice.VoiceConfig, or None: no voice
+        self.speaker = speaker  # a tableref.voice.Speaker given (tests), else made from voice_config
         self.notices: list[str] = []  # for the person starting it: what runs without what
         self.journal: Journal | None = None
         self.referee: Referee | None = None
@@ -117,7 +121,8 @@ class Service:
         return cls(config.journal_path, admin_path or config.admin_path, game=config.game.name,
                    options=config.game.options, setup=config.game.setup, fidelity=fidelity,
                    settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
-                   source=None if browser else src, panel=config.panel if config.panel.enabled else None, **kw)
+                   source=None if browser else src, panel=config.panel if config.panel.enabled else None,
+                   voice=config.voice, **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -162,13 +167,22 @@ class Service:
             fidelity=self.fidelity, submit=self.submit, sim=sim, on_sim_edit=self.scan if sim else None,
             journal_path=self.journal_path,
         )
+        if self.speaker is None and self.voice_config is not None:
+            from .voice import open_speaker
+
+            self.speaker = open_speaker(self.voice_config)  # None when the level is "off"
         self.app = create_app({"TABLEREF_TABLE": self.table, "TABLEREF_ADMIN": admin,
-                               "TABLEREF_HEARTBEAT": self.heartbeat, "TABLEREF_HEALTH": self.health})
+                               "TABLEREF_HEARTBEAT": self.heartbeat, "TABLEREF_HEALTH": self.health,
+                               "TABLEREF_VOICE": self.speaker})
         if self.threaded:
             # Takes commands now, handles them once started. A live board's stale views are
             # coalesced; a recording's every settled view is judged.
             self._loop = RefereeLoop(self.referee, latest_view_only=not (feed is not None and feed.recorded))
         self._open_panel()
+        if self.speaker is not None:  # says the decisions on its own thread; never delays them
+            self.referee.subscribe(self.speaker.on_decision)
+            if self.threaded:
+                self.speaker.start()
         self.referee.subscribe(self.table.on_decision)
         self.referee.subscribe(self._note)
         if feed is not None:
@@ -238,6 +252,8 @@ class Service:
         if self.panel is not None:
             self.panel.close()  # no more button presses
             self.panel = None
+        if self.speaker is not None:
+            self.speaker.close()  # cuts what is being said
         if self._pump is not None:
             self._pump.stop()
             self._pump = None

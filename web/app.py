@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template
 
-from . import api, auth, stream
+from . import api, auth, i18n, stream, voice
 from .auth import AdminStore, Throttle
 from .live import LiveTable
 
@@ -39,12 +39,15 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     app.config.update(config)
     app.extensions["tableref_table"] = table
     app.extensions["tableref_admin"] = admin
+    app.extensions["tableref_voice"] = config.pop("TABLEREF_VOICE", None)  # a tableref.voice.Speaker
     app.extensions["tableref_throttle"] = config.get("TABLEREF_THROTTLE") or Throttle()
 
     app.before_request(auth.check_csrf)
     app.register_blueprint(auth.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
+    app.register_blueprint(voice.bp)
+    app.context_processor(i18n.context)  # the page's strings in the reader's language
 
     @app.after_request
     def headers(resp: Response) -> Response:

@@ -7,6 +7,15 @@
 
   function $(sel) { return document.querySelector(sel); }
 
+  /* The page's own strings in the reader's language (web/i18n.py fills #tr-messages). */
+  let messages = null;
+  function t(s) {
+    if (messages === null) {
+      try { messages = JSON.parse(($("#tr-messages") || {}).textContent || "{}"); } catch (e) { messages = {}; }
+    }
+    return messages[s] || s;
+  }
+
   function toast(msg) {
     const t = $("#toast");
     if (!t) return;
@@ -21,7 +30,7 @@
     Object.assign(session, await res.json());
     const btn = $("#admin-btn");
     if (btn) {
-      btn.textContent = session.admin ? "Log out" : session.pin_set ? "Admin PIN" : "Choose PIN";
+      btn.textContent = t(session.admin ? "Log out" : session.pin_set ? "Admin PIN" : "Choose PIN");
       btn.title = session.admin ? "you control the game" : "watching: enter the PIN to control the game";
     }
     document.body.classList.toggle("is-admin", session.admin);
@@ -103,12 +112,38 @@
     if (form) form.addEventListener("submit", submitPin);
     const cancel = $("#pin-cancel");
     if (cancel) cancel.addEventListener("click", () => $("#pin-dialog").close());
+    const lang = $("#lang-choice");
+    if (lang) lang.addEventListener("change", () => {
+      document.cookie = `tableref_lang=${encodeURIComponent(lang.value)}; path=/; max-age=31536000; samesite=strict`;
+      location.reload();
+    });
     await refreshSession();
     if (!session.pin_set && session.can_set_pin) openPinDialog();
+    voiceButton();
   });
 
+  /* The admin's mute toggle for the referee's voice (hidden when the voice is off). */
+  async function voiceButton() {
+    const btn = $("#voice-btn");
+    if (!btn) return;
+    let voice = null;
+    try { voice = (await (await fetch("/api/voice", { credentials: "same-origin" })).json()).voice; } catch (e) { return; }
+    if (!voice) return;
+    const show = () => {
+      btn.hidden = !session.admin;
+      btn.textContent = t(voice.muted ? "Unmute the voice" : "Mute the voice");
+    };
+    btn.addEventListener("click", async () => {
+      const r = await act("/api/voice/mute", { muted: !voice.muted });
+      if (r && r.voice) { voice = r.voice; toast(t(voice.muted ? "Voice muted" : "Voice on")); }
+      show();
+    });
+    listeners.push(show);
+    show();
+  }
+
   window.TR = {
-    $, toast, post, act, session, refreshSession, openPinDialog,
+    $, t, toast, post, act, session, refreshSession, openPinDialog,
     onSession: (fn) => { listeners.push(fn); fn(session); },
     title: (s) => String(s || "").replace(/^./, (c) => c.toUpperCase()),
   };

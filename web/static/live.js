@@ -1,7 +1,7 @@
 /* The live page: follows the event stream and redraws everything from each snapshot. */
 "use strict";
 (function () {
-  const { $, act, toast } = window.TR;
+  const { $, act, toast, t } = window.TR;
   const B = window.TRBoard;
   let live = null;
   let hot = null; // the choice under the pointer: its spaces are drawn stronger
@@ -9,8 +9,8 @@
   let games = [];
   // What each phase asks of the players, in the games' own words; others get a generic line.
   const PHASES = {
-    setup: "Setup: place your pieces on the board",
-    drift: "Drift phase: turn the rivers on the board now",
+    setup: t("Setup: place your pieces on the board"),
+    drift: t("Drift phase: turn the rivers on the board now"),
   };
 
   function esc(s) {
@@ -60,7 +60,7 @@
       chip.style.background = B.playerColour(live.to_move, live.players);
       turn.append(chip, ` ${cap(live.to_move)} to move`);
     } else {
-      turn.textContent = "Game over";
+      turn.textContent = t("Game over");
     }
     const scores = $("#scores");
     scores.innerHTML = "";
@@ -91,17 +91,17 @@
     let kind = st.kind !== "ok" ? st.kind : last.kind || "new_game";
     let head = "", detail = "", items = [];
     if (st.kind === "illegal") {
-      head = "Not a legal move — put the board back";
+      head = t("Not a legal move — put the board back");
       items = handText(st);
       if (!items.length) items = st.fixes.map(fixText);
     } else if (st.kind === "partial") {
-      head = "Part-way through a move… finish it on the board";
+      head = t("Part-way through a move… finish it on the board");
       const c = st.candidates;
       detail = c.length === 1 ? `Looks like ${c[0]}` : c.length <= 6 ? `Could be: ${c.join(", ")}`
         : `Could be any of ${c.length} moves (${c.slice(0, 4).join(", ")}, …)`;
       items = handText(st);
     } else if (st.kind === "ambiguous") {
-      head = "Which move was it? Choose one:";
+      head = t("Which move was it? Choose one:");
     } else if (last.kind === "accepted" || last.kind === "game_over") {
       head = `${cap(last.player || "")} played ${last.move}`;
       detail = last.description + (last.confirmed ? " (confirmed)" : "");
