@@ -1,0 +1,236 @@
+"""The hub process: subscribes to every board, stores their games, acknowledges what it
+has committed, pushes pairings, and keeps the live view the club page streams.
+
+Threads: paho's network thread (``on_message`` decodes and queues, nothing more) and the
+writer ("hub-writer"): it takes what is queued in batches, commits each batch to the store
+in one transaction, *then* publishes the acknowledgements and the page's updates.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rules import Fidelity, RulesError, get_game
+
+from .mqtt import ClientFactory, configure, is_failure, paho_client, refused_text
+from .protocol import (
+    MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, decode, encode, topic,
+)
+from .settings import HubServerConfig
+from .store import HubStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Counters:
+    received: int = 0
+    stored: int = 0  # journal messages committed (repeats included: stored once, counted here)
+    malformed: int = 0
+    oversized: int = 0
+    acks: int = 0
+    batches: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class BoardView:
+    """One table as the club page shows it."""
+
+    name: str
+    online: bool = False
+    live: Live | None = None
+    last_seen: float = 0.0
+    last_event: float = 0.0  # the board's commit time of the newest event stored
+    events: int = 0  # events stored this run
+    view: dict[str, Any] = field(default_factory=dict)  # the position as pieces on spaces
+    to_move: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        live = self.live
+        return {"name": self.name, "online": self.online, "last_seen": self.last_seen,
+                "game": live.game if live else None, "rules": live.name if live else None,
+                "ply": live.ply if live else 0, "status": live.status if live else None,
+                "last": live.last if live else None, "outcome": live.outcome if live else None,
+                "players": live.players if live else {}, "view": self.view, "to_move": self.to_move,
+                "last_event": self.last_event}
+
+
+class Hub:
+    def __init__(self, config: HubServerConfig, *, client_factory: ClientFactory = paho_client,
+                 batch: int = 500, on_change: Any = None) -> None:
+        self.config = config
+        self.client_factory, self.batch = client_factory, batch
+        self.on_change = on_change  # (kind, data) after each commit: the page's broadcaster
+        self.counters = Counters()
+        self.boards: dict[str, BoardView] = {}
+        self.store: HubStore | None = None
+        self.link = "starting"
+        self.link_detail = ""
+        self._client: Any = None
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> "Hub":
+        if self._thread is not None:
+            return self
+        self.store = HubStore(self.config.store_path)
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._write_forever, name="hub-writer", daemon=True)
+        self._thread.start()
+        client = self._client = self.client_factory("tableref-hub", persistent=True)
+        configure(client, self.config.broker)
+        client.max_queued_messages_set(0)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.connect_async(self.config.broker.host, self.config.broker.port, keepalive=15)
+        client.loop_start()
+        return self
+
+    def stop(self) -> None:
+        """Stop taking messages, commit what is queued, close the store. Safe twice."""
+        client, self._client = self._client, None
+        if client is not None:
+            client.disconnect()
+            client.loop_stop()
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    close = stop
+
+    def __enter__(self) -> "Hub":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- the broker's side (paho's thread) ---------------------------------------------------------
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
+        if is_failure(reason):
+            self.link, self.link_detail = "refused", refused_text(reason)
+            log.error("hub: the broker refused the hub: %s", self.link_detail)
+            return
+        client.subscribe([(f"{ROOT}/+/journal", 1), (f"{ROOT}/+/status", 1), (f"{ROOT}/+/live", 0)])
+        self.link, self.link_detail = "connected", ""
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any = None,
+                       properties: Any = None) -> None:
+        if self.link != "refused":
+            self.link, self.link_detail = "offline", f"lost the broker ({reason}); reconnecting"
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        self.counters.received += 1
+        if len(message.payload) > MAX_PAYLOAD:
+            self.counters.oversized += 1
+            log.warning("hub: dropped %d bytes on %s (at most %d)", len(message.payload), message.topic, MAX_PAYLOAD)
+            return
+        try:
+            board, msg = decode(message.topic, message.payload)
+        except ProtocolError as exc:
+            self.counters.malformed += 1
+            log.warning("hub: dropped a message: %s", exc)
+            return
+        self._queue.put((board, msg, time.time()))
+
+    # -- the writer's thread ------------------------------------------------------------------------
+
+    def _write_forever(self) -> None:
+        while True:
+            try:
+                first = self._queue.get(timeout=0.2)
+            except queue.Empty:
+                if self._stop.is_set():
+                    return
+                continue
+            batch = [first]
+            while len(batch) < self.batch:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                self._handle(batch)
+            except Exception:  # a store fault must not end the hub: the boards will resend
+                log.exception("hub: a batch of %d messages could not be stored; the boards will send it again",
+                              len(batch))
+                time.sleep(0.5)
+
+    def _handle(self, batch: list[tuple[str, Any, float]]) -> None:
+        journal = [(b, m) for b, m, _ in batch if isinstance(m, (GameHeader, GameEvent, GameEnd))]
+        acks = self.store.apply(journal) if journal else []  # committed before anything is acknowledged
+        self.counters.stored += len(journal)
+        self.counters.batches += 1
+        client = self._client
+        for board, ack in acks:
+            if client is not None:
+                client.publish(topic(board, "ack"), encode(ack), qos=1)
+                self.counters.acks += 1
+        changed: dict[str, BoardView] = {}
+        with self._lock:
+            for board, m, at in batch:
+                view = self.boards.get(board)
+                if view is None:
+                    view = self.boards[board] = BoardView(board)
+                view.last_seen = at
+                if isinstance(m, Status):
+                    view.online = m.state == "online"
+                elif isinstance(m, Live):
+                    view.live = m
+                    view.view, view.to_move = _pieces(m.name, m.position)
+                    view.online = True
+                elif isinstance(m, GameEvent):
+                    view.events += 1
+                    view.last_event = max(view.last_event, m.created)
+                    view.online = True  # the position itself follows on the live topic
+                elif isinstance(m, GameHeader) and (view.live is None or view.live.game < m.game):
+                    view.live = Live(m.game, m.name, 0, m.start, "ok", None, None, m.players, m.created)
+                    view.view, view.to_move = _pieces(m.name, m.start)
+                changed[board] = view
+            data = [v.to_dict() for v in changed.values()]
+        if self.on_change is not None and data:
+            newest = max((m.created for _, m, _ in batch if isinstance(m, GameEvent)), default=None)
+            self.on_change("boards", {"boards": data, "journal": len(journal), "newest_commit": newest})
+
+    # -- the arbiter's side ----------------------------------------------------------------------------
+
+    def push_pairing(self, rnd: int, board: str, players: dict[str, str]) -> bool:
+        """The pairing to the board's command topic (retained: a board that connects later gets it)."""
+        client = self._client
+        if client is None or self.link != "connected":
+            return False
+        client.publish(topic(board, "command"), encode(Pairing(rnd, players, self.config.event)), qos=1, retain=True)
+        return True
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            boards = [v.to_dict() for _, v in sorted(self.boards.items())]
+        return {"event": self.config.event, "link": self.link, "link_detail": self.link_detail,
+                "boards": boards, "counters": self.counters.to_dict()}
+
+
+def _pieces(game: str, position: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The position as the board drawing wants it (pieces per space), and who is to move."""
+    try:
+        state = get_game(game).from_dict(position)
+        return state.view(Fidelity.KIND).to_dict(), state.to_move
+    except (RulesError, KeyError, TypeError, ValueError) as exc:
+        log.warning("hub: a position of %s does not read: %s", game, exc)
+        return {}, None

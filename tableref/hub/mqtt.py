@@ -1,0 +1,58 @@
+"""Making paho-mqtt clients: the one place that imports paho. Everything else takes a
+``client_factory(client_id) -> client`` so tests can pass a fake with paho's interface."""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Callable
+from typing import Any
+
+from .settings import BrokerConfig
+
+ClientFactory = Callable[..., Any]  # (client_id, *, persistent=False) -> a paho-like client
+
+# CONNACK codes of MQTT 3.1.1, in the players' words (paho gives them as ReasonCode objects).
+REFUSED = {
+    1: "the broker does not speak this MQTT version",
+    2: "client id refused",
+    3: "broker unavailable",
+    4: "wrong username or password",
+    5: "not authorised: wrong username or password, or no such user",
+}
+
+
+def paho_client(client_id: str, *, persistent: bool = False) -> Any:
+    """A paho client. ``persistent``: the broker keeps its subscriptions and queues QoS 1
+    messages for it while it is away (the hub); a board needs none (its journal resends)."""
+    import paho.mqtt.client as mqtt
+
+    return mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=not persistent,
+                       protocol=mqtt.MQTTv311)
+
+
+def configure(client: Any, broker: BrokerConfig) -> None:
+    """Credentials and TLS on a fresh client (the password file is read now)."""
+    if broker.username is not None:
+        client.username_pw_set(broker.username, broker.password())
+    if broker.tls:
+        client.tls_set(ca_certs=str(broker.ca_file) if broker.ca_file else None, cert_reqs=ssl.CERT_REQUIRED)
+    client.reconnect_delay_set(min_delay=1, max_delay=8)
+
+
+def refused_text(reason: Any) -> str:
+    """What a failed CONNACK means, whatever form paho gives it in."""
+    value = getattr(reason, "value", reason)
+    if isinstance(value, int) and value in REFUSED:
+        return REFUSED[value]
+    text = str(reason)
+    low = text.lower()
+    if "not authori" in low or "bad user" in low or value in (134, 135):
+        return REFUSED[5]
+    return text
+
+
+def is_failure(reason: Any) -> bool:
+    failure = getattr(reason, "is_failure", None)
+    if isinstance(failure, bool):
+        return failure
+    return bool(getattr(reason, "value", reason))

@@ -1,0 +1,240 @@
+"""The hub's store: every board's games in one SQLite file, with the journal's durability
+rules (WAL, ``synchronous=FULL``): a batch of messages is committed in one transaction
+*before* any of it is acknowledged, and storing is idempotent on (board, game, seq) — a
+message sent twice (after an outage, or a lost acknowledgement) is stored once.
+
+The store does not judge games: the board's referee did. A record is checked through the
+rules only when it is turned into a text game record for download.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .protocol import Ack, GameEnd, GameEvent, GameHeader, Message
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games(
+    board TEXT NOT NULL, game INTEGER NOT NULL,
+    name TEXT NOT NULL, options TEXT NOT NULL, fidelity TEXT NOT NULL, start TEXT NOT NULL,
+    created REAL NOT NULL, players TEXT NOT NULL DEFAULT '{}', round INTEGER,
+    end_events INTEGER, outcome TEXT, finished REAL,
+    PRIMARY KEY (board, game)
+);
+CREATE TABLE IF NOT EXISTS events(
+    board TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('move', 'undo')), move TEXT, position TEXT NOT NULL,
+    created REAL NOT NULL, received REAL NOT NULL,
+    PRIMARY KEY (board, game, seq)
+);
+CREATE TABLE IF NOT EXISTS rounds(number INTEGER PRIMARY KEY, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS pairings(
+    round INTEGER NOT NULL REFERENCES rounds(number), board TEXT NOT NULL, players TEXT NOT NULL,
+    result TEXT,  -- the arbiter's result by hand (JSON {"winner", "reason"}), over the board's
+    PRIMARY KEY (round, board)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The hub's store cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    board: str
+    game: int
+    name: str
+    players: dict[str, str]
+    round: int | None
+    moves: int
+    events: int
+    outcome: dict[str, Any] | None
+    finished: bool  # the end covers every event stored (an undo after it reopens the game)
+    created: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"board": self.board, "game": self.game, "name": self.name, "players": self.players,
+                "round": self.round, "moves": self.moves, "events": self.events, "outcome": self.outcome,
+                "finished": self.finished, "created": self.created}
+
+
+class HubStore:
+    """Used by the hub's writer thread for writes; reads take the same lock (one connection)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                db.close()
+                raise StoreError(f"{self.path}: hub store schema {row[0]}, this tableref reads {SCHEMA_VERSION}")
+            db.execute("PRAGMA quick_check").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable hub store: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open the hub store: {exc.strerror}") from None
+        self.db = db
+        self._next: dict[tuple[str, int], int] = {}  # (board, game) → first seq not yet stored
+
+    def close(self) -> None:
+        with self.lock:
+            if self.db is not None:
+                self.db.close()
+                self.db = None  # type: ignore[assignment]
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def apply(self, batch: Iterable[tuple[str, Message]]) -> list[tuple[str, Ack]]:
+        """Store a batch in one transaction; then the acknowledgements it earns (one per game
+        touched: what the hub now holds of it, counted without gaps)."""
+        now = time.time()
+        touched: dict[tuple[str, int], None] = {}
+        with self.lock:
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for board, m in batch:
+                    if isinstance(m, GameHeader):
+                        db.execute(
+                            "INSERT INTO games(board, game, name, options, fidelity, start, created, players, round)"
+                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(board, game) DO UPDATE SET"
+                            " players=excluded.players, round=excluded.round",
+                            (board, m.game, m.name, json.dumps(m.options), m.fidelity, json.dumps(m.start), m.created,
+                             json.dumps(m.players), m.round))
+                    elif isinstance(m, GameEvent):
+                        db.execute(
+                            "INSERT OR IGNORE INTO events(board, game, seq, kind, move, position, created, received)"
+                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            (board, m.game, m.seq, m.kind, m.move, json.dumps(m.position), m.created, now))
+                    elif isinstance(m, GameEnd):
+                        db.execute("UPDATE games SET end_events=?, outcome=?, finished=? WHERE board=? AND game=?",
+                                   (m.events, json.dumps(m.outcome), m.finished, board, m.game))
+                    else:
+                        continue
+                    touched[(board, m.game)] = None
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return [(board, self._ack(board, game)) for board, game in touched]
+
+    def _ack(self, board: str, game: int) -> Ack:
+        key = (board, game)
+        nxt = self._next.get(key, 0)
+        for (seq,) in self.db.execute("SELECT seq FROM events WHERE board=? AND game=? AND seq>=? ORDER BY seq",
+                                      (board, game, nxt)):
+            if seq != nxt:
+                break
+            nxt += 1
+        self._next[key] = nxt
+        row = self.db.execute("SELECT end_events, outcome FROM games WHERE board=? AND game=?", (board, game)).fetchone()
+        end = None
+        if row is not None and row[0] is not None:
+            end = f"{row[0]}:{json.dumps(json.loads(row[1]), sort_keys=True)}"
+        return Ack(game, row is not None, nxt - 1, end)
+
+    # -- rounds and pairings ----------------------------------------------------------------------
+
+    def add_round(self) -> int:
+        with self.lock:
+            row = self.db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
+            self.db.execute("INSERT INTO rounds(number, created) VALUES (?, ?)", (row[0], time.time()))
+            return int(row[0])
+
+    def rounds(self) -> list[int]:
+        with self.lock:
+            return [r[0] for r in self.db.execute("SELECT number FROM rounds ORDER BY number")]
+
+    def set_pairing(self, rnd: int, board: str, players: dict[str, str]) -> None:
+        with self.lock:
+            if self.db.execute("SELECT 1 FROM rounds WHERE number=?", (rnd,)).fetchone() is None:
+                raise ValueError(f"no round {rnd}")
+            self.db.execute("INSERT INTO pairings(round, board, players) VALUES (?, ?, ?) ON CONFLICT(round, board)"
+                            " DO UPDATE SET players=excluded.players", (rnd, board, json.dumps(players)))
+
+    def set_result(self, rnd: int, board: str, result: dict[str, Any] | None) -> None:
+        """The arbiter's result by hand (None: back to the board's own)."""
+        with self.lock:
+            cur = self.db.execute("UPDATE pairings SET result=? WHERE round=? AND board=?",
+                                  (None if result is None else json.dumps(result), rnd, board))
+            if cur.rowcount == 0:
+                raise ValueError(f"no pairing at {board} in round {rnd}")
+
+    def pairings(self, rnd: int | None = None) -> list[dict[str, Any]]:
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT round, board, players, result FROM pairings" + (" WHERE round=?" if rnd is not None else "")
+                + " ORDER BY round, board", (() if rnd is None else (rnd,))).fetchall()
+        return [{"round": r, "board": b, "players": json.loads(p), "result": json.loads(res) if res else None}
+                for r, b, p, res in rows]
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def games(self, board: str | None = None) -> list[GameRow]:
+        where, args = ("WHERE g.board=?", (board,)) if board is not None else ("", ())
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT g.board, g.game, g.name, g.players, g.round, g.end_events, g.outcome, g.created,"
+                " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game),"
+                " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game AND e.kind='move')"
+                f" FROM games g {where} ORDER BY g.board, g.game", args).fetchall()
+        out = []
+        for b, g, name, players, rnd, end_events, outcome, created, events, moves in rows:
+            finished = end_events is not None and end_events == events
+            out.append(GameRow(b, g, name, json.loads(players), rnd, moves - (events - moves), events,
+                               json.loads(outcome) if finished and outcome else None, finished, created))
+        return out
+
+    def export(self, board: str, game: int) -> dict[str, Any]:
+        """The game as ``tableref export`` prints it (docs/journal.md), plus board and players."""
+        with self.lock:
+            row = self.db.execute("SELECT name, options, fidelity, start, players, round, end_events, outcome"
+                                  " FROM games WHERE board=? AND game=?", (board, game)).fetchone()
+            if row is None:
+                raise KeyError(f"no game {game} from {board}")
+            events = self.db.execute("SELECT seq, kind, move FROM events WHERE board=? AND game=? ORDER BY seq",
+                                     (board, game)).fetchall()
+        name, options, fidelity, start, players, rnd, end_events, outcome = row
+        moves: list[str] = []
+        for i, (seq, kind, move) in enumerate(events):
+            if seq != i:
+                break  # a gap: the rest has not arrived yet
+            if kind == "move":
+                moves.append(move)
+            elif moves:
+                moves.pop()
+        finished = end_events is not None and end_events == len(events)
+        return {"tableref_game": 1, "game": name, "options": json.loads(options), "fidelity": fidelity,
+                "start": json.loads(start), "moves": moves,
+                "outcome": json.loads(outcome) if finished and outcome else None,
+                "board": board, "game_id": game, "players": json.loads(players), "round": rnd}
+
+    def positions(self, board: str, game: int) -> list[dict[str, Any]]:
+        """Every event of a game with the position after it (the replay page steps through them)."""
+        with self.lock:
+            rows = self.db.execute("SELECT seq, kind, move, position FROM events WHERE board=? AND game=?"
+                                   " ORDER BY seq", (board, game)).fetchall()
+        return [{"seq": s, "kind": k, "move": m, "position": json.loads(p)} for s, k, m, p in rows]
+
+    def event_count(self) -> int:
+        with self.lock:
+            return self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0]

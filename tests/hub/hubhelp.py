@@ -1,0 +1,56 @@
+"""Shared by the hub tests: a hub on a broker, tables, and comparing the hub with the journals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tableref.hub.hub import Hub
+from tableref.hub.settings import BrokerConfig, HubServerConfig
+from tableref.hub.simulate import SimTable, table_names
+from tableref.journal import Journal
+
+from conftest import wait_for
+
+
+def make_hub(port: int, data: Path, **kw) -> Hub:
+    return Hub(HubServerConfig(broker=BrokerConfig(port=port, **kw), data_dir=data, event="Test night")).start()
+
+
+def make_tables(n: int, port: int, directory: Path, *, game: str = "anacund", **kw) -> list[SimTable]:
+    return [SimTable(name, directory / f"{name}.sqlite3", BrokerConfig(port=port), game=game, seed=i + 7,
+                     resend_after=kw.pop("resend_after", 1.0), **kw).start()
+            for i, name in enumerate(table_names(n))]
+
+
+def journal_games(table: SimTable) -> dict[int, dict]:
+    """Every game of a table's journal as the hub should hold it."""
+    out = {}
+    with Journal(table.journal_path) as j:
+        for g in j.games():
+            record = j.export(g.id)
+            players = dict(j.db.execute("SELECT side, name FROM game_players WHERE game_id=?", (g.id,)).fetchall())
+            record["players"] = players
+            record["events"] = [tuple(r[:3]) for r in j.iter_events(g.id)]
+            out[g.id] = record
+    return out
+
+
+def hub_games(hub: Hub, board: str) -> dict[int, dict]:
+    out = {}
+    for row in hub.store.games(board):
+        record = hub.store.export(board, row.game)
+        record["events"] = [(e["seq"], e["kind"], e["move"]) for e in hub.store.positions(board, row.game)]
+        for key in ("board", "game_id", "round"):
+            record.pop(key)
+        out[row.game] = record
+    return out
+
+
+def all_in(hub: Hub, tables: list[SimTable]) -> bool:
+    """Every table's publisher has every message acknowledged, and the hub holds them all."""
+    return all(t.publisher is not None and t.publisher.link.connected and t.publisher.link.unacknowledged == 0
+               for t in tables) and all(hub_games(hub, t.name) == journal_games(t) for t in tables)
+
+
+def wait_all_in(hub: Hub, tables: list[SimTable], timeout: float = 20.0) -> None:
+    wait_for(lambda: all_in(hub, tables), timeout, "every journal to be in the hub, acknowledged", interval=0.2)
