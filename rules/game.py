@@ -12,11 +12,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .board import Board
 from .errors import IllegalMoveError, InvalidStateError
 from .view import Fidelity, View
+
+if TYPE_CHECKING:
+    from .explain import SpaceFix
 
 Move = Hashable
 
@@ -123,6 +126,17 @@ class State(ABC):
     @abstractmethod
     def view(self, fidelity: Fidelity) -> View:
         """What an ideal sensor of this fidelity would read on the board."""
+
+    def restore(self, observed: View, fixes: tuple["SpaceFix", ...]) -> tuple["SpaceFix", ...]:
+        """What to put back when no legal move explains ``observed`` (``fixes``: every space
+        that differs from this position). A game whose move is made in independent parts
+        keeps the parts already done right (DRIFT: a river turned right stays turned)."""
+        return fixes
+
+    def describe_fix(self, fix: "SpaceFix") -> str | None:
+        """How to put one space right, in the game's own words, where the tokens say it badly
+        (DRIFT: "turn the inner river one arrow clockwise"); ``None`` to leave it to the page."""
+        return None
 
     def unseen_moves(self, fidelity: Fidelity) -> tuple[Move, ...]:
         """Legal moves a sensor of this fidelity cannot tell from no move: made off the board

@@ -170,7 +170,9 @@ class Referee:
             texts = tuple(c.text for c in e.candidates)
             words = tuple(self._describe(c.moves) for c in e.candidates)
             return self._status_change(("partial", view), Partial(self.record.id, self.ply, texts, e.pending, words))
-        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore))
+        # The game may keep parts of a move already done right (DRIFT: a river turned right).
+        restore = self.state.restore(view, e.restore)
+        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, restore))
 
     def _takeback_depth(self, view: View) -> int:
         """How many moves back the board shows an earlier position (0 if it does not)."""

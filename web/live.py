@@ -113,10 +113,10 @@ class LiveTable:
             self._status = {"kind": "ambiguous"}
         elif isinstance(d, Partial):
             self._question = []
-            self._status = {"kind": "partial", "candidates": list(d.candidates), **_fixes(d.pending)}
+            self._status = {"kind": "partial", "candidates": list(d.candidates), **_fixes(d.pending, self._state)}
         elif isinstance(d, Illegal):
             self._question = []
-            self._status = {"kind": "illegal", **_fixes(d.restore)}
+            self._status = {"kind": "illegal", **_fixes(d.restore, self._state)}
         elif isinstance(d, Restored):
             self._question, self._status = [], {"kind": "ok"}
         elif isinstance(d, Rejected):
@@ -266,12 +266,18 @@ def _spaces(state: State, text: str) -> list[str]:
     return sorted(spaces)
 
 
-def _fixes(fixes: Sequence[SpaceFix]) -> dict[str, Any]:
-    """The fixes, and the hand movements that make them: an arrow where a piece missing on
+def _fixes(fixes: Sequence[SpaceFix], state: State | None = None) -> dict[str, Any]:
+    """The fixes, and the hand movements that make them: the game's own words where it has
+    them (DRIFT: "turn the inner river one arrow clockwise"), an arrow where a piece missing on
     one space is the piece too many on another, else a piece to put down or take off."""
     missing: list[tuple[str, str]] = []
     extra: list[tuple[str, str]] = []
+    say: list[str] = []
     for f in fixes:
+        words = state.describe_fix(f) if state is not None else None
+        if words:
+            say.append(words)
+            continue
         want, got = Counter(f.expected), Counter(t for t in f.observed if t != MORE)
         if MORE not in f.observed:  # a pile's top is seen, not what is missing beneath it
             missing += [(f.space, t) for t in (want - got).elements()]
@@ -285,6 +291,7 @@ def _fixes(fixes: Sequence[SpaceFix]) -> dict[str, Any]:
             arrows.append({"from": src, "to": dst[0], "token": token})
     return {
         "fixes": [f.to_dict() for f in fixes],
+        "say": say,
         "arrows": arrows,
         "put": [{"space": s, "token": t} for s, t in missing],
         "take": [{"space": s, "token": t} for s, t in extra],

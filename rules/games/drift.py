@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from ..board import Board, load_board
 from ..errors import InvalidStateError
+from ..explain import SpaceFix
 from ..game import Game, OptionSpec, Outcome, State
 from ..registry import register
 from ..view import Fidelity, View
@@ -28,7 +29,7 @@ from .drift_geometry import COIN_TYPES, geometry
 from .drift_moves import (
     ATTACK, DRIFT, DROP, END, PILFER, PLACE, STEP, TAKE, Action, end_moves, piece_moves, placements,
 )
-from .drift_text import describe, move_text, parse_move
+from .drift_text import describe, move_text, parse_move, river_fix
 
 COLOURS = ("red", "blue", "green", "yellow", "white", "black")
 CARRIED = "carried:"  # token prefix of a coin carried on edge by a piece
@@ -330,6 +331,18 @@ class DriftState(State):
         for river, r in zip(geo.rivers, self.rots):
             spaces[river.rotation_space] = [str(r)]
         return spaces
+
+    def restore(self, observed: View, fixes: tuple[SpaceFix, ...]) -> tuple[SpaceFix, ...]:
+        """A wrong drift: only the rivers turned wrong go back; a river already showing its
+        drift (one arrow on, D19) stays as it is (the board is then part-way to the drift)."""
+        if not any(m.kind == DRIFT for m in self.legal_moves()):
+            return fixes
+        drifted = self.successor(Action(DRIFT)).view(Fidelity.KIND)
+        rings = {r.rotation_space for r in geometry().rivers}
+        return tuple(f for f in fixes if f.space not in rings or f.observed != drifted.get_tokens(f.space))
+
+    def describe_fix(self, fix: SpaceFix) -> str | None:
+        return river_fix(fix)
 
     # -- persistence --------------------------------------------------------------------------
 

@@ -130,3 +130,28 @@ def describe(st: "DriftState", move: Action) -> str:
             return f"{name} deposits the {move.coin} coin on its repository"
         return f"{name} drops the {move.coin} coin on {here}"
     raise MoveSyntaxError(f"drift: not a DRIFT move: {move!r}")
+
+
+_COUNT = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def river_fix(fix) -> str | None:
+    """How to turn a river ring back to where its marker should read (a ``SpaceFix`` on a
+    ``rotation:`` space), the shorter way round: "turn the inner river one arrow clockwise"."""
+    geo = geometry()
+    river = next((r for r in geo.rivers if r.rotation_space == fix.space), None)
+    if river is None or len(fix.expected) != 1 or len(fix.observed) != 1:
+        return None
+    try:
+        want, seen = int(fix.expected[0]), int(fix.observed[0])
+    except ValueError:
+        return None  # an occupancy reading: the step is not known
+    ahead = (seen - want) % river.size  # arrows it stands past the mark, in its flow direction
+    if not ahead:
+        return None
+    back = ahead <= river.size // 2  # turn it back against the flow, or on round with it
+    steps = ahead if back else river.size - ahead
+    clockwise = river.clockwise != back
+    way = "clockwise" if clockwise else "counter-clockwise"
+    n = _COUNT.get(steps, str(steps))
+    return f"turn the {river.name} river {n} arrow{'s' if steps != 1 else ''} {way}"

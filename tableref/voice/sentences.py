@@ -249,6 +249,10 @@ class Narrator:
         c = self.c
         parts: list[str] = []
         for f in fixes:
+            words = self.state.describe_fix(f) if self.state is not None and self.language == "en" else None
+            if words:  # the game's own words (DRIFT: "turn the inner river one arrow clockwise")
+                parts.append(words)
+                continue
             if f.space.startswith("rotation:"):
                 river = f.space.split(":", 1)[1]
                 name = c._(RIVERS[river]) if river in RIVERS else river

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from rules import InvalidStateError
+from rules import Fidelity, InvalidStateError, SpaceFix, Verdict, View, explain
 from rules.games.drift_exodus import exodus
 from rules.games.drift_geometry import geometry
 
@@ -223,3 +223,57 @@ def test_d6_a_bad_left_river_says_what_is_wrong(left, words):
     with pytest.raises(InvalidStateError, match=words):
         GAME.from_dict(data)
 
+
+
+# -- D19: a wrong drift puts back only the wrong river ---------------------------------------------
+
+
+def drift_phase():
+    st = play(position({"red-II-1": "O6"}, to_move="red"), "end", "end")
+    assert st.phase == "drift"
+    return st
+
+
+def test_d19_a_wrong_drift_keeps_the_rivers_turned_right():
+    st = drift_phase()
+    current = st.view(Fidelity.KIND)
+    wrong = View({**current, "rotation:outer": ("1",), "rotation:middle": ("1",), "rotation:inner": ("11",)})
+    e = explain(st, wrong)
+    assert e.verdict is Verdict.ILLEGAL
+    fixes = st.restore(wrong, e.restore)
+    assert [(f.space, f.expected, f.observed) for f in fixes] == [("rotation:inner", ("0",), ("11",))]
+    assert [st.describe_fix(f) for f in fixes] == ["turn the inner river one arrow clockwise"]
+    # Put back as said, the board is part-way to the drift.
+    assert explain(st, View({**wrong, "rotation:inner": ("0",)})).verdict is Verdict.PARTIAL
+    # A piece knocked off as well is still to put back; so is a river turned too far.
+    slipped = dict(wrong.items())
+    slipped["I5"] = slipped.pop("O6")
+    slipped["rotation:outer"] = ("2",)
+    fixes = st.restore(View(slipped), explain(st, View(slipped)).restore)
+    assert [f.space for f in fixes] == ["I5", "O6", "rotation:inner", "rotation:outer"]
+    assert [st.describe_fix(f) for f in fixes] == [
+        None, None, "turn the inner river one arrow clockwise", "turn the outer river two arrows counter-clockwise"]
+
+
+@pytest.mark.parametrize("space, expected, observed, words", [
+    ("rotation:middle", "0", "17", "turn the middle river one arrow counter-clockwise"),  # turned the wrong way
+    ("rotation:middle", "1", "0", "turn the middle river one arrow counter-clockwise"),  # still to turn (pending)
+    ("rotation:outer", "5", "11", "turn the outer river six arrows counter-clockwise"),
+    ("rotation:outer", "5", "23", "turn the outer river six arrows clockwise"),
+    ("rotation:inner", "occupied", "occupied", None),
+    ("O6", "red-II", "", None),
+])
+def test_d19_how_to_turn_a_river_back_the_shorter_way(space, expected, observed, words):
+    fix = SpaceFix(space, (expected,), (observed,) if observed else ())
+    assert drift_phase().describe_fix(fix) == words
+
+
+def test_d19_outside_the_drift_every_changed_river_goes_back():
+    st = position({"red-II-1": "O6"}, to_move="red")  # Red is not the round's last: no drift yet
+    turned = View({**st.view(Fidelity.KIND), "rotation:outer": ("1",)})
+    e = explain(st, turned)
+    assert e.verdict is Verdict.ILLEGAL and st.restore(turned, e.restore) == e.restore
+    last = play(st, "end")  # Blue's turn, the round's last: the drift may end it
+    turned = View({**last.view(Fidelity.KIND), "rotation:outer": ("1",), "rotation:middle": ("17",)})
+    fixes = last.restore(turned, explain(last, turned).restore)
+    assert [f.space for f in fixes] == ["rotation:middle"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import Declare, StableView
+from tableref.decisions import Declare, NewGame, StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.sources.sim import BoardScript, Frame, SimulatedBoard
@@ -201,3 +201,87 @@ def test_occupancy_cannot_see_the_drift_so_it_is_declared(tmp_path):
         ref = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=state)
         out = ref.handle(Declare("drift"))
         assert out[0].kind == "rejected" and "on the board" in out[0].reason
+
+
+# -- issue 21: the exodus through the referee, a wrong drift put right river by river ---------------
+
+
+def test_from_the_default_setup_a_i_first_is_illegal_then_the_exodus_in_rank_order_removes_nothing(tmp_path):
+    state = GAME.default_setup()
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        ref = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=state)
+        home = state.view(Fidelity.KIND)
+        # Red lifts a I out of its crowded home first: it would strand the IIIs and IIs.
+        i_first = edit(home, put={"O1": ("red-I",), "O0": ("red-I", "red-II", "red-II", "red-III", "red-III")})
+        [illegal] = ref.handle(StableView(i_first))
+        assert illegal.kind == "illegal"
+        assert [(f.space, f.expected, f.observed) for f in illegal.restore] == [
+            ("O0", ("red-I", "red-I", "red-II", "red-II", "red-III", "red-III"),
+             ("red-I", "red-II", "red-II", "red-III", "red-III")),
+            ("O1", (), ("red-I",))]
+        assert [d.kind for d in ref.handle(StableView(home))] == ["restored"]
+        accepted = []
+        for text in ("red-III-1 O0-O3", "red-III-2 O0-O21", "red-II-1 O0-O2", "red-II-2 O0-O22", "red-I-1 O0-O1"):
+            state = state.apply_text(text)
+            accepted += [d.move for d in ref.handle(StableView(state.view(Fidelity.KIND))) if d.kind == "accepted"]
+        out = ref.handle(Declare("end"))
+    assert accepted == ["red-III-1 O0-O3", "red-III-2 O0-O21", "red-II-1 O0-O2", "red-II-2 O0-O22", "red-I-1 O0-O1"]
+    assert [(d.kind, d.move) for d in out] == [("accepted", "end")]  # nothing removed
+    assert len([p for p in out[0].position["pieces"] if p.startswith("red-")]) == 6
+
+
+def drift_phase():
+    state = START
+    for text in ACCEPTED[:6]:
+        state = state.apply_text(text)
+    assert state.phase == "drift"
+    return state
+
+
+def test_a_wrong_drift_puts_back_only_the_wrong_river_on_the_page_and_in_speech(tmp_path):
+    from tableref.voice.sentences import Narrator
+    from web.live import _fixes
+
+    state = drift_phase()
+    before = state.view(Fidelity.KIND)
+    # Outer and middle turned right; the inner river turned the wrong way (counter-clockwise).
+    wrong = edit(before, put={"rotation:outer": ("1",), "rotation:middle": ("1",), "rotation:inner": ("11",)})
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        ref = Referee.start(journal, "drift", fidelity=Fidelity.KIND, start=state)
+        [illegal] = ref.handle(StableView(wrong))
+        assert illegal.kind == "illegal"
+        assert [(f.space, f.expected, f.observed) for f in illegal.restore] == [("rotation:inner", ("0",), ("11",))]
+        assert _fixes(illegal.restore, state)["say"] == ["turn the inner river one arrow clockwise"]
+        narrator = Narrator("en")
+        narrator.on(NewGame(1, 6, "drift", state.to_dict()))
+        assert [u.text for u in narrator.on(illegal)] == ["Illegal: turn the inner river one arrow clockwise"]
+        # The inner river put back: the board is part-way to the drift, the inner river still to turn.
+        [partial] = ref.handle(StableView(edit(wrong, put={"rotation:inner": ("0",)})))
+        assert partial.kind == "partial" and partial.candidates == ("drift",)
+        assert [(f.space, f.expected) for f in partial.pending] == [("rotation:inner", ("1",))]
+        assert _fixes(partial.pending, state)["say"] == ["turn the inner river one arrow clockwise"]
+        out = ref.handle(StableView(edit(wrong, put={"rotation:inner": ("1",)})))
+    assert [(d.kind, getattr(d, "move", None)) for d in out] == [("accepted", "drift")]
+
+
+def test_rules_cli_answers_the_issues_examples(tmp_path, capsys):
+    from tableref.rules_cli import main
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "rules" / "drift"
+    assert main(["rules", "moves", "--position", str(docs / "exodus-open.json")]) == 0
+    moves = capsys.readouterr().out.split("\n")
+    assert "red-III-1 O0-O3" in moves and "red-II-1 O0-O1" in moves and not any(m.startswith("red-I-1") for m in moves)
+    assert main(["rules", "moves", "--position", str(docs / "river-exit.json")]) == 0
+    moves = capsys.readouterr().out.split("\n")
+    assert "blue-II-1 IR5-M8" in moves and "blue-II-1 IR5-IR4" not in moves and "blue-II-1 IR5-IR6" not in moves
+    state = drift_phase()
+    position = tmp_path / "drift.json"
+    position.write_text(json.dumps(state.to_dict()))
+    observed = tmp_path / "observed.json"
+    wrong = edit(state.view(Fidelity.KIND), put={"rotation:outer": ("1",), "rotation:middle": ("1",),
+                                                 "rotation:inner": ("11",)})
+    observed.write_text(json.dumps({"view": wrong.to_dict()}))
+    assert main(["rules", "explain", "--position", str(position), "--observed", str(observed)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "illegal"
+    assert result["restore"] == [{"space": "rotation:inner", "expected": ["0"], "observed": ["11"]}]

@@ -98,7 +98,8 @@ def test_annelid_removal_is_an_obligation(lang, want):
 
 
 @pytest.mark.parametrize("lang, entered, done, illegal", [
-    ("en", "End of the round: turn the three rivers", "Drift done", "Illegal: turn the middle river back"),
+    ("en", "End of the round: turn the three rivers", "Drift done",
+     "Illegal: turn the middle river one arrow counter-clockwise"),  # the way back (issue 21)
     ("fr", "Fin de la manche : tournez les trois rivières", "Dérive faite",
      "Illégal : remettez la rivière du milieu en place"),
 ])
