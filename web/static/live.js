@@ -27,7 +27,7 @@
   }
 
   function handText(st) {
-    const lines = [];
+    const lines = [...(st.say || [])]; // the game's own words (DRIFT: "turn the inner river one arrow clockwise")
     for (const a of st.arrows || []) lines.push(`move ${a.token} from ${a.from} back to ${a.to}`);
     for (const p of st.put || []) lines.push(`put ${p.token} on ${p.space}`);
     for (const t of st.take || []) lines.push(`take ${t.token} off ${t.space}`);
