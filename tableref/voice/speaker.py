@@ -36,6 +36,7 @@ from .sentences import LEVELS, SUPERSEDES, Narrator, Utterance
 log = logging.getLogger(__name__)
 
 CUTTING = frozenset({"taken_back", "new_game"})  # the game undone or replaced: stop talking about it
+INBOX = 256  # decisions waiting to be phrased, at most (each carries its whole position)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class Speaker:
             if self.level == "off":
                 return
             self._inbox.append(decision)
+            del self._inbox[:-INBOX]  # no thread pumping it (threaded=False): memory stays bounded
             if decision.kind in CUTTING:
                 self._cut()
         self._wake.set()
