@@ -36,7 +36,7 @@ def configure(client: Any, broker: BrokerConfig) -> None:
         client.username_pw_set(broker.username, broker.password())
     if broker.tls:
         client.tls_set(ca_certs=str(broker.ca_file) if broker.ca_file else None, cert_reqs=ssl.CERT_REQUIRED)
-    client.reconnect_delay_set(min_delay=1, max_delay=8)
+    client.reconnect_delay_set(min_delay=1, max_delay=4)  # back within seconds of the broker
 
 
 def refused_text(reason: Any) -> str:

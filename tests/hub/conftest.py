@@ -45,6 +45,8 @@ class Broker:
         lines = [f"listener {self.port} 127.0.0.1", "persistence true", f"persistence_location {self.dir}/",
                  "autosave_interval 1", f"log_dest file {self.dir}/mosquitto.log", "log_type error",
                  "log_type warning", "log_type notice", "max_queued_messages 100000"]
+        if os.geteuid() == 0:
+            lines.append("user root")  # as root mosquitto would drop to its own user, locked out of tmp_path
         if password_file is not None:
             lines += ["allow_anonymous false", f"password_file {password_file}"]
         else:
