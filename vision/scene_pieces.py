@@ -57,6 +57,7 @@ class Solid:
     length: float = 0.0  # a box's, along ``angle``
     angle: float = 0.0  # a box's long axis, radians in the sheet
     dark_end: int | None = None  # a box's end (-1 or +1 along its axis) with a dark band (an Annelids tail)
+    furniture: bool = False  # part of the board (a DRIFT repository's block), drawn before the pieces
 
 
 @lru_cache(maxsize=8)
@@ -195,7 +196,7 @@ def _drift_blocks(sheet: Sheet, pset: PieceSet, heights: float) -> list[Solid]:
         if s.kind == "repository" and s.id in sheet.by_id:
             sh = sheet.by_id[s.id]
             out.append(Solid("cylinder", sh.x, sh.y, 0.0, stack.base_mm * heights, sheet.piece_radius, WOOD_BGR,
-                             tuple(v * 0.85 for v in WOOD_BGR)))  # type: ignore[arg-type]
+                             tuple(v * 0.85 for v in WOOD_BGR), furniture=True))  # type: ignore[arg-type]
     return out
 
 
@@ -217,13 +218,17 @@ def draw_scene(model: "CameraModel", canvas: np.ndarray, scene: "Scene", lamp: n
             if s is not None:
                 held.append(s)
                 z += s.height
-    if sheet.game == "drift" and scene.view:
+    if sheet.game == "drift":  # the rings' markers are on the board, empty or not (rotation 0 unless the view says)
         _drift_markers(model, canvas, scene.view)
     ambient = scene.lamp.ambient if scene.lamp is not None else 1.0
     if lamp is not None and scene.lamp is not None and scene.lamp.shadows:
         _shadows(model, canvas, solids + held, scene.hands, lamp, ambient)
     C = model.pose.position
-    order = sorted(solids + held, key=lambda s: (-float(np.linalg.norm(C[:2] - [s.x, s.y])), s.z0))
+    # Far to near, a pile bottom to top; DRIFT's repository blocks (board furniture that
+    # coins lie on) before every piece.
+    pieces = sorted((s for s in solids + held if not s.furniture),
+                    key=lambda s: (-float(np.linalg.norm(C[:2] - [s.x, s.y])), s.z0))
+    order = [s for s in solids if s.furniture] + pieces
     for s in order:
         _draw_solid(model, canvas, s, lamp, ambient)
     for hand in scene.hands:
@@ -313,7 +318,7 @@ def _sticker(model: "CameraModel", canvas: np.ndarray, tag: int, x: float, y: fl
     sprite, alpha = _sprite(tag, model.sheet.tag_mm)
     k = sprite.shape[0]
     s = SPRITE_PX_PER_MM
-    a = math.radians(angle_deg)
+    a = -math.radians(angle_deg)  # counter-clockwise as seen, as cv2.getRotationMatrix2D turns (synth's tags)
     ca, sa = math.cos(a) / s, math.sin(a) / s
     # sprite px → sheet mm on the top plane (turned by the tag's angle, centred on the piece)
     c = (k - 1) / 2  # the sprite's centre, pixel-centre coordinates

@@ -1,0 +1,370 @@
+"""Camera accuracy on frames that look like reality (issue 16 item 5, issue 24 item 4).
+
+    python bench/vision_real.py [--quick] [--frames N] [--games g1,g2] [--seed S] [--json FILE]
+
+Frames come from vision/camera_model.py — a camera model of its own: a tilted pinhole with
+barrel distortion, the printed sheet texture-mapped on the board plane, 3-D pieces at their
+piece-set heights (vision/piecesets/) with their tags or colours on top, shadows from a lamp
+off to one side, vignetting, shot noise, JPEG — not vision/synth.py's warp. For each game
+(DRIFT at 1920x1080, the others at 1280x720 and, for the base setting, 1920x1080) and each
+setting below, the real pipeline runs: calibration on frames of the empty board as
+``tableref calibrate`` does (vision.calibration: lock on the corner markers, learn the empty
+board; colour games also the calibration layout), then for each frame of a random position a
+fresh lock and ``vision.readers.reader_for(...).read``.
+
+The base setting: board filling 60 % of the frame, tilt 20 deg, k1 -0.1, no lens file, the
+set's real piece heights, the lamp (gradient + shadows), JPEG 80, calm (no hand, no glare).
+Each other row changes one thing (or, for the issues' "must show" rows, several). Reported:
+
+* lock: frames where the four corner markers were found;
+* whole: frames read completely and right, every piece named;
+* usable: frames the referee can use — nothing unreadable, every space read right or read
+  "occupied" (rules.view.OCCUPIED) where a piece is;
+* FA (false accepts): usable-looking frames (nothing unreadable) with a space read wrong —
+  must be 0; "wrong sp" counts spaces read wrong in any frame;
+* occ/unread: spaces read "occupied" / unreadable, per frame.
+
+The synthetic set (bench/vision_accuracy.py's frames) is kept as one row per game. Exits 1
+if any row has a false accept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from rules import Fidelity, get_game  # noqa: E402
+from rules.view import OCCUPIED, View  # noqa: E402
+from vision.calibration import calibrate, colour_layout  # noqa: E402
+from vision.camera_model import CameraModel, CameraSetup, Hand, Lamp, Scene  # noqa: E402
+from vision.layout import DEFAULT_MODE, Sheet  # noqa: E402
+from vision.lock import BoardLock  # noqa: E402
+from vision.reader import CalibrationError  # noqa: E402
+from vision.readers import grid_for, reader_for  # noqa: E402
+from vision.sessions import random_position  # noqa: E402
+
+GAMES = ("gyges", "anacund", "annihilation", "annelids", "drift")
+HD, FHD = (1280, 720), (1920, 1080)
+# yaw 3: a camera is never exactly square to the sheet (at 0 the markers' edges lie along the
+# pixel grid and their refined corners flip by 2 px between frames: the lock never settles).
+BASE_SETUP = CameraSetup(size=HD, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0)
+BASE_SCENE = Scene(heights=1.0, jpeg=80)
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    setup: dict = field(default_factory=dict)  # CameraSetup fields changed
+    scene: dict = field(default_factory=dict)  # Scene fields changed
+    lens: bool = False  # read with a lens file (ChArUco-calibrated)
+    extra: str = ""  # "hand" or "glare": one per frame, over a random space
+    fhd: bool = False  # also at 1920x1080 (DRIFT is always)
+
+
+SETTINGS = (
+    Setting("base"),
+    Setting("fill 40%", {"fill": 0.4}),
+    Setting("fill 85%", {"fill": 0.85}),
+    Setting("tilt 0", {"tilt_deg": 0.0}),
+    Setting("tilt 10", {"tilt_deg": 10.0}),
+    Setting("tilt 30", {"tilt_deg": 30.0}),
+    Setting("tilt 35", {"tilt_deg": 35.0}),
+    Setting("k1 0", {"k1": 0.0}),
+    Setting("k1 -0.2", {"k1": -0.2}),
+    Setting("k1 -0.3", {"k1": -0.3}),
+    Setting("k1 -0.2 lens", {"k1": -0.2}, lens=True),
+    Setting("k1 -0.3 lens", {"k1": -0.3}, lens=True),
+    Setting("flat pieces", scene={"heights": 0.0}),
+    Setting("1.5x heights", scene={"heights": 1.5}),
+    Setting("no lamp", scene={"lamp": None}),
+    Setting("low lamp", scene={"lamp": Lamp(elevation_deg=30.0, distance_mm=700.0)}),
+    Setting("JPEG 70", scene={"jpeg": 70}),
+    Setting("JPEG 85", scene={"jpeg": 85}),
+    Setting("hand", extra="hand"),
+    Setting("glare", extra="glare"),
+    Setting("1080p", fhd=True),
+    Setting("i16: t30 k-.2 lens", {"tilt_deg": 30.0, "k1": -0.2}, lens=True),
+    Setting("i24: t35 k-.2", {"tilt_deg": 35.0, "k1": -0.2}),
+)
+QUICK = ("base", "fill 40%", "tilt 35", "k1 -0.2", "k1 -0.2 lens", "flat pieces", "hand", "i16: t30 k-.2 lens")
+
+
+@dataclass
+class Row:
+    game: str
+    size: str
+    setting: str
+    frames: int = 0
+    lock: int = 0
+    whole: int = 0
+    usable: int = 0
+    false_accepts: int = 0
+    wrong_spaces: int = 0
+    occupied_spaces: int = 0
+    unreadable_spaces: int = 0
+    read_ms: list[float] = field(default_factory=list)
+    note: str = ""
+
+    def line(self) -> str:
+        f = max(1, self.frames)
+        ms = float(np.median(self.read_ms)) if self.read_ms else 0.0
+        pct = lambda n: f"{100 * n / f:5.0f}%"  # noqa: E731
+        return (f"{self.game:<13}{self.size:<10}{self.setting:<20}{self.frames:>4} {pct(self.lock)} {pct(self.whole)} "
+                f"{pct(self.usable)} {self.false_accepts:>3} {self.wrong_spaces:>5} {self.occupied_spaces / f:>5.1f} "
+                f"{self.unreadable_spaces / f:>6.1f} {ms:>6.1f}  {self.note}")
+
+
+HEADER = (f"{'game':<13}{'size':<10}{'setting':<20}{'n':>4} {'lock':>6} {'whole':>6} {'usable':>6} {'FA':>3} "
+          f"{'wrong':>5} {'occ':>5} {'unread':>6} {'ms p50':>6}")
+
+
+def lens_support() -> str | None:
+    """None if the pipeline takes a lens (vision/lens.py, CAM-READ's), else why not: the lens
+    rows are driven once ``BoardLock``, ``calibrate`` and ``reader_for`` accept ``lens=``."""
+    import inspect
+
+    try:
+        import vision.lens  # noqa: F401
+    except ImportError:
+        return "no lens support yet"
+    takes = [f for f in (BoardLock, calibrate, reader_for) if "lens" not in inspect.signature(f).parameters]
+    if takes:
+        return f"no lens support yet ({', '.join(f.__name__ for f in takes)} take no lens)"
+    return None
+
+
+def measured_lens(setup: CameraSetup):
+    """The lens as a user would measure it: ChArUco shots through it, cv2.calibrateCamera."""
+    from vision.lens import Lens
+    from vision.scene_film import calibrate_from_shots, charuco_board, charuco_shots
+
+    board = charuco_board()
+    rms, K, dist = calibrate_from_shots(board, charuco_shots(board, setup), setup.size)
+    return Lens(K, dist, setup.size, rms)
+
+
+def judge(truth: View, got_view: View, unreadable: frozenset[str]) -> tuple[int, int]:
+    """(spaces read wrong, spaces read "occupied" where a piece is) outside ``unreadable``."""
+    seen = got_view.resolved(truth)
+    wrong = occ = 0
+    for sp in set(truth) | set(seen):
+        if sp in unreadable:
+            continue
+        t, r = truth.get_tokens(sp), seen.get_tokens(sp)
+        if r == t:
+            continue
+        if t and r and all(x == OCCUPIED for x in r):
+            occ += 1
+        else:
+            wrong += 1
+    return wrong, occ
+
+
+def run_setting(game: str, size: tuple[int, int], s: Setting, frames: int, seed: int) -> Row:
+    from bench.vision_accuracy import MAX_PLIES, start_of
+
+    row = Row(game, f"{size[0]}x{size[1]}", s.name)
+    if s.lens:
+        why = lens_support()
+        if why:
+            row.note = why
+            return row
+    sheet = Sheet.for_board(get_game(game).board())
+    grid = grid_for(sheet)
+    setup = replace(BASE_SETUP, size=size, **s.setup)
+    base = replace(BASE_SCENE, **s.scene)
+    rng = np.random.default_rng(seed)
+    model = CameraModel(grid.sheet, setup)
+    mode = DEFAULT_MODE.get(game, "tags")
+    lens_kw = {"lens": measured_lens(setup)} if s.lens else {}
+    empty = [model.render(replace(base, seed=seed * 10 + i)) for i in range(3)]
+    shots = []
+    if mode == "colour":
+        lay = colour_layout(grid.sheet)
+        shots = [(model.render(replace(base, view=lay, seed=seed * 10 + 5)), lay)]
+    try:
+        cal = calibrate(grid, empty, mode=mode, shots=shots, **lens_kw)
+    except CalibrationError as exc:
+        row.frames = frames
+        row.note = f"calibration failed: {exc}"
+        return row
+    reader = reader_for(grid, cal, Fidelity.KIND, **lens_kw)
+    ids = [sh.id for sh in grid.sheet.shapes if sh.kind != "area"]
+    for k in range(frames):
+        plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
+        view = random_position(game, int(rng.integers(1 << 30)), plies, start_of(game, k)).view(Fidelity.KIND)
+        lamp = base.lamp
+        if lamp is not None:
+            lamp = replace(lamp, azimuth_deg=lamp.azimuth_deg + float(rng.uniform(-10, 10)))  # a lamp nudged
+        scene = replace(base, view=view, lamp=lamp, seed=int(rng.integers(1 << 30)),
+                        exposure=float(rng.uniform(0.72, 0.85)), noise=float(rng.uniform(1.5, 3.0)))
+        if s.extra:
+            sp = grid.sheet.by_id[ids[int(rng.integers(len(ids)))]]
+            if s.extra == "hand":
+                scene = replace(scene, hands=(Hand((sp.x, sp.y), float(rng.uniform(40, 120))),))
+            else:
+                scene = replace(scene, glare=(sp.x, sp.y, float(rng.uniform(15, 35)), float(rng.uniform(80, 200))))
+        frame = model.render(scene)
+        row.frames += 1
+        lock = BoardLock(grid.sheet, **lens_kw)
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        lock.update(grey)
+        status = lock.update(grey)
+        if not status.readable:
+            continue
+        row.lock += 1
+        t0 = time.perf_counter()
+        got = reader.read(frame, status.H)
+        row.read_ms.append(1000 * (time.perf_counter() - t0))
+        wrong, occ = judge(view, got.view, got.unreadable)
+        row.wrong_spaces += wrong
+        row.occupied_spaces += occ
+        row.unreadable_spaces += len(got.unreadable)
+        if not got.unreadable and not wrong:
+            row.usable += 1
+            row.whole += occ == 0
+        if not got.unreadable and wrong:
+            row.false_accepts += 1
+    return row
+
+
+def synthetic_row(game: str, frames: int, seed: int) -> Row:
+    """bench/vision_accuracy.py's synthetic frames (vision/synth.py), as one row."""
+    from bench.vision_accuracy import run_game
+    from vision.sessions import CAMERA
+
+    size = CAMERA.get(game, HD)
+    t = run_game(game, frames, max(1, frames), seed)
+    return Row(game, f"{size[0]}x{size[1]}", "synthetic (synth.py)", t.frames, t.frames - t.no_lock, t.perfect,
+               t.frames - t.abstained, t.false_accepts, t.wrong, 0, t.unreadable, t.read_ms, "hard effects")
+
+
+@dataclass
+class FilmResult:
+    game: str
+    heights: float
+    tilt: float
+    moves: int
+    right: int  # recorded moves whose position is the script's, in order
+    wrong: int  # recorded moves whose position is not (a referee false accept)
+    frames: int
+    decisions: dict
+
+    def line(self) -> str:
+        return (f"{self.game:<13}heights x{self.heights:<4} tilt {self.tilt:>2.0f}  {self.moves:>2} moves, {self.frames:>4} frames: "
+                f"{self.right:>2} accepted as played, {self.wrong} wrong accepts; decisions {self.decisions}")
+
+
+def run_film(game: str, heights: float, tilt: float, moves: int, seed: int) -> FilmResult:
+    """A scripted game filmed through the camera model (an arm moving each piece, the board
+    still 1.5 s between moves), played CameraSource → stabiliser → referee."""
+    import tempfile
+
+    from tableref.journal import Journal
+    from tableref.referee import Referee
+    from tableref.service import play_observations
+    from tableref.stabiliser import Stabiliser
+    from vision.capture import ArrayCapture
+    from vision.scene_film import film, film_frames
+    from vision.sessions import scripted_game, setup_length
+    from vision.source import CameraSource
+
+    sheet = Sheet.for_board(get_game(game).board())
+    grid = grid_for(sheet)
+    size = FHD if game == "drift" else HD
+    model = CameraModel(grid.sheet, replace(BASE_SETUP, size=size, tilt_deg=tilt))
+    base = replace(BASE_SCENE, heights=heights)
+    mode = DEFAULT_MODE.get(game, "tags")
+    empty = [model.render(replace(base, seed=i)) for i in range(3)]
+    lay = colour_layout(grid.sheet) if mode == "colour" else None
+    shots = [(model.render(replace(base, view=lay)), lay)] if lay is not None else []
+    cal = calibrate(grid, empty, mode=mode, shots=shots)
+    start = get_game(game).start()
+    start, played = scripted_game(game, seed, setup_length(start) + moves, start)
+    frames = film(grid.sheet, start, played, base=base)
+    positions = [start]
+    for m in played:
+        positions.append(positions[-1].successor(m))
+    source = CameraSource(ArrayCapture(film_frames(model, frames, seed=seed), fps=10.0), reader_for(grid, cal))
+    decisions: list = []
+    with tempfile.TemporaryDirectory() as d, Journal(os.path.join(d, "j.sqlite3")) as journal:
+        referee = Referee.start(journal, game, fidelity=Fidelity.KIND, start=start)
+        play_observations(referee, source.observations(), Stabiliser(), on_decision=decisions.append)
+        record = journal.load(referee.record.id)
+    right = wrong = 0
+    for i, state in enumerate(record.states[1:], start=1):
+        ok = i < len(positions) and state.view(Fidelity.KIND) == positions[i].view(Fidelity.KIND)
+        right += ok
+        wrong += not ok
+    kinds = [d.kind for d in decisions]
+    return FilmResult(game, heights, tilt, len(played), right, wrong, len(frames),
+                      {k: kinds.count(k) for k in sorted(set(kinds))})
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}; 4 frames a row")
+    ap.add_argument("--frames", type=int, default=None, help="frames per row (default 10; --quick 4)")
+    ap.add_argument("--games", default=None, help=f"comma-separated (default: {','.join(GAMES)})")
+    ap.add_argument("--settings", default=None, help="comma-separated setting names (default: all)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--film-moves", type=int, default=None,
+                    help="moves of each filmed end-to-end game (default 6; --quick 0: none)")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    frames = args.frames or (4 if args.quick else 10)
+    games = args.games.split(",") if args.games else list(GAMES)
+    unknown = [g for g in games if g not in GAMES]
+    if unknown:
+        ap.error(f"--games: not a camera game: {', '.join(unknown)}")
+    chosen = [s for s in SETTINGS if (not args.quick or s.name in QUICK)]
+    if args.settings:
+        names = args.settings.split(",")
+        chosen = [s for s in SETTINGS if s.name in names]
+    print(f"{frames} frames a row; base: fill 60 %, tilt 20, k1 -0.1, real piece heights, lamp, JPEG 80, calm")
+    print(HEADER)
+    rows: list[Row] = []
+    t_all = time.perf_counter()
+    for g in games:
+        for s in chosen:
+            sizes = [FHD] if g == "drift" else ([HD, FHD] if s.fhd else [HD])
+            if s.fhd and g != "drift":
+                sizes = [FHD]
+            for size in sizes:
+                row = run_setting(g, size, s, frames, args.seed)
+                rows.append(row)
+                print(row.line(), flush=True)
+        row = synthetic_row(g, frames, args.seed)
+        rows.append(row)
+        print(row.line(), flush=True)
+    fa = sum(r.false_accepts for r in rows)
+    print(f"false accepts: {fa} in {sum(r.frames for r in rows)} frames ({time.perf_counter() - t_all:.0f} s)")
+    film_moves = args.film_moves if args.film_moves is not None else (0 if args.quick else 6)
+    films: list[FilmResult] = []
+    if film_moves > 0:
+        print("\nfilmed games (camera model, arm moving the pieces) -> CameraSource -> stabiliser -> referee:")
+        for g in games:
+            for heights in (0.0, 1.0):
+                res = run_film(g, heights, 25.0, film_moves, args.seed + 7)
+                films.append(res)
+                print(" ", res.line(), flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"rows": [{**asdict(r), "read_ms": None,
+                                 "read_ms_p50": float(np.median(r.read_ms)) if r.read_ms else None} for r in rows],
+                       "films": [asdict(f) for f in films]}, fh, indent=1)
+    return 1 if fa or any(f.wrong for f in films) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
