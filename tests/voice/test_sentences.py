@@ -162,3 +162,22 @@ def test_missing_or_broken_translation_falls_back_to_english(caplog):
                                            "ngettext": lambda self, s, p, n: s})())
     assert broken._("Illegal: {fixes}", fixes="x") == "Illegal: x"
     assert "does not fit" in caplog.text
+
+
+def test_compiled_at_install_or_at_first_use(tmp_path, monkeypatch):
+    import shutil
+
+    import tableref.i18n as i18n
+
+    shutil.copytree(i18n.HERE / "fr", tmp_path / "fr")
+    monkeypatch.setattr(i18n, "HERE", tmp_path)
+    monkeypatch.setattr(i18n, "_cache", {})
+    assert i18n.catalog("fr")._("Drift done") == "Dérive faite"  # compiled in memory from the .po
+    [mo] = i18n.compile_all()  # python -m tableref.i18n compile, at install
+    assert mo == tmp_path / "fr" / "LC_MESSAGES" / "tableref.mo" and mo.stat().st_size > 1000
+    (tmp_path / "fr" / "LC_MESSAGES" / "tableref.po").unlink()
+    monkeypatch.setattr(i18n, "_cache", {})
+    assert i18n.catalog("fr")._("Drift done") == "Dérive faite"  # read from the .mo alone
+    mo.write_bytes(b"not a catalog")
+    monkeypatch.setattr(i18n, "_cache", {})
+    assert i18n.catalog("fr")._("Drift done") == "Drift done"  # unreadable: English, logged
