@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     views = stable_views()
     times: dict[str, list[float]] = {"off": [], "on": []}
     hooks: list[float] = []
-    said = cut = 0
+    said, cut = 0, Counter()
     threads_before = threading.active_count()
     with tempfile.TemporaryDirectory() as d:
         for rep in range(args.reps):
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 hooks += k
                 if sp is not None:
                     said += sum(1 for s in sp.said if not s.cut)
-                    cut += sum(1 for s in sp.said if s.cut)
+                    cut.update(s.topic for s in sp.said if s.cut)
     decisions = len(views) * args.reps
     print(f"voice latency: Annihilation, {len(SCRIPT)} moves, {len(views)} stable views/game, {args.reps} games "
           f"per mode, a view every {args.pace} s, level {args.level}, espeak-ng real, player real-time")
@@ -134,8 +135,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{1000 * max(xs):8.2f} {1000 * statistics.mean(xs):8.2f}")
     print(f"Speaker.on_decision: {len(hooks)} calls, p50 {1e6 * pct(hooks, 50):.1f} us, "
           f"max {1e6 * max(hooks):.1f} us")
-    print(f"speech: {said} sentences said in full, {cut} cut, out of {decisions} views' decisions "
-          f"(the rest dropped as stale: the latest state, not a backlog)")
+    cuts = ", ".join(f"{n} {topic}" for topic, n in cut.items()) or "none"
+    print(f"speech: {said} sentences said in full, {sum(cut.values())} cut ({cuts}; by the end of a run or a "
+          f"takeback), out of {decisions} views' decisions (the rest dropped as superseded or stale: "
+          f"the latest state, not a backlog)")
     assert threading.active_count() <= threads_before + 1, "a voice thread was left running"
     return 0
 

@@ -292,13 +292,18 @@ class Speaker:
                 self._warn_once("play", f"voice: cannot play sound through {self._output.name}: {exc}")
                 return False
             self._playing = proc
+        code: int | None = None
         try:
-            proc.wait(60.0)  # a sentence is seconds long; a stuck player is ended below
+            code = proc.wait(60.0)  # a sentence is seconds long; a stuck player is ended below
         except Exception:  # subprocess.TimeoutExpired (its type depends on the runner)
             proc.kill()
         with self._lock:
             self._playing = None
-            return generation != self._generation
+            cut = generation != self._generation
+        if code and not cut:  # a card missing or busy: said once, the referee carries on
+            self._warn_once("player", f"voice: {self._output.name} exited {code} playing {wav.name}; "
+                                      "check the sound card (aplay -l) and voice.output")
+        return cut
 
     # -- first use ------------------------------------------------------------------------------------
 

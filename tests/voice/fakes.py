@@ -4,6 +4,7 @@ killed, so a test can undo mid-sentence."""
 
 from __future__ import annotations
 
+import array
 import math
 import threading
 import time
@@ -11,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tableref.voice.audio import Sound, write_wav
-import array
 
 
 class FakeProcess:
-    def __init__(self, argv: list[str], hold: bool) -> None:
+    def __init__(self, argv: list[str], hold: bool, code: int = 0) -> None:
         self.argv = argv
+        self.code = code
         self.killed = False
         self._done = threading.Event()
         if not hold:
@@ -25,7 +26,7 @@ class FakeProcess:
     def wait(self, timeout: float | None = None) -> int:
         if not self._done.wait(timeout):
             raise TimeoutError("still playing")
-        return -9 if self.killed else 0
+        return -9 if self.killed else self.code
 
     def poll(self) -> int | None:
         return (-9 if self.killed else 0) if self._done.is_set() else None
@@ -39,9 +40,11 @@ class FakeProcess:
 
 
 class FakeRunner:
-    def __init__(self, programs: Sequence[str] = ("espeak-ng", "aplay"), *, hold: bool = False) -> None:
+    def __init__(self, programs: Sequence[str] = ("espeak-ng", "aplay"), *, hold: bool = False,
+                 player_code: int = 0) -> None:
         self.programs = set(programs)
         self.hold = hold
+        self.player_code = player_code  # what the player exits with (1: aplay with no sound card)
         self.runs: list[tuple[list[str], str]] = []  # (argv, text on stdin)
         self.spawned: list[FakeProcess] = []
         self.spawn_event = threading.Event()
@@ -62,7 +65,7 @@ class FakeRunner:
         write_wav(out, Sound(rate, 1, samples))
 
     def spawn(self, argv: Sequence[str]) -> FakeProcess:
-        proc = FakeProcess(list(argv), self.hold)
+        proc = FakeProcess(list(argv), self.hold, self.player_code)
         with self._lock:
             self.spawned.append(proc)
         self.spawn_event.set()

@@ -186,3 +186,15 @@ def test_a_broken_engine_is_logged_and_the_speaker_goes_on(journal, tmp_path, ca
     [said] = sp.pump()
     assert said.silent and "no voice" in caplog.text
     assert len(ref.record.moves) == 1
+
+
+def test_a_player_that_fails_is_logged_once(journal, tmp_path, caplog):
+    runner = FakeRunner(player_code=1)  # aplay on a machine with no sound card
+    sp = speaker(runner, work_dir=tmp_path / "v")
+    ref = Referee.start(journal, "gyges", setup="default")
+    ref.subscribe(sp.on_decision)
+    for _ in range(2):
+        play_moves(ref, 1)
+        sp.pump()
+    assert len(runner.spawned) == 4  # chime and sentence, twice: it keeps trying
+    assert caplog.text.count("aplay exited 1") == 1 and "check the sound card" in caplog.text
