@@ -191,12 +191,13 @@ def test_scripted_drift_game_with_a_drift_phase_refereed_from_rendered_frames(se
 
 
 def test_drift_game_from_its_start_through_the_piled_homes_refereed_from_rendered_frames(session, tmp_path):
-    # The last coins placed round the piled homes, then Red's first turn out of its pile.
+    # The last coins placed round the piled homes, then Red's first turn out of its pile (in rank
+    # order: a lower rank first would strand the pieces above it, D5).
     start = get_game("drift").start()
     for text in ["copper O5", "copper O9", "copper O10", "gold M11", "silver I9", "gold M5", "silver I7"]:
         start = start.successor(start.parse_move(text))
     played, state, positions = [], start, [start]
-    for text in ["silver I11", "gold M10", "red-II-1 O0-O1", "red-I-2 O0-OR0", "red-I-1 O0-OR23"]:
+    for text in ["silver I11", "gold M10", "red-III-1 O0-O1", "red-III-2 O0-OR0", "red-II-1 O0-OR23"]:
         played.append(state.parse_move(text))
         state = state.successor(played[-1])
         positions.append(state)
