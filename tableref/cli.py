@@ -13,6 +13,7 @@ from hardware import cli as gpio_cli
 from rules import RulesError
 
 from . import config_cli, demo_video_cli, records_cli, rules_cli, serial_cli, serve, status_cli, vision_cli
+from .hub import cli as hub_cli
 from .journal import Journal, JournalError
 from .referee import Referee
 from .service import default_journal_path, play_observations
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     vision_cli.add_parser(sub)
     demo_video_cli.add_parser(sub)
     gpio_cli.add_parser(sub)
+    hub_cli.add_parser(sub)
     return parser
 
 

@@ -207,13 +207,13 @@ class HubStore:
     def export(self, board: str, game: int) -> dict[str, Any]:
         """The game as ``tableref export`` prints it (docs/journal.md), plus board and players."""
         with self.lock:
-            row = self.db.execute("SELECT name, options, fidelity, start, players, round, end_events, outcome"
-                                  " FROM games WHERE board=? AND game=?", (board, game)).fetchone()
+            row = self.db.execute("SELECT name, options, fidelity, start, players, round, end_events, outcome,"
+                                  " created FROM games WHERE board=? AND game=?", (board, game)).fetchone()
             if row is None:
                 raise KeyError(f"no game {game} from {board}")
             events = self.db.execute("SELECT seq, kind, move FROM events WHERE board=? AND game=? ORDER BY seq",
                                      (board, game)).fetchall()
-        name, options, fidelity, start, players, rnd, end_events, outcome = row
+        name, options, fidelity, start, players, rnd, end_events, outcome, created = row
         moves: list[str] = []
         for i, (seq, kind, move) in enumerate(events):
             if seq != i:
@@ -226,7 +226,7 @@ class HubStore:
         return {"tableref_game": 1, "game": name, "options": json.loads(options), "fidelity": fidelity,
                 "start": json.loads(start), "moves": moves,
                 "outcome": json.loads(outcome) if finished and outcome else None,
-                "board": board, "game_id": game, "players": json.loads(players), "round": rnd}
+                "board": board, "game_id": game, "players": json.loads(players), "round": rnd, "created": created}
 
     def positions(self, board: str, game: int) -> list[dict[str, Any]]:
         """Every event of a game with the position after it (the replay page steps through them)."""

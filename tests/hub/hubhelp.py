@@ -40,7 +40,7 @@ def hub_games(hub: Hub, board: str) -> dict[int, dict]:
     for row in hub.store.games(board):
         record = hub.store.export(board, row.game)
         record["events"] = [(e["seq"], e["kind"], e["move"]) for e in hub.store.positions(board, row.game)]
-        for key in ("board", "game_id", "round"):
+        for key in ("board", "game_id", "round", "created"):
             record.pop(key)
         out[row.game] = record
     return out

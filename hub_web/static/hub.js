@@ -1,0 +1,155 @@
+/* The club page: the grid of tables, one table full-size, the replay, the arbiter's forms.
+   Live updates come from the hub's event stream (/api/events): a snapshot, then the tables
+   that changed. Boards are drawn by web/static/board.js, as on a board's own page. */
+"use strict";
+(function () {
+  const $ = (s) => document.querySelector(s);
+  const boards = {};  // name -> the table as the hub last sent it
+  const page = document.body.dataset.page;
+  const one = document.body.dataset.board || null;
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function playersText(b) {
+    const names = Object.values(b.players || {});
+    return names.length ? names.join(" – ") : "no pairing";
+  }
+
+  function statusText(b) {
+    if (!b.online) return ["offline", "offline"];
+    if (b.outcome) {
+      const w = b.outcome.winner;
+      const who = w === null ? "draw" : `${(b.players || {})[w] || w} wins`;
+      return ["over", who];
+    }
+    if (b.status && b.status !== "ok") return [b.status, b.status];
+    return ["online", b.to_move ? `${(b.players || {})[b.to_move] || b.to_move} to move` : "online"];
+  }
+
+  async function draw(svg, b) {
+    if (!b.rules) return;
+    const board = await TRBoard.load(b.rules);
+    TRBoard.render(svg, board, { view: b.view || {}, players: board.players });
+  }
+
+  function tile(b) {
+    let t = document.getElementById(`t-${b.name}`);
+    if (!t) {
+      t = el("a", { id: `t-${b.name}`, class: "tile", href: `/table/${encodeURIComponent(b.name)}` });
+      const h = el("h4"); h.append(el("span", {}, b.name), el("span", { class: "badge" }));
+      const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+      svg.setAttribute("class", "board"); svg.id = `svg-${b.name}`;
+      t.append(h, el("div", { class: "players" }), svg, el("div", { class: "foot" }));
+      const grid = $("#grid");
+      const after = [...grid.children].find((c) => c.id > t.id);
+      grid.insertBefore(t, after || null);
+    }
+    const [cls, text] = statusText(b);
+    t.classList.toggle("offline", !b.online);
+    const badge = t.querySelector(".badge"); badge.className = `badge ${cls}`; badge.textContent = text;
+    t.querySelector(".players").textContent = playersText(b);
+    t.querySelector(".foot").textContent = `${b.rules || ""} · game ${b.game ?? "–"} · move ${b.ply}` +
+      (b.last ? ` · ${b.last}` : "");
+    draw(t.querySelector("svg"), b);
+  }
+
+  function showTable(b) {
+    $("#table-players").textContent = playersText(b);
+    const [, text] = statusText(b);
+    $("#table-status").textContent = `${b.rules || ""} game ${b.game ?? "–"}, move ${b.ply}` +
+      (b.last ? `, last ${b.last}` : "") + ` — ${text}`;
+    draw($("#table-board"), b);
+  }
+
+  function update(list) {
+    for (const b of list) {
+      boards[b.name] = b;
+      if (page === "club" && !one) tile(b);
+      if (one && b.name === one) showTable(b);
+    }
+    if (page === "club" && !one) {
+      const all = Object.values(boards);
+      const online = all.filter((b) => b.online).length;
+      $("#club-summary").textContent = `${all.length} tables, ${online} online, ` +
+        `${all.filter((b) => b.outcome).length} games over`;
+    }
+  }
+
+  let reloadTimer = null;
+  function stream() {
+    const es = new EventSource("/api/events");
+    es.addEventListener("snapshot", (ev) => {
+      const d = JSON.parse(ev.data).club;
+      const link = $("#hub-link");
+      if (link) link.textContent = `broker: ${d.link}${d.link_detail ? " — " + d.link_detail : ""}`;
+      update(d.boards);
+    });
+    es.addEventListener("boards", (ev) => {
+      update(JSON.parse(ev.data).boards);
+      if (page === "standings" && !reloadTimer) {  // results change as games end: redraw now and then
+        reloadTimer = setTimeout(() => location.reload(), 5000);
+      }
+    });
+    es.onopen = () => { const c = $("#conn"); if (c) c.hidden = true; };
+    es.onerror = () => { const c = $("#conn"); if (c) c.hidden = false; };
+  }
+
+  async function replay() {
+    const { board, game } = document.body.dataset;
+    const res = await fetch(`/api/games/${encodeURIComponent(board)}/${game}`);
+    const data = await res.json();
+    if (!res.ok) { TR.toast(data.error); return; }
+    const rules = await TRBoard.load(data.record.game);
+    const steps = [{ seq: -1, move: null, view: data.start }, ...data.steps];
+    let at = steps.length - 1;
+    const list = $("#r-moves");
+    data.steps.forEach((s) => list.append(el("li", {}, s.kind === "undo" ? "(take back)" : s.move)));
+    const show = () => {
+      TRBoard.render($("#replay-board"), rules, { view: steps[at].view, players: rules.players });
+      $("#r-where").textContent = `${at} / ${steps.length - 1}`;
+    };
+    $("#r-first").onclick = () => { at = 0; show(); };
+    $("#r-prev").onclick = () => { at = Math.max(0, at - 1); show(); };
+    $("#r-next").onclick = () => { at = Math.min(steps.length - 1, at + 1); show(); };
+    $("#r-last").onclick = () => { at = steps.length - 1; show(); };
+    const names = Object.entries(data.record.players || {}).map(([s, n]) => `${s}: ${n}`).join(" · ");
+    $("#replay-title").textContent += names ? ` — ${names}` : "";
+    show();
+  }
+
+  function arbiter() {
+    const round = () => parseInt($("#pair-round").value, 10);
+    $("#new-round").onclick = async () => {
+      const r = await TR.act("/api/rounds");
+      if (r) { TR.toast(`Round ${r.round} created`); setTimeout(() => location.reload(), 600); }
+    };
+    $("#pair-save").onclick = async () => {
+      const file = $("#pair-file").files[0];
+      let r;
+      if (file) { const f = new FormData(); f.append("csv", file); r = await TR.act(`/api/rounds/${round()}/pairings`, f); }
+      else r = await TR.act(`/api/rounds/${round()}/pairings`, { csv: $("#pair-csv").value });
+      if (r) { TR.toast(`${r.pairings.length} pairings in round ${round()}`); setTimeout(() => location.reload(), 600); }
+    };
+    $("#pair-push").onclick = async () => {
+      const r = await TR.act(`/api/rounds/${round()}/push`);
+      if (r) TR.toast(`Round ${round()} pushed to ${r.pushed.length} boards`);
+    };
+    document.querySelectorAll(".result-by-hand").forEach((sel) => sel.addEventListener("change", async () => {
+      if (!sel.value) return;
+      const winner = sel.value === "draw" ? null : sel.value;
+      const r = await TR.act(`/api/rounds/${sel.dataset.round}/result`, { board: sel.dataset.board, winner });
+      if (r) { TR.toast("Result saved"); setTimeout(() => location.reload(), 600); }
+    }));
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    if (page === "club" || page === "standings") stream();
+    if (page === "archive" && document.body.dataset.game) replay();
+    if (page === "arbiter") arbiter();
+  });
+})();
