@@ -288,7 +288,7 @@ def run_film(game: str, heights: float, tilt: float, moves: int, seed: int) -> F
     lay = colour_layout(grid.sheet) if mode == "colour" else None
     shots = [(model.render(replace(base, view=lay)), lay)] if lay is not None else []
     cal = calibrate(grid, empty, mode=mode, shots=shots)
-    start = get_game(game).start()
+    start = get_game(game).default_setup()  # as tableref demo-video films: set up, ready to play
     start, played = scripted_game(game, seed, setup_length(start) + moves, start)
     frames = film(grid.sheet, start, played, base=base)
     positions = [start]
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--film-moves", type=int, default=None,
-                    help="moves of each filmed end-to-end game (default 6; --quick 0: none)")
+                    help="moves of each filmed end-to-end game (default 4; --quick 0: none)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     frames = args.frames or (4 if args.quick else 10)
@@ -349,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         print(row.line(), flush=True)
     fa = sum(r.false_accepts for r in rows)
     print(f"false accepts: {fa} in {sum(r.frames for r in rows)} frames ({time.perf_counter() - t_all:.0f} s)")
-    film_moves = args.film_moves if args.film_moves is not None else (0 if args.quick else 6)
+    film_moves = args.film_moves if args.film_moves is not None else (0 if args.quick else 4)
     films: list[FilmResult] = []
     if film_moves > 0:
         print("\nfilmed games (camera model, arm moving the pieces) -> CameraSource -> stabiliser -> referee:")

@@ -184,3 +184,21 @@ def test_bad_setups_are_refused_with_the_field_named():
         CameraSetup(fill=0)
     with pytest.raises(ValueError, match="jpeg"):
         Scene(jpeg=0)
+
+
+def test_a_written_film_plays_back_through_the_file_capture(gyges_sheet, tmp_path):
+    from vision.capture import OpenCVCapture
+    from vision.scene_film import FilmTiming, write_film
+
+    game = get_game("gyges")
+    start = game.default_setup()
+    moves = list(start.legal_moves())[:1]
+    quick = FilmTiming(opening_s=0.3, still_s=0.3, closing_s=0.3, reach_s=0.2, lift_s=0.1, carry_s=0.2,
+                       lower_s=0.1, withdraw_s=0.2)
+    frames = film(gyges_sheet, start, moves, timing=quick)
+    model = CameraModel(gyges_sheet, CameraSetup(size=(640, 360), tilt_deg=15, k1=-0.1))
+    path = tmp_path / "game.avi"
+    assert write_film(path, model, frames, fps=quick.fps) == len(frames)
+    with OpenCVCapture(str(path), size=None) as cap:
+        got = [f.image for f in cap.frames()]
+    assert len(got) == len(frames) and got[0].shape == (360, 640, 3)
