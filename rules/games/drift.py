@@ -93,8 +93,12 @@ class DriftState(State):
     @property
     def home_list(self) -> tuple[int, ...]:
         """Each player's home space."""
-        geo = geometry()
-        return tuple(geo.home[m] for m in self.homes)
+        cached = self.__dict__.get("_hl")
+        if cached is None:
+            geo = geometry()
+            cached = tuple(geo.home[m] for m in self.homes)
+            object.__setattr__(self, "_hl", cached)
+        return cached
 
     @property
     def home_owner(self) -> dict[int, int]:
