@@ -80,6 +80,8 @@ class Service:
         pin_factory: Any = None,
         voice: Any = None,
         speaker: Any = None,
+        hub: Any = None,
+        hub_client_factory: Any = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
@@ -94,6 +96,8 @@ class Service:
         self.pin_factory = pin_factory
         self.voice_config = voice  # tableref.voice.VoiceConfig, or None: no voice
         self.speaker = speaker  # a tableref.voice.Speaker given (tests), else made from voice_config
+        self.hub_config, self.hub_client_factory = hub, hub_client_factory  # [hub]: tableref.hub (docs/hub.md)
+        self.publisher: Any = None
         self.notices: list[str] = []  # for the person starting it: what runs without what
         self.journal: Journal | None = None
         self.referee: Referee | None = None
@@ -122,7 +126,7 @@ class Service:
                    options=config.game.options, setup=config.game.setup, fidelity=fidelity,
                    settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
                    source=None if browser else src, panel=config.panel if config.panel.enabled else None,
-                   voice=config.voice, **kw)
+                   voice=config.voice, hub=config.hub, **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -185,12 +189,20 @@ class Service:
                 self.speaker.start()
         self.referee.subscribe(self.table.on_decision)
         self.referee.subscribe(self._note)
+        if self.hub_config is not None:  # publishes from the journal on its own thread; never delays a decision
+            from .hub.publisher import HubPublisher
+
+            extra = {"client_factory": self.hub_client_factory} if self.hub_client_factory else {}
+            self.publisher = HubPublisher(self.hub_config, self.journal_path, version=version(), **extra)
+            self.referee.subscribe(self.publisher.on_decision)
         if feed is not None:
             self.referee.subscribe(feed.on_decision)
             feed.subscribe_status(self._on_source_status)
             self._on_source_status(feed.status)
         self.referee.greeting()
         if self.threaded:
+            if self.publisher is not None:
+                self.publisher.start()
             self._loop.start()
             if feed is not None:
                 self._start_feed(feed)
@@ -263,6 +275,9 @@ class Service:
         if self._loop is not None:
             self._loop.stop(5)
             self._loop = None
+        if self.publisher is not None:
+            self.publisher.stop()  # what it has not sent stays in the journal for next time
+            self.publisher = None
         if self.feed is not None:
             self.feed.close()
         if self.journal is not None:
@@ -331,7 +346,8 @@ class Service:
             source = SourceStatus("simulated", "simulated board", src["status"], True, src["text"], self.started)
         panel = "on" if self.panel is not None else ("off" if self.panel_config is None else "unavailable")
         return Health(version(), self.started, time.monotonic() - self._started_mono, source, snap["game_id"],
-                      snap["game"], snap["ply"], snap["to_move"], snap["outcome"] is not None, self._last, panel)
+                      snap["game"], snap["ply"], snap["to_move"], snap["outcome"] is not None, self._last, panel,
+                      None if self.publisher is None else self.publisher.status())
 
 
 # -- the command ------------------------------------------------------------------------------

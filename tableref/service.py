@@ -469,6 +469,7 @@ class Health:
     over: bool
     last_decision: LastDecision | None
     panel: str  # on, off, unavailable
+    hub: Mapping[str, Any] | None = None  # the club hub link (tableref.hub.publisher), if [hub] is set
 
     @property
     def ok(self) -> bool:
@@ -483,4 +484,5 @@ class Health:
                      "over": self.over},
             "last_decision": None if last is None else {"kind": last.kind, "ply": last.ply, "at": iso(last.at)},
             "panel": self.panel,
+            **({"hub": dict(self.hub)} if self.hub is not None else {}),
         }

@@ -107,6 +107,11 @@ def report(data: dict[str, Any], url: str, now: datetime | None = None) -> list[
         lines.append(f"last:    {last.get('kind')} at move {last.get('ply')}{_ago(last.get('at'), now)}")
     if data.get("panel"):
         lines.append(f"panel:   {data['panel']}")
+    hub = data.get("hub")
+    if isinstance(hub, dict):  # the club hub (docs/hub.md): refused = wrong username or password
+        detail = f": {hub['detail']}" if hub.get("detail") else ""
+        waiting = f"; {hub['unacknowledged']} to send" if hub.get("unacknowledged") else ""
+        lines.append(f"hub:     {hub.get('board')} {hub.get('state')} at {hub.get('broker')}{detail}{waiting}")
     return lines
 
 

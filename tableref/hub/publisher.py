@@ -131,6 +131,12 @@ class HubPublisher:
     def link(self) -> HubLink:
         return self._link
 
+    def status(self) -> dict[str, Any]:
+        """For ``/api/health`` and ``tableref status``: the link, and the players of the pairing."""
+        pairing = self.pairing
+        return {**self._link.to_dict(), "board": self.board,
+                "players": dict(pairing.players) if pairing else {}, "round": pairing.round if pairing else None}
+
     def _set_link(self, state: str, detail: str = "", **kw: Any) -> None:
         with self._lock:
             if (state, detail) != (self._link.state, self._link.detail):

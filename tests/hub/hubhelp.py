@@ -9,7 +9,9 @@ from tableref.hub.settings import BrokerConfig, HubServerConfig
 from tableref.hub.simulate import SimTable, table_names
 from tableref.journal import Journal
 
-from conftest import wait_for
+from tableref.hub import credentials
+
+from conftest import Broker, wait_for
 
 
 def make_hub(port: int, data: Path, **kw) -> Hub:
@@ -54,3 +56,14 @@ def all_in(hub: Hub, tables: list[SimTable]) -> bool:
 
 def wait_all_in(hub: Hub, tables: list[SimTable], timeout: float = 20.0) -> None:
     wait_for(lambda: all_in(hub, tables), timeout, "every journal to be in the hub, acknowledged", interval=0.2)
+
+
+def secured_broker(tmp_path):
+    """A broker with passwords and the ACL, users made by tableref.hub.credentials (real mosquitto_passwd)."""
+    pw, acl = tmp_path / "passwd", tmp_path / "acl"
+    hub_pw = credentials.add("hub", pw, acl, hub=True)
+    for name in ("table-01", "table-02"):
+        credentials.add(name, pw, acl, out=tmp_path / f"{name}.password")
+    assert "topic write tableref/v1/table-01/journal" in acl.read_text()
+    (tmp_path / "hub.password").write_text(hub_pw + "\n")
+    return Broker(tmp_path / "broker", password_file=pw, acl_file=acl).start()

@@ -14,13 +14,12 @@ import time
 
 import paho.mqtt.client as mqtt
 
-from tableref.hub import credentials
 from tableref.hub.protocol import MAX_PAYLOAD, GameEvent, encode, topic
 from tableref.hub.settings import BrokerConfig
 from tableref.hub.simulate import SimTable
 
-from conftest import MOSQUITTO, Broker, needs_mosquitto, wait_for
-from hubhelp import hub_games, journal_games, make_hub, make_tables, wait_all_in
+from conftest import needs_mosquitto, wait_for
+from hubhelp import hub_games, journal_games, make_hub, make_tables, secured_broker, wait_all_in
 
 pytestmark = needs_mosquitto
 
@@ -92,18 +91,8 @@ def test_a_board_cut_off_then_back_sends_its_games_complete_and_in_order(broker,
         hub.stop()
 
 
-def _secured_broker(tmp_path):
-    pw, acl = tmp_path / "passwd", tmp_path / "acl"
-    hub_pw = credentials.add("hub", pw, acl, hub=True)
-    for name in ("table-01", "table-02"):
-        credentials.add(name, pw, acl, out=tmp_path / f"{name}.password")
-    assert "topic write tableref/v1/table-01/journal" in acl.read_text()
-    (tmp_path / "hub.password").write_text(hub_pw + "\n")
-    return Broker(tmp_path / "broker", password_file=pw, acl_file=acl).start()
-
-
 def test_wrong_password_is_refused_and_the_board_says_so(tmp_path):
-    b = _secured_broker(tmp_path)
+    b = secured_broker(tmp_path)
     hub = make_hub(b.port, tmp_path / "hub", username="hub", password_file=tmp_path / "hub.password")
     (tmp_path / "wrong").write_text("not-the-password\n")
     bad = SimTable("table-01", tmp_path / "t1.sqlite3",
@@ -129,7 +118,7 @@ def test_wrong_password_is_refused_and_the_board_says_so(tmp_path):
 
 
 def test_acl_refuses_a_board_publishing_under_another_boards_topic(tmp_path):
-    b = _secured_broker(tmp_path)
+    b = secured_broker(tmp_path)
     hub = make_hub(b.port, tmp_path / "hub", username="hub", password_file=tmp_path / "hub.password")
     pw = (tmp_path / "table-01.password").read_text().strip()
     rogue = _raw_client(b.port, "table-01", pw)

@@ -380,6 +380,9 @@ def test_the_sqlite_file_has_the_documented_tables(journal):
         "meta": ["key", "value"],
         "games": ["id", "game", "options", "fidelity", "start", "created", "finished", "outcome"],
         "events": ["game_id", "seq", "kind", "move", "position", "created"],
+        # the club hub's (docs/hub.md): what the hub has acknowledged; the players from a pairing
+        "hub_outbox": ["game_id", "header", "acked_seq", "acked_end"],
+        "game_players": ["game_id", "side", "name", "round"],
     }
     with pytest.raises(sqlite3.IntegrityError):
         journal.db.execute("INSERT INTO events VALUES (1, 0, 'redo', NULL, '{}', 0)")

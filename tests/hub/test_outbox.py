@@ -1,0 +1,51 @@
+"""The journal as the outbox: an older journal gains the hub's tables on open (nothing else
+changes); acknowledgements never move backwards; players stored from a pairing resend the header."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from rules import get_game
+from tableref.hub.outbox import Outbox
+from tableref.hub.protocol import Ack
+from tableref.journal import Journal
+
+OLD_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE games(id INTEGER PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL, fidelity TEXT NOT NULL,
+    start TEXT NOT NULL, created REAL NOT NULL, finished REAL, outcome TEXT);
+CREATE TABLE events(game_id INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('move', 'undo')), move TEXT, position TEXT NOT NULL, created REAL NOT NULL,
+    PRIMARY KEY (game_id, seq));
+INSERT INTO meta VALUES ('schema', '1');
+"""
+
+
+def test_an_older_journal_gains_the_hub_tables_and_keeps_its_games(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    game = get_game("anacund")
+    start = game.default_setup(game.parse_options({}))
+    db.close()
+    with Journal(path) as j:  # the old file opens; the record is written as ever
+        record = j.new_game(start, game.parse_options({}), "kind")
+        move = start.legal_moves()[0]
+        j.record_move(record, start.move_text(move), start.apply(move))
+    outbox = Outbox(path)
+    try:
+        [c] = outbox.cursors(0)
+        assert (c.game, c.last_seq, c.header_acked, c.acked_seq) == (1, 0, False, -1)
+        outbox.ack(Ack(1, True, 0))
+        outbox.ack(Ack(1, False, -1))  # a stale acknowledgement does not move it back
+        [c] = outbox.cursors(0)
+        assert (c.header_acked, c.acked_seq) == (True, 0)
+        assert outbox.set_players(1, {"A": "Ada", "B": "Bo"}, 1)
+        assert not outbox.set_players(1, {"A": "Ada", "B": "Bo"}, 1)  # the same again: nothing to send
+        [c] = outbox.cursors(0)
+        assert not c.header_acked  # the names go to the hub with the header, again
+        assert outbox.header(1).players == {"A": "Ada", "B": "Bo"}
+    finally:
+        outbox.close()
+    with Journal(path) as j:
+        assert j.load(1).moves == [start.move_text(move)]
