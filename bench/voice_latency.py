@@ -93,7 +93,10 @@ def play(views: list[View], *, voice: bool, pace: float, level: str, tmp: Path) 
             handle.append(time.perf_counter() - t0)
             time.sleep(pace)
         if speaker is not None:
-            time.sleep(2.0)  # let the last sentences finish
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not speaker.idle:  # let the last sentences finish
+                time.sleep(0.1)
+            time.sleep(0.2)
             speaker.close()
     return handle, hook, speaker
 
@@ -136,9 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Speaker.on_decision: {len(hooks)} calls, p50 {1e6 * pct(hooks, 50):.1f} us, "
           f"max {1e6 * max(hooks):.1f} us")
     cuts = ", ".join(f"{n} {topic}" for topic, n in cut.items()) or "none"
-    print(f"speech: {said} sentences said in full, {sum(cut.values())} cut ({cuts}; by the end of a run or a "
-          f"takeback), out of {decisions} views' decisions (the rest dropped as superseded or stale: "
-          f"the latest state, not a backlog)")
+    print(f"speech: {said} sentences said in full, {sum(cut.values())} cut ({cuts}), out of {decisions} "
+          f"views' decisions (the rest dropped as superseded or stale: the latest state, not a backlog)")
     assert threading.active_count() <= threads_before + 1, "a voice thread was left running"
     return 0
 

@@ -144,6 +144,12 @@ class Speaker:
         """For the panel's long press on undo: returns True if now muted."""
         return self.set_muted(not self._muted)
 
+    @property
+    def idle(self) -> bool:
+        """Nothing waiting, nothing being played (reminders aside)."""
+        with self._lock:
+            return not self._inbox and not self._queue and self._playing is None
+
     def status(self) -> VoiceStatus:
         problem = self._problem if self._ready else None
         return VoiceStatus(self.level, self.narrator.language, self.engine.name if self.engine else "none",

@@ -43,7 +43,9 @@ def test_three_quick_moves_say_the_latest_not_a_backlog(journal, tmp_path):
     ref = Referee.start(journal, "gyges", setup="default")
     ref.subscribe(sp.on_decision)
     play_moves(ref, 3)  # three decisions arrive before the speaker's thread gets to them
+    assert not sp.idle
     said = sp.pump()
+    assert sp.idle
     assert [s.topic for s in said] == ["move"]
     last = ref.record.states[-2].describe_move(ref.record.states[-2].parse_move(ref.record.moves[-1]))
     assert said[0].text == last.replace("→", "to").replace("  ", " ")
