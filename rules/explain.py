@@ -12,6 +12,11 @@ Verdicts, in the order they are tried:
   space already shows its final contents or is empty (a piece in the hand). Wait.
 * ``illegal``    — nothing explains it; ``restore`` says what to put back where.
 
+A view may be *mixed* (``rules.view``): piles read by their top (MORE) and pieces seen but
+not named (OCCUPIED). Each candidate position is compared with the board through
+:meth:`View.resolved`, so an unnamed piece matches whatever the candidate puts there: the
+history and the legal moves say what it must be. Exactly one position → ``legal``.
+
 Exact matches are looked for first among single moves, then — only when no single move is
 under way — among sequences of up to ``max_sequence`` moves (capped by the game's
 ``State.max_unseen_moves``): two moves made faster than the stabiliser could see.
@@ -132,7 +137,8 @@ def explain(
         return Explanation(Verdict.UNREADABLE, unreadable=hidden)
     observed = observed.at_fidelity(fidelity)
     current = state.view(fidelity)
-    diff = current.diff(observed.resolved(current))  # a pile current accounts for is no change
+    # A pile or an unnamed piece that the current position accounts for is no change.
+    diff = current.diff(observed.resolved(current))
     if not diff:
         return Explanation(Verdict.UNCHANGED)
 
@@ -154,8 +160,10 @@ def explain(
     # sequence search is the expensive part: only look for sequences when nothing is under way.
     depth = min(max_sequence, state.max_unseen_moves)
     if not exact and not partial and depth > 1:
-        # A move inside a pile (under its top) is not seen: it may be a step of the sequence.
-        exact = list(_sequences(state, observed, fidelity, diff | observed.piles, touching, depth))
+        # A move inside a pile (under its top) is not seen, nor one that only swapped which
+        # piece stands on a space read unnamed: either may be a step of the sequence.
+        hidden_change = observed.piles if fidelity is Fidelity.OCCUPANCY else observed.fuzzy
+        exact = list(_sequences(state, observed, fidelity, diff | hidden_change, touching, depth))
 
     if exact:
         cands = _group(state, exact)

@@ -10,7 +10,15 @@ absent). What a token says depends on the :class:`Fidelity`:
 
 A sensor that sees only the top of a pile (DRIFT's home, where a player's pieces stand
 stacked) adds the token :data:`MORE`: the tokens read are there, and more may lie beneath.
-:meth:`View.matches` is the comparison that honours it.
+
+A view read at kind or identity fidelity may also be *mixed*: where the reader sees
+something but cannot name it (a sticker it cannot read), it reads :data:`OCCUPIED` —
+one piece here, not named. Each OCCUPIED stands for exactly one token; a reader that cannot
+even count what is there reads ``(OCCUPIED, MORE)``: at least one. History and the legal
+moves then say what the piece must be (``rules.explain``). At occupancy fidelity every token
+is OCCUPIED on both sides, so nothing is unknown.
+
+:meth:`View.matches` and :meth:`View.resolved` are the comparisons that honour both.
 """
 
 from __future__ import annotations
@@ -42,7 +50,7 @@ class Fidelity(enum.Enum):
 class View(Mapping[str, tuple[str, ...]]):
     """An immutable, hashable map of space id → sorted tuple of tokens."""
 
-    __slots__ = ("_spaces", "_hash", "_piles")
+    __slots__ = ("_spaces", "_hash", "_piles", "_unnamed")
 
     def __init__(self, spaces: Mapping[str, Iterable[str] | str] | None = None) -> None:
         clean: dict[str, tuple[str, ...]] = {}
@@ -55,6 +63,7 @@ class View(Mapping[str, tuple[str, ...]]):
         self._spaces = clean
         self._hash: int | None = None
         self._piles: frozenset[str] | None = None
+        self._unnamed: frozenset[str] | None = None
 
     def __getitem__(self, space: str) -> tuple[str, ...]:
         return self._spaces[space]
@@ -99,23 +108,42 @@ class View(Mapping[str, tuple[str, ...]]):
             self._piles = frozenset(s for s, t in self._spaces.items() if MORE in t)
         return self._piles
 
+    @property
+    def unnamed(self) -> frozenset[str]:
+        """Spaces holding a piece read as :data:`OCCUPIED` (seen, not named). In a view at
+        occupancy fidelity that is every occupied space."""
+        if self._unnamed is None:
+            self._unnamed = frozenset(s for s, t in self._spaces.items() if OCCUPIED in t)
+        return self._unnamed
+
+    @property
+    def fuzzy(self) -> frozenset[str]:
+        """Spaces whose tokens are not all named: piles and unnamed pieces."""
+        return self.piles | self.unnamed
+
     def matches(self, observed: "View") -> bool:
         """Is ``observed`` what a sensor may read of this (exact) view? Equal, except that a
-        pile in ``observed`` need only show some of the tokens here (and something is here)."""
-        if not observed.piles:
+        pile in ``observed`` need only show some of the tokens here (and something is here),
+        and an :data:`OCCUPIED` there may stand for any one token here."""
+        if not observed.piles and not observed.unnamed:
             return self == observed
         return observed.resolved(self) == self
 
     def resolved(self, expected: "View") -> "View":
-        """This (observed) view with every pile that ``expected`` accounts for replaced by
-        ``expected``'s tokens there; piles it does not account for are left as read."""
-        if not self.piles:
+        """This (observed) view with every pile or unnamed piece that ``expected`` accounts
+        for replaced by ``expected``'s tokens there; the rest is left as read."""
+        fuzzy = self.fuzzy
+        if not fuzzy:
             return self
         spaces = dict(self._spaces)
-        for s in self.piles:
-            if _pile_holds(expected.get_tokens(s), spaces[s]):
-                spaces[s] = expected.get_tokens(s)
-        return View(spaces)
+        changed = False
+        for s in fuzzy:
+            want = expected.get_tokens(s)
+            seen = spaces[s]
+            if want != seen and _could_be(want, seen):
+                spaces[s] = want
+                changed = True
+        return View(spaces) if changed else self
 
     def to_dict(self) -> dict[str, list[str]]:
         return {s: list(t) for s, t in sorted(self._spaces.items())}
@@ -132,18 +160,24 @@ class View(Mapping[str, tuple[str, ...]]):
         return cls(data)
 
 
-def _pile_holds(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
-    """Can a pile of ``tokens`` show ``seen`` (top tokens plus MORE) from above?"""
+def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
+    """Can a space holding ``tokens`` be read as ``seen``? Each named token of ``seen`` must
+    be there, each OCCUPIED stands for one other token, and MORE for any number beneath."""
     if not tokens:
         return False
     rest = list(tokens)
+    unnamed = 0
+    more = False
     for t in seen:
         if t == MORE:
-            continue
-        if t not in rest:
+            more = True
+        elif t == OCCUPIED and OCCUPIED not in rest:
+            unnamed += 1
+        elif t in rest:
+            rest.remove(t)
+        else:
             return False
-        rest.remove(t)
-    return True
+    return len(rest) >= unnamed if more else len(rest) == unnamed
 
 
 @dataclass(frozen=True)

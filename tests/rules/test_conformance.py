@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 
-from rules import Fidelity, InvalidStateError, MoveSyntaxError, Verdict, explain, game_names, get_game
+from rules import MORE, OCCUPIED, Fidelity, InvalidStateError, MoveSyntaxError, Verdict, View, explain, game_names, get_game
 
 GAMES = game_names()
 SEEDS = (1, 2, 3)
@@ -106,6 +107,102 @@ def test_every_legal_move_is_explained_by_its_successor(game_playout, fidelity):
             assert owners[0].state == succ
             checked += 1
     assert checked > 0
+
+
+def coarsened(view: View, rng: random.Random, share: float) -> View:
+    """``view`` as a camera that cannot name every piece reads it: about ``share`` of the
+    occupied spaces read unnamed — one piece as OCCUPIED; a space of several tokens with one
+    of them unnamed, all of them, or (OCCUPIED, MORE) when it cannot even count them."""
+    out = {}
+    for space, tokens in view.items():
+        if rng.random() >= share:
+            out[space] = tokens
+        elif len(tokens) == 1:
+            out[space] = (OCCUPIED,)
+        else:
+            how = rng.randrange(3)
+            if how == 0:
+                i = rng.randrange(len(tokens))
+                out[space] = tokens[:i] + (OCCUPIED,) + tokens[i + 1:]
+            else:
+                out[space] = (OCCUPIED,) * len(tokens) if how == 1 else (OCCUPIED, MORE)
+    return View(out)
+
+
+def may_show(exact: View, seen: View) -> bool:
+    """The test's own oracle (not View.matches): can a board whose exact view is ``exact``
+    be read as ``seen``? Per space: the named tokens are there, each OCCUPIED is one more
+    token, MORE any number more (at least one thing there)."""
+    for space in set(exact) | set(seen):
+        have, read = Counter(exact.get_tokens(space)), Counter(seen.get_tokens(space))
+        more, unnamed = read.pop(MORE, 0), read.pop(OCCUPIED, 0)
+        extra = Counter(have)
+        if OCCUPIED in have:  # an occupancy view: OCCUPIED is the name of every token
+            read[OCCUPIED], unnamed = unnamed, 0
+        extra.subtract(read)
+        if min(extra.values(), default=0) < 0:
+            return False
+        left = sum(extra.values())
+        if not (left >= unnamed and sum(have.values()) > 0 if more else left == unnamed):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("fidelity", list(Fidelity), ids=lambda f: f.value)
+def test_every_legal_move_is_explained_from_a_mixed_view(game_playout, fidelity):
+    """Mixed fidelity (issue 16): random spaces of the successor read as OCCUPIED. The true
+    move is always among the candidates, and a unique accept is always the true position."""
+    name, seed, states = game_playout
+    rng = random.Random(seed * 104729 + len(fidelity.value))
+    checked = unique = 0
+    for s in states[:: max(1, len(states) // 30)]:
+        moves = list(s.legal_moves())
+        for m in rng.sample(moves, min(MOVES_CHECKED_PER_STATE, len(moves))):
+            succ = s.successor(m)
+            seen = coarsened(succ.view(fidelity), rng, rng.choice((0.3, 0.6, 1.0)))
+            assert may_show(succ.view(fidelity), seen) and succ.view(fidelity).matches(seen)
+            e = explain(s, seen, fidelity)
+            where = f"{name}: {s.move_text(m)} read as {seen.to_dict()} at {fidelity.value}"
+            if e.verdict is Verdict.UNCHANGED:
+                # What the move changed was all read unnamed: the board may still be as it was.
+                assert may_show(s.view(fidelity), seen), where
+                continue
+            assert e.verdict in (Verdict.LEGAL, Verdict.AMBIGUOUS), (where, e.verdict)
+            owners = [c for c in e.candidates if c.has_move(m)]
+            assert len(owners) == 1 and owners[0].state == succ, where
+            if e.verdict is Verdict.LEGAL:
+                assert e.candidates[0].state == succ, where  # never a wrong unique accept
+                unique += 1
+            for c in e.candidates:  # every choice offered is one the board may show
+                assert may_show(c.state.view(fidelity), seen), where
+            checked += 1
+    assert checked > 0 and (fidelity is Fidelity.OCCUPANCY or unique > 0)
+
+
+@pytest.mark.parametrize("fidelity", [Fidelity.KIND, Fidelity.IDENTITY], ids=lambda f: f.value)
+def test_a_mixed_view_is_never_accepted_as_a_position_it_cannot_show(game_playout, fidelity):
+    """Boards that are no legal successor (a piece gone, a stray piece) read with random
+    spaces unnamed: whatever is accepted must be a position the board may show."""
+    name, seed, states = game_playout
+    rng = random.Random(seed * 7 + 3)
+    spaces = sorted(get_game(name).board().space_ids)
+    for s in states[:: max(1, len(states) // 8)]:
+        moves = list(s.legal_moves())
+        if not moves:
+            continue
+        succ = s.successor(rng.choice(moves))
+        wrong = dict(succ.view(fidelity).to_dict())
+        if wrong and rng.random() < 0.5:
+            del wrong[rng.choice(sorted(wrong))]
+        else:
+            wrong[rng.choice(spaces)] = [OCCUPIED]
+        seen = coarsened(View(wrong), rng, 0.4)
+        e = explain(s, seen, fidelity)
+        if e.verdict is Verdict.ILLEGAL:
+            assert e.restore, f"{name}: illegal with nothing to put back"
+        for c in e.candidates if e.verdict in (Verdict.LEGAL, Verdict.AMBIGUOUS) else ():
+            assert may_show(c.state.view(fidelity), seen), f"{name}: accepted {c.text} for {seen.to_dict()}"
+            assert c.state.view(fidelity).matches(seen) is True
 
 
 def test_bad_position_is_one_clear_error():
