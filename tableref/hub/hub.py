@@ -206,8 +206,9 @@ class Hub:
                 changed[board] = view
             data = [v.to_dict() for v in changed.values()]
         if self.on_change is not None and data:
-            newest = max((m.created for _, m, _ in batch if isinstance(m, GameEvent)), default=None)
-            self.on_change("boards", {"boards": data, "journal": len(journal), "newest_commit": newest})
+            # Each event's commit time on its board: a spectator can see how fresh the page is.
+            commits = [m.created for _, m, _ in batch if isinstance(m, GameEvent)]
+            self.on_change("boards", {"boards": data, "journal": len(journal), "commits": commits})
 
     # -- the arbiter's side ----------------------------------------------------------------------------
 

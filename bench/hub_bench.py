@@ -1,0 +1,260 @@
+"""The club hub under load: simulated boards through a real Mosquitto to ``tableref hub``.
+
+    .venv/bin/python bench/hub_bench.py [--boards 200] [--interval 5] [--duration 30]
+                                        [--spectators 500] [--ramp 1,0.5,0.25] [--quick]
+
+Starts its own mosquitto on a free 127.0.0.1 port and ``python -m tableref hub`` as a process,
+then ``--boards`` simulated tables (tableref.hub.simulate: a real journal, referee and MQTT
+publisher each, in this process) playing Anacund, a move every ``--interval`` s on average.
+Measured:
+
+* latency from a move's commit in a board's journal to the event reaching a browser-like
+  SSE client of the club page (``/api/events``; each event carries the commit times of the
+  moves it reports): p50/p99/max, for one watcher, and over ``--spectators`` streams held
+  open at once by a second process (asyncio), while the boards play;
+* the hub's resident memory (VmRSS, VmHWM) and thread count during the run;
+* the ramp: the same with the boards moving every 1, 0.5, 0.25 s… until p99 passes 1 s —
+  the last step under it is the rate the hub sustains (messages/s = moves/s: one journal
+  message per move, plus the live snapshot on its own topic).
+
+Targets (issue 18): p99 ≤ 250 ms at 200 boards × a move per 5 s; hub RSS ≤ 300 MB; 500
+spectators with bounded threads and memory. Figures: docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_broker(directory: Path) -> tuple[subprocess.Popen, int]:
+    exe = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin")
+    if exe is None:
+        sys.exit("hub_bench: mosquitto is not installed (sh scripts/ensure-mosquitto)")
+    port = free_port()
+    conf = directory / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\n"
+                    + ("user root\n" if os.geteuid() == 0 else ""))
+    proc = subprocess.Popen([exe, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("hub_bench: mosquitto did not start")
+
+
+def start_hub(directory: Path, broker_port: int) -> tuple[subprocess.Popen, str]:
+    cfg = directory / "hub.toml"
+    cfg.write_text(f'[broker]\nbroker = "mqtt://127.0.0.1:{broker_port}"\n[data]\ndir = "{directory}/hub"\n'
+                   f'[web]\nport = {free_port()}\nthreads = 16\n[event]\nname = "Bench night"\n')
+    proc = subprocess.Popen([sys.executable, "-m", "tableref", "hub", "--config", str(cfg)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    line = proc.stdout.readline()
+    if "club page" not in line:
+        sys.exit(f"hub_bench: the hub did not start: {line}{proc.stdout.read()}")
+    threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
+    return proc, line.rsplit(" ", 1)[-1].strip()
+
+
+def proc_status(pid: int) -> dict[str, float]:
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            out[key] = int(value.split()[0]) / 1024
+        elif key == "Threads":
+            out[key] = int(value)
+    return out
+
+
+class Watcher(threading.Thread):
+    """One browser-like SSE client: the latency of every commit reported to it."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.latencies, self.stop = url, [], threading.Event()
+
+    def run(self) -> None:
+        with urllib.request.urlopen(self.url + "api/events", timeout=30) as r:
+            kind = None
+            for raw in r:
+                if self.stop.is_set():
+                    return
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: ") and kind == "boards":
+                    now = time.time()
+                    self.latencies.extend(now - c for c in json.loads(line[6:]).get("commits", []))
+
+
+async def _spectate(url: str, n: int, seconds: float, out: Path) -> None:
+    """``n`` SSE streams held open at once; latencies of every commit each receives."""
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    lat: list[float] = []
+    opened = 0
+
+    async def one() -> None:
+        nonlocal opened
+        reader, writer = await asyncio.open_connection(host, int(port), limit=2 ** 22)
+        writer.write(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        opened += 1
+        kind = None
+        end = time.monotonic() + seconds
+        try:
+            while time.monotonic() < end:
+                try:
+                    raw = await asyncio.wait_for(reader.readline(), max(0.1, end - time.monotonic()))
+                except asyncio.TimeoutError:
+                    break
+                if not raw:
+                    break
+                line = raw.decode(errors="replace").rstrip("\r\n")
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: ") and kind == "boards":
+                    now = time.time()
+                    lat.extend(now - c for c in json.loads(line[6:]).get("commits", []))
+        finally:
+            writer.close()
+
+    results = await asyncio.gather(*(one() for _ in range(n)), return_exceptions=True)
+    errors = [repr(r) for r in results if isinstance(r, Exception)]
+    out.write_text(json.dumps({"opened": opened, "errors": errors[:5], "n_errors": len(errors), "latencies": lat}))
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))]
+
+
+def ms(values: list[float]) -> str:
+    return f"p50 {pct(values, 50) * 1000:6.0f} ms  p99 {pct(values, 99) * 1000:6.0f} ms  " \
+           f"max {max(values) * 1000 if values else float('nan'):6.0f} ms  (n={len(values)})"
+
+
+def run_step(url: str, hub: subprocess.Popen, port: int, directory: Path, boards: int, interval: float,
+             duration: float, spectators: int) -> dict:
+    from tableref.hub.settings import BrokerConfig
+    from tableref.hub.simulate import run_club
+
+    watcher = Watcher(url)
+    watcher.start()
+    spec = None
+    spec_out = directory / f"spectators-{interval}.json"
+    if spectators:
+        spec = subprocess.Popen([sys.executable, __file__, "--spectate", url, str(spectators), str(duration + 5),
+                                 str(spec_out)], cwd=ROOT)
+    samples: list[dict] = []
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(1.0):
+            samples.append(proc_status(hub.pid))
+    threading.Thread(target=sample, daemon=True).start()
+    time.sleep(1.0)  # the streams open
+    t0 = time.monotonic()
+    tables = run_club(boards, BrokerConfig(port=port), directory / f"boards-{interval}", interval=interval,
+                      duration=duration, seed=int(interval * 1000) + 1)
+    played = sum(t.referee.record.next_seq if t.referee else 0 for t in tables)
+    elapsed = time.monotonic() - t0
+    time.sleep(2.0)  # the last events arrive
+    stop.set()
+    watcher.stop.set()
+    out = {"interval": interval, "boards": boards, "seconds": elapsed, "watcher": watcher.latencies,
+           "rss": max((s.get("VmRSS", 0) for s in samples), default=0),
+           "hwm": max((s.get("VmHWM", 0) for s in samples), default=0),
+           "threads": max((s.get("Threads", 0) for s in samples), default=0)}
+    if spec is not None:
+        spec.wait(duration + 30)
+        data = json.loads(spec_out.read_text())
+        out["spectators"] = data
+    with urllib.request.urlopen(url + "api/club", timeout=10) as r:
+        out["counters"] = json.load(r)["counters"]
+    out["rate"] = len(watcher.latencies) / elapsed if elapsed else 0
+    return out
+
+
+def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--spectate":
+        url, n, seconds, out = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), Path(sys.argv[5])
+        asyncio.run(_spectate(url, n, seconds, out))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boards", type=int, default=200)
+    ap.add_argument("--interval", type=float, default=5.0)
+    ap.add_argument("--duration", type=float, default=30.0)
+    ap.add_argument("--spectators", type=int, default=500)
+    ap.add_argument("--ramp", default="1,0.5,0.25", help="further intervals to try until p99 > 1 s ('' for none)")
+    ap.add_argument("--quick", action="store_true", help="15 s steps, ramp 1,0.5")
+    args = ap.parse_args()
+    if args.quick:
+        args.duration, args.ramp = 15.0, "1,0.5"
+    directory = Path(tempfile.mkdtemp(prefix="hub-bench-"))
+    broker, port = start_broker(directory)
+    hub, url = start_hub(directory, port)
+    try:
+        print(f"hub bench: {args.boards} boards through mosquitto :{port} to {url}", flush=True)
+        base = run_step(url, hub, port, directory, args.boards, args.interval, args.duration, args.spectators)
+        moves = len(base["watcher"])
+        print(f"\n{args.boards} boards, a move every {args.interval:g} s each ({moves} moves in "
+              f"{base['seconds']:.0f} s = {moves / base['seconds']:.1f}/s)")
+        print(f"  commit → SSE, one watcher:        {ms(base['watcher'])}   target p99 ≤ 250 ms")
+        if "spectators" in base:
+            s = base["spectators"]
+            print(f"  commit → SSE, {s['opened']} spectators:   {ms(s['latencies'])}   errors {s['n_errors']}")
+        print(f"  hub RSS {base['rss']:.0f} MB (peak {base['hwm']:.0f} MB; target ≤ 300), threads {base['threads']}")
+        print(f"  hub counters: {base['counters']}")
+        sustained = moves / base["seconds"]
+        for step in [float(x) for x in args.ramp.split(",") if x.strip()]:
+            r = run_step(url, hub, port, directory, args.boards, step, args.duration, 0)
+            n = len(r["watcher"])
+            p99 = pct(r["watcher"], 99)
+            print(f"  ramp: a move every {step:g} s: {n / r['seconds']:.0f} moves/s  {ms(r['watcher'])}  "
+                  f"RSS {r['rss']:.0f} MB threads {r['threads']}")
+            if p99 > 1.0:
+                break
+            sustained = n / r["seconds"]
+        print(f"  sustained with p99 ≤ 1 s: {sustained:.0f} messages/s (the highest step tried under it)")
+    finally:
+        hub.send_signal(signal.SIGTERM)
+        try:
+            hub.wait(15)
+        except subprocess.TimeoutExpired:
+            hub.kill()
+        broker.terminate()
+        broker.wait(5)
+        shutil.rmtree(directory, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
