@@ -12,7 +12,7 @@ import pytest
 
 from rules import Fidelity, View, get_game
 from tableref.decisions import Declare, NewGame, StableView
-from tableref.journal import Journal
+from tableref.journal import Journal, JournalError
 from tableref.referee import Referee
 from tableref.sources.sim import BoardScript, Frame, SimulatedBoard
 from tableref.stabiliser import Stabiliser
@@ -285,3 +285,26 @@ def test_rules_cli_answers_the_issues_examples(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["verdict"] == "illegal"
     assert result["restore"] == [{"space": "rotation:inner", "expected": ["0"], "observed": ["11"]}]
+
+
+def test_a_journal_written_before_the_turn_kept_its_crowd_still_loads(tmp_path):
+    # Positions journalled by an older tableref have no turn.crowded / turn.left_river: the replay
+    # (by today's rules) says what they are; a recorded value that differs is still refused.
+    state, moves = GAME.default_setup(), ["red-III-1 O0-O3", "red-III-2 O0-O21"]
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        record = journal.new_game(state, {}, "kind")
+        for text in moves:
+            state = state.apply_text(text)
+            journal.record_move(record, text, state)
+        for seq, position in journal.db.execute("SELECT seq, position FROM events").fetchall():
+            old = json.loads(position)
+            del old["turn"]["crowded"], old["turn"]["left_river"]
+            journal.db.execute("UPDATE events SET position=? WHERE seq=?", (json.dumps(old), seq))
+        journal.db.commit()
+        loaded = journal.load(record.id)
+        assert loaded.moves == moves and loaded.state == state and len(loaded.state.crowd) == 6
+        wrong = dict(old, to_move="blue")
+        journal.db.execute("UPDATE events SET position=? WHERE seq=?", (json.dumps(wrong), seq))
+        journal.db.commit()
+        with pytest.raises(JournalError, match="differs from the replayed one"):
+            journal.load(record.id)
