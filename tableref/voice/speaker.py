@@ -4,7 +4,8 @@
 speaker's thread, so speech never delays a decision. The thread phrases what has arrived
 (:class:`~tableref.voice.sentences.Narrator`) into a short queue in which a newer sentence of
 a topic replaces an older one still waiting (three quick moves: the latest, not a backlog)
-and a sentence left waiting past ``stale_after`` seconds is dropped. An undo or a new game
+and a move sentence left waiting past ``stale_after`` seconds is dropped (the board's status,
+the scores, reminders and game over stay true until replaced, so they wait their turn). An undo or a new game
 cuts the sentence being spoken (its player process is killed) and empties the queue; so does
 muting (the panel's long press on undo, the page's admin toggle).
 
@@ -36,6 +37,9 @@ from .sentences import LEVELS, SUPERSEDES, Narrator, Utterance
 log = logging.getLogger(__name__)
 
 CUTTING = frozenset({"taken_back", "new_game"})  # the game undone or replaced: stop talking about it
+# Sentences still true however long they waited (a newer one of their topic replaces them):
+# the board's status, the scores, a reminder, game over. Only the commentary goes stale by age.
+TIMELESS = frozenset({"status", "score", "reminder", "over"})
 INBOX = 256  # decisions waiting to be phrased, at most (each carries its whole position)
 
 
@@ -102,6 +106,7 @@ class Speaker:
         self._queue: list[tuple[Utterance, float]] = []
         self._generation = 0
         self._playing: object = None  # the player process being waited on
+        self._speaking = False  # an utterance taken from the queue is being synthesised or played
         self._muted = False
         self._next_reminder: float | None = None
         self._ready = False
@@ -148,7 +153,7 @@ class Speaker:
     def idle(self) -> bool:
         """Nothing waiting, nothing being played (reminders aside)."""
         with self._lock:
-            return not self._inbox and not self._queue and self._playing is None
+            return not self._inbox and not self._queue and not self._speaking
 
     def status(self) -> VoiceStatus:
         problem = self._problem if self._ready else None
@@ -221,7 +226,11 @@ class Speaker:
             item = self._next(now)
             if item is None:
                 return out
-            said = self._say(*item)
+            try:
+                said = self._say(*item)
+            finally:
+                with self._lock:
+                    self._speaking = False
             if said is not None:
                 self.said.append(said)
                 out.append(said)
@@ -252,13 +261,16 @@ class Speaker:
         with self._lock:
             self._queue = [(q, t) for q, t in self._queue if q.topic not in stale]
             self._queue.append((u, now))
-            del self._queue[:-self.max_pending]  # a short queue: the oldest go first
+            while len(self._queue) > self.max_pending:  # a short queue: the oldest commentary goes first
+                i = next((i for i, (q, _) in enumerate(self._queue) if q.topic not in TIMELESS), 0)
+                del self._queue[i]
 
     def _next(self, now: float) -> tuple[Utterance, int] | None:
         with self._lock:
             while self._queue:
                 u, queued = self._queue.pop(0)
-                if now - queued <= self.stale_after:
+                if u.topic in TIMELESS or now - queued <= self.stale_after:
+                    self._speaking = True
                     return u, self._generation
                 log.debug("voice: dropped stale %r", u.text)
             return None
