@@ -12,7 +12,11 @@ The pieces still at home that may yet move are walked in rank order (III first),
 onto the board as it best can against what is on it: a piece that can get past the home's
 neighbouring spaces (or win an attack from a space it reaches) takes none of them; one that can
 only stop next to the home takes one of those spaces for the pieces after it (a river arrow
-first: land next to the home may still lead a later piece further).
+first: land next to the home may still lead a later piece further). A piece paused on a space
+next to the home with points left is taken to go on (a hand pausing is not a new move, D3).
+``keeping_the_exodus`` settles most moves by bounds (who rank order still lets move; how many
+free neighbours the home has) and walks the board only for the rest; a test checks it against
+the definition on random crowds.
 """
 
 from __future__ import annotations
