@@ -32,7 +32,7 @@ from typing import Any
 from rules.board import Board
 from rules.view import OCCUPIED, Fidelity, Observation, View
 
-from .pins import PinConfigError, PinSpec, check_distinct, check_pin
+from .pins import PinConfigError, PinSpec, check_distinct, check_pin, gpio_name
 
 VERSION = 1
 _KEYS = ("wiring", "board", "description", "rows", "columns", "grid")
@@ -241,10 +241,10 @@ class GpioMatrix:
             try:
                 # Rows first, all high (inactive), so no column is pulled low while opening.
                 for pin in self.wiring.rows:
-                    rows.append(DigitalOutputDevice(pin, active_high=False, initial_value=False,
+                    rows.append(DigitalOutputDevice(gpio_name(pin), active_high=False, initial_value=False,
                                                     pin_factory=self.pin_factory))
                 for pin in self.wiring.columns:
-                    cols.append(DigitalInputDevice(pin, pull_up=True, pin_factory=self.pin_factory))
+                    cols.append(DigitalInputDevice(gpio_name(pin), pull_up=True, pin_factory=self.pin_factory))
             except Exception:
                 for dev in rows + cols:
                     dev.close()

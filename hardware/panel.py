@@ -37,7 +37,7 @@ from typing import Any
 
 from tableref.decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
 
-from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pin_factory
+from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pin_factory, gpio_name
 from .schedule import Scheduler, ThreadScheduler, Timer
 
 log = logging.getLogger(__name__)
@@ -71,12 +71,17 @@ class PanelPins:
     buzzer: PinSpec = 18  # PWM0, for a passive buzzer too
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            check_pin(getattr(self, f.name), f"panel pin {f.name!r}")
-        check_distinct({f.name: getattr(self, f.name) for f in fields(self)}, "panel pins")
+        self._check(self.to_dict(), "panel.pins")
+
+    @staticmethod
+    def _check(pins: Mapping[str, object], where: str) -> None:
+        """Every role on a header GPIO, no two on one pin; errors start with ``where`` once."""
+        for role, pin in pins.items():
+            check_pin(pin, f"{where}.{role}")
+        check_distinct(pins, where)  # type: ignore[arg-type]
 
     @classmethod
-    def from_dict(cls, data: object, *, where: str = "panel pins") -> "PanelPins":
+    def from_dict(cls, data: object, *, where: str = "panel.pins") -> "PanelPins":
         """From a configuration's ``{"confirm": 23, ...}``; missing roles keep their default."""
         if not isinstance(data, Mapping):
             raise PinConfigError(f"{where}: expected an object of role -> pin, got {type(data).__name__}")
@@ -84,10 +89,9 @@ class PanelPins:
         for key in data:
             if key not in known:
                 raise PinConfigError(f"{where}: unknown role {key!r} (known: {', '.join(known)})")
-        try:
-            return cls(**dict(data))
-        except PinConfigError as exc:
-            raise PinConfigError(f"{where}: {exc}") from None
+        pins = {**cls().to_dict(), **dict(data)}
+        cls._check(pins, where)  # named by the caller's ``where``, before the constructor's own check
+        return cls(**pins)
 
     def to_dict(self) -> dict[str, PinSpec]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -113,6 +117,10 @@ QUESTION = Pattern("question", ((0.06, 0.08), (0.06, 0.0)))  # ambiguous: confir
 DRIFT = Pattern("drift", ((0.4, 0.2), (0.4, 0.2), (0.4, 0.0)))  # three long: drift the rivers
 GAME_OVER = Pattern("game_over", ((0.15, 0.1), (0.15, 0.1), (0.8, 0.0)))
 HELD = Pattern("held", ((0.3, 0.0),))  # long press taken: a new game starts
+PAGE = Pattern("page", ((0.6, 0.15), (0.06, 0.08), (0.06, 0.0)))  # a question too long to cycle: answer on the page
+
+# Counting beeps stay countable up to here; a question with more choices is answered on the page.
+MAX_PANEL_CHOICES = 6
 
 
 def count_pattern(n: int) -> Pattern:
@@ -141,12 +149,12 @@ class Beeper(_Managed):
             if self.tone_hz is None:
                 from gpiozero import Buzzer
 
-                self._device = Buzzer(self.pin, initial_value=False, pin_factory=self.pin_factory)
+                self._device = Buzzer(gpio_name(self.pin), initial_value=False, pin_factory=self.pin_factory)
             else:
                 from gpiozero import PWMOutputDevice
 
                 self._device = PWMOutputDevice(
-                    self.pin, initial_value=0, frequency=self.tone_hz, pin_factory=self.pin_factory)
+                    gpio_name(self.pin), initial_value=0, frequency=self.tone_hz, pin_factory=self.pin_factory)
 
     def close(self) -> None:
         with self._lock:
@@ -234,7 +242,7 @@ class Lights(_Managed):
             opened: dict[str, Any] = {}
             try:
                 for role in self.ROLES:
-                    opened[role] = LED(self.pins[role], initial_value=False, pin_factory=self.pin_factory)
+                    opened[role] = LED(gpio_name(self.pins[role]), initial_value=False, pin_factory=self.pin_factory)
             except Exception:
                 for led in opened.values():  # do not leave half the pins reserved
                     led.close()
@@ -325,7 +333,7 @@ class Buttons(_Managed):
             opened: dict[str, Any] = {}
             try:
                 for name in self.NAMES:
-                    dev = DigitalInputDevice(self.pins[name], pull_up=True, bounce_time=self.bounce_time,
+                    dev = DigitalInputDevice(gpio_name(self.pins[name]), pull_up=True, bounce_time=self.bounce_time,
                                              pin_factory=self.pin_factory)
                     dev.when_activated = self._callback(self._pressed, name)
                     dev.when_deactivated = self._callback(self._released, name)
@@ -474,7 +482,7 @@ class Panel(_Managed):
                 self.choices = tuple(getattr(decision, "choices", ()))
                 self.highlighted = 1
                 self._mode = LightMode.WAITING
-                sound = sound or QUESTION
+                sound = sound or (QUESTION if self.on_panel else PAGE)
             elif kind == "illegal":
                 self.choices = ()
                 self._mode = LightMode.ILLEGAL
@@ -502,6 +510,21 @@ class Panel(_Managed):
         self._base = LightMode.READY
         return None
 
+    @property
+    def on_panel(self) -> bool:
+        """Whether the open question can be answered with cycle and confirm: at most
+        MAX_PANEL_CHOICES choices (a beep count longer than that cannot be followed)."""
+        return len(self.choices) <= MAX_PANEL_CHOICES
+
+    def next_game(self) -> StartGame | None:
+        """What the long press starts: ``new_game`` (the configured game, options and set-up)
+        while that is the game being played; another game started from the page is started
+        again with its default options and the configured set-up; ``None`` before any game."""
+        template = self.new_game
+        if self._game is None or (template is not None and template.game == self._game):
+            return template
+        return StartGame(self._game, {}, template.setup if template is not None else "default")
+
     def set_connected(self, connected: bool) -> None:
         """The board's sensors went away (red blinking) or came back."""
         with self._lock:
@@ -522,8 +545,10 @@ class Panel(_Managed):
         sound: Pattern | None = None
         with self._lock:
             if held:
-                command = self.new_game or (StartGame(self._game) if self._game else None)
+                command = self.next_game()
                 sound = HELD if command is not None else CHIRP
+            elif name in ("confirm", "cycle") and not self.on_panel:
+                sound = CHIRP  # too many choices to count by beeps: answered on the page
             elif name == "confirm":
                 chosen = next((c for c in self.choices if c.number == self.highlighted), None)
                 command = Confirm(self.highlighted, chosen.text) if chosen else Confirm(1)

@@ -8,6 +8,7 @@ and the reason, so the service carries on without a panel instead of crashing.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -55,30 +56,81 @@ class PinConfigError(ValueError):
     """Pin numbers in a configuration are wrong; the message says which and where."""
 
 
-def check_pin(value: object, where: str) -> PinSpec:
+@dataclass(frozen=True)
+class HeaderPin:
+    """One GPIO of the 40-pin header, however it was written: ``GPIO23`` is ``BCM23``,
+    ``BOARD16``, ``J8:16``, ``WPI4`` and ``23``."""
+
+    name: str  # gpiozero's primary name, "GPIO23": what the devices are opened with
+    bcm: int  # 23
+    board: int  # the physical header pin, 16
+
+    def __str__(self) -> str:
+        return f"{self.name}, header pin {self.board}"
+
+
+# All 40-pin Pis (B+ to 5) share J8's GPIO layout; gpiozero's own data for the Pi 5 is used to
+# name pins when checking a configuration, on or off a Pi.
+_REFERENCE_REVISION = 0xD04170  # Raspberry Pi 5 Model B
+
+
+@functools.cache
+def _header() -> dict[object, HeaderPin]:
+    """Every name gpiozero accepts for a J8 GPIO (upper-cased strings, and the BCM int)."""
+    from gpiozero.pins.pi import PiBoardInfo
+
+    names: dict[object, HeaderPin] = {}
+    for header in PiBoardInfo.from_revision(_REFERENCE_REVISION).headers.values():
+        if header.name != "J8":
+            continue
+        for info in header.pins.values():
+            pin = HeaderPin(info.name, int(info.name[4:]), info.number) if "gpio" in info.interfaces else None
+            for name in info.names:
+                key = name.upper() if isinstance(name, str) else name
+                names[key] = pin if pin is not None else info  # a PinInfo: a pin that is not a GPIO
+    return names
+
+
+_NAMES_HELP = 'a BCM number (23) or a name: "GPIO23", "BCM23", "BOARD16", "J8:16", "WPI4"'
+
+
+def header_pin(value: object, where: str) -> HeaderPin:
+    """The header GPIO ``value`` names (any of gpiozero's pin names, any case), or
+    :class:`PinConfigError` saying why it names none."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise PinConfigError(f"{where}: a pin is a BCM number or a name like 'GPIO17', got {value!r}")
-    if isinstance(value, int) and not 0 <= value <= 27:
-        raise PinConfigError(f"{where}: BCM pin {value} is not on the 40-pin header (0-27)")
     if isinstance(value, str) and not value.strip():
         raise PinConfigError(f"{where}: empty pin name")
-    return value
+    key = value.strip().upper() if isinstance(value, str) else value
+    found = _header().get(key)
+    if isinstance(found, HeaderPin):
+        return found
+    if found is not None:  # a header pin, but power, ground or the ID EEPROM's
+        raise PinConfigError(f"{where}: {value!r} is header pin {found.number} ({found.name}), not a GPIO")
+    if isinstance(value, int):
+        raise PinConfigError(f"{where}: BCM pin {value} is not on the 40-pin header (GPIO 0-27)")
+    raise PinConfigError(f"{where}: {value!r} is not a GPIO of the Pi's 40-pin header ({_NAMES_HELP})")
+
+
+def check_pin(value: object, where: str) -> PinSpec:
+    """``value`` as written, once it is known to name a header GPIO."""
+    header_pin(value, where)
+    return value  # type: ignore[return-value]
+
+
+def gpio_name(value: PinSpec) -> str:
+    """gpiozero's primary name for a checked pin ("GPIO23"): what the devices open."""
+    return header_pin(value, "pin").name
 
 
 def check_distinct(pins: Mapping[str, PinSpec], where: str) -> None:
-    """Refuse two roles on one pin (compared as written: 17 and "GPIO17" are both caught)."""
-    seen: dict[str, str] = {}
+    """Refuse two roles on one pin, however each is written (23, "BOARD16" and "J8:16" are the
+    same pin). Every pin is checked first; the error names both roles."""
+    seen: dict[HeaderPin, tuple[str, PinSpec]] = {}
     for role, pin in pins.items():
-        key = _canonical(pin)
-        if key in seen:
-            raise PinConfigError(f"{where}: pin {pin!r} is given to both {seen[key]!r} and {role!r}")
-        seen[key] = role
-
-
-def _canonical(pin: PinSpec) -> str:
-    if isinstance(pin, int):
-        return f"GPIO{pin}"
-    text = pin.strip().upper()
-    if text.startswith("BCM"):
-        text = "GPIO" + text[3:]
-    return f"GPIO{text}" if text.isdigit() else text
+        found = header_pin(pin, f"{where}: {role}")
+        if found in seen:
+            first, written = seen[found]
+            same = str(found) if written == pin else f"{written!r} and {pin!r} are both {found}"
+            raise PinConfigError(f"{where}: pin {pin!r} is given to both {first!r} and {role!r} ({same})")
+        seen[found] = (role, pin)

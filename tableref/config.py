@@ -302,6 +302,36 @@ def _matrix_pins(source: GpioConfig) -> dict[str, Any]:
     return pins
 
 
+def gpio_roles(panel: PanelConfig, source: SourceConfig, wiring: Any = None) -> dict[str, PinSpec]:
+    """Every header pin the configured devices will claim, named by role: the panel's (if
+    enabled, defaults included) and the GPIO matrix's rows and columns — configured, else the
+    wiring's (``wiring``: the file's MatrixWiring once read; the built-in one when no file is
+    named). A wiring file not yet read adds only the configured pins."""
+    roles: dict[str, PinSpec] = {}
+    if panel.enabled:
+        roles.update({f"panel.pins.{k}": v for k, v in panel.pins.to_dict().items()})
+    if isinstance(source, GpioConfig):
+        if wiring is None and source.wiring is None:
+            from hardware.matrix import MatrixWiring
+
+            wiring = MatrixWiring.builtin()
+        whose = "the built-in wiring's" if source.wiring is None else f"{source.wiring}'s"
+        for key, given, lines in (("rows", source.rows, "row"), ("columns", source.columns, "column")):
+            if given is not None:
+                roles.update({f"source.gpio.{key}[{i}]": p for i, p in enumerate(given)})
+            elif wiring is not None:
+                roles.update({f"matrix {lines} {i + 1} ({whose})": p for i, p in enumerate(getattr(wiring, key))})
+    return roles
+
+
+def check_gpio_roles(where: str, panel: PanelConfig, source: SourceConfig, wiring: Any = None) -> None:
+    """The one check that no header pin is given two roles across every configured device."""
+    try:
+        check_distinct(gpio_roles(panel, source, wiring), "GPIO pins")
+    except PinConfigError as exc:
+        raise ConfigError(where, "", str(exc)) from None
+
+
 class _Reader:
     def __init__(self, where: str, base: Path | None) -> None:
         self.where, self.base = where, base
@@ -485,19 +515,12 @@ class _Reader:
                 try:
                     pins = PanelPins.from_dict(pins_t.data, where="panel.pins")
                 except PinConfigError as exc:
-                    # PanelPins prefixes its own "panel pins: " inside our "panel.pins: ".
-                    raise ConfigError(self.where, "", str(exc).replace("panel.pins: panel pins: ", "panel.pins: "))\
-                        from None
+                    raise ConfigError(self.where, "", str(exc)) from None
             t.done()
             cfg = PanelConfig(enabled, pins)
-        if cfg.enabled and isinstance(source, GpioConfig) and (source.rows or source.columns):
-            # The matrix and the panel share the header: one pin cannot serve both.
-            both = {f"panel.pins.{k}": v for k, v in cfg.pins.to_dict().items()}
-            both.update(_matrix_pins(source))
-            try:
-                check_distinct(both, "GPIO pins")
-            except PinConfigError as exc:
-                raise ConfigError(self.where, "", str(exc)) from None
+        # The matrix and the panel share the header: one pin cannot serve both (a wiring
+        # file's own pins are checked with the file, in check_files).
+        check_gpio_roles(self.where, cfg, source)
         return cfg
 
     def data(self, t: _Table | None) -> DataConfig:
@@ -561,6 +584,7 @@ def _check_files(config: Config) -> None:
             wiring.with_pins(src.rows, src.columns)
         except MatrixWiringError as exc:
             raise fail("source.gpio.wiring", str(exc)) from None
+        check_gpio_roles(where, config.panel, src, wiring)
     elif isinstance(src, CameraConfig):
         try:
             with open(src.calibration, "rb"):

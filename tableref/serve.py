@@ -35,7 +35,7 @@ from hardware.panel import open_panel
 from hardware.pins import default_pin_factory
 
 from .config import Config, ConfigError, PanelConfig, SimulatedConfig, load_config
-from .decisions import Command, Decision, StableView
+from .decisions import Command, Decision, StableView, StartGame
 from .journal import Journal, JournalError
 from .referee import Referee, RefereeLoop
 from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
@@ -216,7 +216,10 @@ class Service:
     def _open_panel(self) -> None:
         if self.panel_config is None or self.pin_factory is None:
             return
-        self.panel = open_panel(self.submit, pins=self.panel_config.pins, pin_factory=self.pin_factory)
+        # The long press starts the configured game, with its options and set-up (issue 23).
+        configured = StartGame(self.game, dict(self.options), self.setup)
+        self.panel = open_panel(self.submit, pins=self.panel_config.pins, pin_factory=self.pin_factory,
+                                new_game=configured)
         if self.panel is None:
             self.notices.append("the GPIO panel could not start (see the log); running without it")
             return
@@ -331,7 +334,9 @@ class Service:
     def _on_source_status(self, status: SourceStatus) -> None:
         self.table.set_source_status(status.badge, status.text())
         if self.panel is not None:
-            self.panel.set_connected(status.connected)
+            # Only a lost source is "disconnected" (red blinking, a chirp): one starting up,
+            # connecting or re-syncing is on its way, and the panel keeps showing the game.
+            self.panel.set_connected(status.connected or status.badge == "settling")
 
     def _note(self, decision: Decision) -> None:
         self._last = LastDecision(decision.kind, decision.ply, time.time())
