@@ -67,7 +67,7 @@ class Setting:
     scene: dict = field(default_factory=dict)  # Scene fields changed
     lens: bool = False  # read with a lens file (ChArUco-calibrated)
     extra: str = ""  # "hand" or "glare": one per frame, over a random space
-    fhd: bool = False  # also at 1920x1080 (DRIFT is always)
+    sizes: tuple[tuple[int, int], ...] = (HD,)  # frame sizes (DRIFT is always filmed at 1920x1080)
 
 
 SETTINGS = (
@@ -91,9 +91,9 @@ SETTINGS = (
     Setting("JPEG 85", scene={"jpeg": 85}),
     Setting("hand", extra="hand"),
     Setting("glare", extra="glare"),
-    Setting("1080p", fhd=True),
-    Setting("i16: t30 k-.2 lens", {"tilt_deg": 30.0, "k1": -0.2}, lens=True),
-    Setting("i24: t35 k-.2", {"tilt_deg": 35.0, "k1": -0.2}),
+    Setting("1080p", sizes=(FHD,)),
+    Setting("i16: t30 k-.2 lens", {"tilt_deg": 30.0, "k1": -0.2}, lens=True, sizes=(HD, FHD)),
+    Setting("i24: t35 k-.2", {"tilt_deg": 35.0, "k1": -0.2}, sizes=(HD, FHD)),
 )
 QUICK = ("base", "fill 40%", "tilt 35", "k1 -0.2", "k1 -0.2 lens", "flat pieces", "hand", "i16: t30 k-.2 lens")
 
@@ -337,10 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     t_all = time.perf_counter()
     for g in games:
         for s in chosen:
-            sizes = [FHD] if g == "drift" else ([HD, FHD] if s.fhd else [HD])
-            if s.fhd and g != "drift":
-                sizes = [FHD]
-            for size in sizes:
+            if g == "drift" and s.sizes == (FHD,):
+                continue  # DRIFT's every row is at 1080p already
+            for size in ([FHD] if g == "drift" else s.sizes):
                 row = run_setting(g, size, s, frames, args.seed)
                 rows.append(row)
                 print(row.line(), flush=True)

@@ -146,8 +146,14 @@ def _trips(before: View, after: View) -> list[tuple[str | None, str | None, str]
         removed += [(s, t) for t in (b - a).elements()]
         added += [(s, t) for t in (a - b).elements()]
     trips: list[tuple[str | None, str | None, str]] = []
+    emptied = {s for s, _ in removed}
     for s, t in removed:
-        match = next((x for x in added if x[1] == t), None)
+        # the same token elsewhere; first where a piece leaves too (a bump: the ring lands
+        # where another is lifted from), then anywhere
+        same = [x for x in added if x[1] == t and x[0] != s]
+        match = next((x for x in same if x[0] in emptied), same[0] if same else None)
+        if match is None:
+            match = next((x for x in added if x[1] == t), None)
         if match is not None:
             added.remove(match)
             trips.append((s, match[0], t))
@@ -159,7 +165,15 @@ def _trips(before: View, after: View) -> list[tuple[str | None, str | None, str]
             d2, t2 = added.pop(0)
             trips[i] = (s, d2, t2)
     trips += [(None, s, t) for s, t in added]
-    return trips
+    # a piece is lifted off a space before another is put down there
+    ordered: list[tuple[str | None, str | None, str]] = []
+    pending = list(trips)
+    while pending:
+        ready = [tr for tr in pending if not any(o is not tr and o[0] is not None and o[0] == tr[1] for o in pending)]
+        nxt = ready[0] if ready else pending[0]
+        ordered.append(nxt)
+        pending.remove(nxt)
+    return ordered
 
 
 def _point(sheet: Sheet, space: str, view: View) -> tuple[float, float]:
