@@ -119,13 +119,20 @@ GAME_OVER = Pattern("game_over", ((0.15, 0.1), (0.15, 0.1), (0.8, 0.0)))
 HELD = Pattern("held", ((0.3, 0.0),))  # long press taken: a new game starts
 PAGE = Pattern("page", ((0.6, 0.15), (0.06, 0.08), (0.06, 0.0)))  # a question too long to cycle: answer on the page
 
-# Counting beeps stay countable up to here; a question with more choices is answered on the page.
-MAX_PANEL_CHOICES = 6
+# Counting beeps stay countable up to here (9: long and four short); a question with more
+# choices is answered on the page.
+MAX_PANEL_CHOICES = 9
+
+
+COUNT_ONE = (0.05, 0.15)  # a short beep counts one
+COUNT_FIVE = (0.3, 0.15)  # a long beep counts five, as V does in Roman numerals: 7 is long, short, short
 
 
 def count_pattern(n: int) -> Pattern:
-    """n short beeps: which choice is highlighted."""
-    return Pattern(f"count_{n}", tuple((0.05, 0.15) for _ in range(max(1, n))))
+    """Which choice is highlighted: a long beep for each five, then a short beep for each one
+    (never more than five beeps to count up to MAX_PANEL_CHOICES)."""
+    n = max(1, n)
+    return Pattern(f"count_{n}", (COUNT_FIVE,) * (n // 5) + (COUNT_ONE,) * (n % 5))
 
 
 class Beeper(_Managed):

@@ -129,11 +129,11 @@ def test_long_press_starts_a_new_game_short_press_confirms(rig):
     assert sent == [Confirm(1)]
     press(f, PINS.confirm)
     sched.advance(3.0)
-    assert sent[-1] == StartGame("gyges")  # at the hold time, before the release
+    assert sent[-1] == StartGame("gyges", {}, "default")  # at the hold time, before the release
     assert panel.beeper.last_pattern == HELD
     sched.advance(5.0)
     release(f, PINS.confirm)
-    assert sent == [Confirm(1), StartGame("gyges")]  # the release after a hold sends nothing more
+    assert sent == [Confirm(1), StartGame("gyges", {}, "default")]  # the release after a hold sends nothing more
 
 
 def test_long_press_uses_the_configured_new_game(factory):
