@@ -185,8 +185,11 @@ class Sound:
     def scaled(self, volume: int) -> "Sound":
         if volume >= 100:
             return self
+        import numpy as np  # in one C loop: the GIL is not held sample by sample while the referee works
+
         k = max(0, volume) / 100.0
-        return Sound(self.rate, self.channels, array.array("h", (int(s * k) for s in self.samples)))
+        data = (np.frombuffer(self.samples, dtype=np.int16).astype(np.float32) * k).astype(np.int16)
+        return Sound(self.rate, self.channels, array.array("h", data.tobytes()))
 
 
 def read_wav(path: Path) -> Sound:
