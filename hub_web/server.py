@@ -30,26 +30,46 @@ def _sse(kind: str, data: Any, event_id: int | None = None) -> bytes:
 
 
 class Fanout:
-    """Events from any thread to every spectator's coroutine. ``publish`` never blocks."""
+    """Events from any thread to every spectator's coroutine. ``publish`` never blocks.
 
-    def __init__(self, snapshot: Callable[[], dict[str, Any]], *, capacity: int = 64) -> None:
-        self.snapshot, self.capacity = snapshot, capacity
+    Updates are merged for ``every`` seconds (the tables that changed, latest first wins; the
+    commit times of every move) and sent as one event: at 200 tables a spectator gets at most
+    1/``every`` events a second, however busy the club, and each is encoded once for all."""
+
+    def __init__(self, snapshot: Callable[[], dict[str, Any]], *, capacity: int = 64, every: float = 0.1) -> None:
+        self.snapshot, self.capacity, self.every = snapshot, capacity, every
         self.loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[_Client] = set()
         self.seq = 0
         self.dropped = 0  # spectators resent a snapshot because they fell behind
+        self._lock = threading.Lock()
+        self._boards: dict[str, Any] = {}
+        self._commits: list[float] = []
+        self._scheduled = False
 
     def publish(self, kind: str, data: dict[str, Any]) -> None:
         loop = self.loop
         if loop is None or not self.clients:
             return
-        self.seq += 1
-        data = {**data, "sent": time.time()}
-        frame = _sse(kind, data, self.seq)  # encoded once for every spectator
+        with self._lock:
+            for b in data.get("boards", ()):
+                self._boards[b["name"]] = b
+            self._commits.extend(data.get("commits", ()))
+            if self._scheduled:
+                return
+            self._scheduled = True
         try:
-            loop.call_soon_threadsafe(self._deliver, frame)
+            loop.call_soon_threadsafe(loop.call_later, self.every, self._flush)
         except RuntimeError:  # the loop has closed: the server is stopping
             pass
+
+    def _flush(self) -> None:
+        with self._lock:
+            boards, commits = list(self._boards.values()), self._commits
+            self._boards, self._commits, self._scheduled = {}, [], False
+        self.seq += 1
+        # The commit times go first, so a watcher can read them without parsing the tables.
+        self._deliver(_sse("boards", {"commits": commits, "sent": time.time(), "boards": boards}, self.seq))
 
     def _deliver(self, frame: bytes) -> None:
         for c in self.clients:

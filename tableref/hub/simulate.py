@@ -139,14 +139,10 @@ def table_names(n: int) -> list[str]:
     return [f"table-{i:0{width}d}" for i in range(1, n + 1)]
 
 
-def run_club(boards: int, broker: BrokerConfig, directory: Path, *, game: str = "anacund", interval: float = 5.0,
-             duration: float | None = None, stop: threading.Event | None = None, seed: int = 1,
-             password_dir: Path | None = None, on_commit: Any = None) -> list[SimTable]:
-    """``boards`` tables playing one move every ``interval`` s on average each (exponential gaps),
-    until ``stop`` is set or ``duration`` passes. One driver thread: the tables' referees are
-    cheap; each table's publisher runs on its own thread."""
+def start_tables(boards: int, broker: BrokerConfig, directory: Path, *, game: str = "anacund", seed: int = 1,
+                 password_dir: Path | None = None, on_commit: Any = None) -> list[SimTable]:
+    """``boards`` tables, started (journals open, publishers connecting)."""
     directory.mkdir(parents=True, exist_ok=True)
-    stop = stop or threading.Event()
     tables = []
     for i, name in enumerate(table_names(boards)):
         b = broker
@@ -154,20 +150,41 @@ def run_club(boards: int, broker: BrokerConfig, directory: Path, *, game: str = 
             b = replace(broker, username=name, password_file=password_dir / f"{name}.password")
         tables.append(SimTable(name, directory / f"{name}.sqlite3", b, game=game, seed=seed * 1000 + i,
                                on_commit=on_commit).start())
+    return tables
+
+
+def drive(tables: list[SimTable], *, interval: float = 5.0, duration: float | None = None,
+          stop: threading.Event | None = None, seed: int = 1) -> int:
+    """Each table plays a move every ``interval`` s on average (exponential gaps), until ``stop``
+    is set or ``duration`` passes; one driver thread (the tables' referees are cheap). Returns
+    the moves played."""
+    stop = stop or threading.Event()
     rng = random.Random(seed)
-    due = [(time.monotonic() + rng.expovariate(1 / interval), i) for i in range(boards)]
+    due = [(time.monotonic() + rng.expovariate(1 / interval), i) for i in range(len(tables))]
     end = None if duration is None else time.monotonic() + duration
+    played = 0
+    while not stop.is_set() and (end is None or time.monotonic() < end):
+        due.sort()
+        at, i = due[0]
+        wait = at - time.monotonic()
+        if wait > 0 and stop.wait(min(wait, 0.5)):
+            break
+        if at > time.monotonic():
+            continue
+        tables[i].step()
+        played += 1
+        due[0] = (at + rng.expovariate(1 / interval), i)
+    return played
+
+
+def run_club(boards: int, broker: BrokerConfig, directory: Path, *, game: str = "anacund", interval: float = 5.0,
+             duration: float | None = None, stop: threading.Event | None = None, seed: int = 1,
+             password_dir: Path | None = None, on_commit: Any = None) -> list[SimTable]:
+    """``tableref hub simulate``: start the tables, play until stopped, stop them."""
+    tables = start_tables(boards, broker, directory, game=game, seed=seed, password_dir=password_dir,
+                          on_commit=on_commit)
     try:
-        while not stop.is_set() and (end is None or time.monotonic() < end):
-            due.sort()
-            at, i = due[0]
-            wait = at - time.monotonic()
-            if wait > 0 and stop.wait(min(wait, 0.5)):
-                break
-            if at > time.monotonic():
-                continue
-            tables[i].step()
-            due[0] = (at + rng.expovariate(1 / interval), i)
+        drive(tables, interval=interval, duration=duration, stop=stop, seed=seed)
     finally:
         for t in tables:
             t.stop()
