@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .board import Board
@@ -137,6 +137,13 @@ class State(ABC):
         """How to put one space right, in the game's own words, where the tokens say it badly
         (DRIFT: "turn the inner river one arrow clockwise"); ``None`` to leave it to the page."""
         return None
+
+    def forget(self) -> None:
+        """Drop what this state has memoised (legal moves and the like): a state kept only as
+        history (for takebacks, replay) need not hold them. Recomputed if asked again."""
+        names = {f.name for f in fields(self)} if is_dataclass(self) else set()
+        for key in [k for k in self.__dict__ if k not in names]:
+            del self.__dict__[key]
 
     def unseen_moves(self, fidelity: Fidelity) -> tuple[Move, ...]:
         """Legal moves a sensor of this fidelity cannot tell from no move: made off the board

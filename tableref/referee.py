@@ -203,6 +203,7 @@ class Referee:
             text, description = before.move_text(m), before.describe_move(m)
             after = before.apply(m)
             self.journal.record_move(self.record, text, after)  # durable before it is published
+            before.forget()  # history now: its legal moves need not stay in memory all evening
             out.append(self._emit(Accepted(self.record.id, self.ply, text, description, after.to_dict(), confirmed)))
             if after.is_game_over():
                 out.append(self._emit(GameOver(self.record.id, self.ply, after.outcome().to_dict())))

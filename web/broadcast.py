@@ -7,6 +7,7 @@ server; otherwise (``None`` from :meth:`Broadcaster.after`) it must be sent a sn
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from collections import deque
@@ -16,14 +17,25 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Event:
+    """One published event, kept as its JSON text: serialised once however many clients
+    read it, and a log of text is a fraction of the memory of the dicts it came from."""
+
     run: str
     seq: int
     kind: str  # the SSE event name: decision | board | source | snapshot
-    data: dict[str, Any]
+    payload: str  # the data, as compact JSON
 
     @property
     def id(self) -> str:
         return f"{self.run}-{self.seq}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return json.loads(self.payload)
+
+
+def to_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":"))
 
 
 class Broadcaster:
@@ -54,9 +66,10 @@ class Broadcaster:
         return self._closed
 
     def publish(self, kind: str, data: dict[str, Any]) -> Event:
+        payload = to_json(data)  # outside the lock: readers are not held up by it
         with self._cond:
             self._seq += 1
-            event = Event(self.run, self._seq, kind, data)
+            event = Event(self.run, self._seq, kind, payload)
             self._log.append(event)
             self._cond.notify_all()
             return event

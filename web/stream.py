@@ -8,24 +8,23 @@ event carries the full live snapshot under ``live``, so a client can always just
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from .broadcast import Broadcaster, Event
+from .broadcast import Broadcaster, Event, to_json
 from .live import LiveTable
 
 bp = Blueprint("stream", __name__)
 
 
-def _format(kind: str, event_id: str, data: dict[str, Any]) -> str:
-    return f"id: {event_id}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+def _format(kind: str, event_id: str, payload: str) -> str:
+    return f"id: {event_id}\nevent: {kind}\ndata: {payload}\n\n"
 
 
 def _event(e: Event) -> str:
-    return _format(e.kind, e.id, e.data)
+    return _format(e.kind, e.id, e.payload)
 
 
 def event_stream(table: LiveTable, last_event_id: str | None, heartbeat: float) -> Iterator[str]:
@@ -37,7 +36,7 @@ def event_stream(table: LiveTable, last_event_id: str | None, heartbeat: float) 
         if backlog is None:
             # A late joiner, or one too far behind: the whole table, then live from here.
             seq = b.last_seq
-            yield _format("snapshot", f"{b.run}-{seq}", {"live": table.snapshot()})
+            yield _format("snapshot", f"{b.run}-{seq}", to_json({"live": table.snapshot()}))
         else:
             for e in backlog:
                 yield _event(e)
