@@ -193,7 +193,14 @@ class Narrator:
         if self.language == "en" and d.description:
             return spoken(d.description)
         who = self.player(before.to_move) if before is not None else ""
-        return self.c._("{player} plays {move}", player=who, move=d.move) if who else d.move
+        move = self.notation(d.move)
+        return self.c._("{player} plays {move}", player=who, move=move) if who else move
+
+    def notation(self, text: str) -> str:
+        """A move's notation made speakable: "@" said as the catalog's "on", chain marks as pauses
+        ("1@W>a1*>c1": "1 on W, a1, c1" — "1 en W, a1, c1")."""
+        on = f" {self.c._('on')} "
+        return " ".join(text.replace("@", on).replace("*", "").replace(">", ", ").split())
 
     def _scores(self, before: State | None, after: State | None, ply: int) -> list[Utterance]:
         if before is None or after is None:

@@ -181,3 +181,11 @@ def test_compiled_at_install_or_at_first_use(tmp_path, monkeypatch):
     mo.write_bytes(b"not a catalog")
     monkeypatch.setattr(i18n, "_cache", {})
     assert i18n.catalog("fr")._("Drift done") == "Drift done"  # unreadable: English, logged
+
+
+def test_notation_said_in_french_is_speakable():
+    n, start = narrator("fr", "annihilation", ANNI.start())
+    m = start.legal_moves()[0]
+    [u] = n.on(Accepted(1, 1, start.move_text(m), start.describe_move(m), start.successor(m).to_dict()))
+    assert u.text == f"Blanc joue {start.move_text(m).replace('@', ' en ')}" and "@" not in u.text
+    assert n.notation("1@W>a1*>c1") == "1 en W, a1, c1"
