@@ -22,7 +22,8 @@ Each other row changes one thing (or, for the issues' "must show" rows, several)
   "occupied" (rules.view.OCCUPIED) where a piece is;
 * FA (false accepts): usable-looking frames (nothing unreadable) with a space read wrong —
   must be 0; "wrong sp" counts spaces read wrong in any frame;
-* occ/unread: spaces read "occupied" / unreadable, per frame.
+* occ/unread: spaces read "occupied" / unreadable, per frame; ms p50: the read; render: the
+  camera model's time to draw the frame (one OpenCV thread).
 
 The synthetic set (bench/vision_accuracy.py's frames) is kept as one row per game. Exits 1
 if any row has a false accept.
@@ -112,19 +113,21 @@ class Row:
     occupied_spaces: int = 0
     unreadable_spaces: int = 0
     read_ms: list[float] = field(default_factory=list)
+    render_ms: list[float] = field(default_factory=list)
     note: str = ""
 
     def line(self) -> str:
         f = max(1, self.frames)
         ms = float(np.median(self.read_ms)) if self.read_ms else 0.0
+        render = float(np.median(self.render_ms)) if self.render_ms else 0.0
         pct = lambda n: f"{100 * n / f:5.0f}%"  # noqa: E731
         return (f"{self.game:<13}{self.size:<10}{self.setting:<20}{self.frames:>4} {pct(self.lock)} {pct(self.whole)} "
                 f"{pct(self.usable)} {self.false_accepts:>3} {self.wrong_spaces:>5} {self.occupied_spaces / f:>5.1f} "
-                f"{self.unreadable_spaces / f:>6.1f} {ms:>6.1f}  {self.note}")
+                f"{self.unreadable_spaces / f:>6.1f} {ms:>6.1f} {render:>6.0f}  {self.note}")
 
 
 HEADER = (f"{'game':<13}{'size':<10}{'setting':<20}{'n':>4} {'lock':>6} {'whole':>6} {'usable':>6} {'FA':>3} "
-          f"{'wrong':>5} {'occ':>5} {'unread':>6} {'ms p50':>6}")
+          f"{'wrong':>5} {'occ':>5} {'unread':>6} {'ms p50':>6} {'render':>6}")
 
 
 def lens_support() -> str | None:
@@ -213,7 +216,9 @@ def run_setting(game: str, size: tuple[int, int], s: Setting, frames: int, seed:
                 scene = replace(scene, hands=(Hand((sp.x, sp.y), float(rng.uniform(40, 120))),))
             else:
                 scene = replace(scene, glare=(sp.x, sp.y, float(rng.uniform(15, 35)), float(rng.uniform(80, 200))))
+        t0 = time.perf_counter()
         frame = model.render(scene)
+        row.render_ms.append(1000 * (time.perf_counter() - t0))
         row.frames += 1
         lock = BoardLock(grid.sheet, **lens_kw)
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -244,8 +249,9 @@ def synthetic_row(game: str, frames: int, seed: int) -> Row:
 
     size = CAMERA.get(game, HD)
     t = run_game(game, frames, max(1, frames), seed)
-    return Row(game, f"{size[0]}x{size[1]}", "synthetic (synth.py)", t.frames, t.frames - t.no_lock, t.perfect,
-               t.frames - t.abstained, t.false_accepts, t.wrong, 0, t.unreadable, t.read_ms, "hard effects")
+    return Row(game, f"{size[0]}x{size[1]}", "synthetic (synth.py)", frames=t.frames, lock=t.frames - t.no_lock,
+               whole=t.perfect, usable=t.frames - t.abstained, false_accepts=t.false_accepts, wrong_spaces=t.wrong,
+               unreadable_spaces=t.unreadable, read_ms=t.read_ms, note="hard effects")
 
 
 @dataclass
@@ -359,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(" ", res.line(), flush=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"rows": [{**asdict(r), "read_ms": None,
+            json.dump({"rows": [{**asdict(r), "read_ms": None, "render_ms": None,
                                  "read_ms_p50": float(np.median(r.read_ms)) if r.read_ms else None} for r in rows],
                        "films": [asdict(f) for f in films]}, fh, indent=1)
     return 1 if fa or any(f.wrong for f in films) else 0

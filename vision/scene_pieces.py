@@ -373,10 +373,16 @@ def _shadows(model: "CameraModel", canvas: np.ndarray, solids: list[Solid], hand
         flat = _from_lamp(lamp, axis)
         scale = lamp[2] / (lamp[2] - axis[:, 2])
         _capsule(mask, model, flat, radii * scale, 255.0)
+    # blurred (a lamp is not a point) and applied only where there is shadow
     blur = max(1.0, 1.5 * model.px_per_mm)
-    mask_f = cv2.GaussianBlur(mask, (0, 0), blur).astype(np.float32) / 255.0
-    dim = 1.0 - (1.0 - ambient) * 0.9 * mask_f
-    canvas *= dim[..., None]
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if len(rows) == 0:
+        return
+    pad = int(3 * blur) + 2
+    y0, y1 = max(0, rows[0] - pad), min(ch, rows[-1] + pad + 1)
+    x0, x1 = max(0, cols[0] - pad), min(cw, cols[-1] + pad + 1)
+    mask_f = cv2.GaussianBlur(mask[y0:y1, x0:x1], (0, 0), blur).astype(np.float32) * np.float32((1.0 - ambient) * 0.9 / 255)
+    canvas[y0:y1, x0:x1] *= (1.0 - mask_f)[..., None]
 
 
 # -- the arm ----------------------------------------------------------------------------------
