@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from gpiozero.pins.mock import MockPin
+
 from hardware.matrix import MatrixWiring
 from hardware.panel import PanelPins
 from rules import Fidelity, get_game
@@ -74,3 +76,55 @@ def test_long_press_starts_the_configured_game_options_and_setup(tmp_path, mock_
         assert record.game == "gyges" and dict(record.options) == dict(first.options)
         assert record.state == first.state and record.state.to_dict().get("phase") != "setup"
         assert svc.panel.lights.mode.value == "ready"
+
+
+def test_a_gpio_matrix_whose_pin_is_taken_shows_as_lost(tmp_path, mock_factory):
+    """docs/wiring.md, "A GPIO matrix fault": the matrix cannot claim a row pin at start —
+    the source is "failed" with the reason, and the panel blinks red and chirps once."""
+    from gpiozero import LED
+
+    taken = LED(5, pin_factory=mock_factory)  # someone else holds row 1's pin
+    try:
+        with Service(tmp_path / "j.sqlite3", tmp_path / "a.json", source=GpioConfig(interval=0.005),
+                     panel=PanelConfig(), pin_factory=mock_factory) as svc:
+            wait_for("the failure", lambda: svc.feed.status.state == "failed")
+            health = svc.health().to_dict()["source"]
+            assert health["connected"] is False and "in use" in health["detail"], health
+            assert svc.table.snapshot()["source"]["status"] == "lost"
+            wait_for("red blinking", lambda: len(states(mock_factory, PINS.illegal)) >= 3)
+            time.sleep(0.2)
+            assert states(mock_factory, PINS.buzzer) == [False, True, False]  # one chirp
+            assert not mock_factory.pin(PINS.ready).state
+    finally:
+        taken.close()
+
+
+class FailingRow(MockPin):
+    """A row line whose GPIO chip goes away after some scans (as an unplugged HAT would)."""
+
+    changes_left = 200
+    board = None  # the ReedBoard re-reading the columns (conftest's RowPin, with a failure)
+
+    def _change_state(self, value):
+        FailingRow.changes_left -= 1
+        if FailingRow.changes_left < 0:
+            raise OSError("GPIO chip gone")
+        changed = super()._change_state(value)
+        if self.board is not None:
+            self.board.refresh()
+        return changed
+
+
+def test_a_gpio_matrix_failing_mid_game_shows_as_lost(tmp_path, mock_factory, reed_board, monkeypatch):
+    wiring = MatrixWiring.builtin(board=GYGES.board())
+    monkeypatch.setattr(FailingRow, "changes_left", 400)
+    mock_factory.pin(wiring.rows[0], pin_class=FailingRow)
+    reed_board(wiring).place(GYGES.default_setup().view(Fidelity.OCCUPANCY).to_dict())
+    with Service(tmp_path / "j.sqlite3", tmp_path / "a.json", source=GpioConfig(interval=0.002),
+                 panel=PanelConfig(), pin_factory=mock_factory, setup="default") as svc:
+        wait_for("the failure", lambda: svc.feed.status.state == "failed")
+        assert "GPIO chip gone" in svc.health().to_dict()["source"]["detail"]
+        wait_for("red blinking", lambda: len(states(mock_factory, PINS.illegal)) >= 3)
+        time.sleep(0.2)
+        assert states(mock_factory, PINS.buzzer) == [False, True, False]  # the one chirp: lost
+        assert svc.referee.record.id == 1 and svc.referee.ply == 0  # the game is kept as it stood
