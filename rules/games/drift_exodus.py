@@ -95,11 +95,11 @@ def keeping_the_exodus(st: "DriftState", moves: list) -> list:
             out.append(m)
             continue
         origin = st.locs[p]
+        # Counting the space it steps to as taken even if it may go on off it (see _occupied):
+        # the low bound stays a bound.
         after = free + (origin in exits and occ[origin] == (p,)) - (m.space in exits)
         if min(gone + len(movers), need) < can:
             continue
-        if m.space in exits and m.cost < (st.points if p == st.current else st.roster.rank[p]):
-            after = -1  # it may go on off that space: only the board tells
         if min(gone + min(len(movers), after), need) >= can or exodus(st.successor(m)) >= can:
             out.append(m)
     return out
