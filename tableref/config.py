@@ -315,7 +315,7 @@ def gpio_roles(panel: PanelConfig, source: SourceConfig, wiring: Any = None) -> 
             from hardware.matrix import MatrixWiring
 
             wiring = MatrixWiring.builtin()
-        whose = "the built-in wiring's" if source.wiring is None else f"{source.wiring}'s"
+        whose = "built-in wiring" if source.wiring is None else f"wiring {source.wiring}"
         for key, given, lines in (("rows", source.rows, "row"), ("columns", source.columns, "column")):
             if given is not None:
                 roles.update({f"source.gpio.{key}[{i}]": p for i, p in enumerate(given)})
