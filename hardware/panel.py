@@ -4,12 +4,18 @@ Buttons put commands on the referee's queue (``submit``, normally ``RefereeLoop.
 the LEDs and the buzzer follow the referee's decisions (subscribe :meth:`Panel.on_decision`).
 
 ========== =================================================================================
-confirm    ``Confirm(n)`` for the highlighted choice (1 until *cycle* moves it)
-undo       ``Undo()``
-end turn   ``Declare(end_turn_move)`` — a turn end the board cannot show ("drift done")
-cycle      highlight the next choice of an open question; beeps its number
-hold       the *hold button* (confirm) held ``hold_time`` s: ``StartGame`` — a new game
+confirm    on release: ``Confirm(n)`` for the highlighted choice (1 until *cycle* moves it)
+undo       on press: ``Undo()``
+end turn   on press: ``Declare(end_turn_move)`` — a turn end the board cannot show ("drift done")
+cycle      on press: highlight the next choice of an open question (wrapping); beeps its number
+hold       the *hold button* (confirm) held ``hold_time`` s: ``StartGame`` — the configured new
+           game (``new_game``), or the game being played if another was started from the page
 ========== =================================================================================
+
+A question of more than ``MAX_PANEL_CHOICES`` (9) choices is answered on the page: it sounds
+the PAGE pattern, and cycle and confirm only chirp. Numbers are beeped in fives (a long beep
+is five). Every time and pattern is in docs/wiring.md, which tests/hardware/test_panel_doc.py
+drives through gpiozero's MockFactory.
 
 LEDs: green *ready* (the board matches the game: play on), amber *waiting* blinking (a move
 part-way, a question to answer, or a reminder phase such as DRIFT's drift), red *illegal*
@@ -37,6 +43,10 @@ from typing import Any
 
 from tableref.decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
 
+from .beeper import (  # noqa: F401  (the patterns are part of the panel's interface)
+    CHIRP, COUNT_FIVE, COUNT_ONE, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION, Beeper, Pattern,
+    count_pattern,
+)
 from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pin_factory, gpio_name
 from .schedule import Scheduler, ThreadScheduler, Timer
 
@@ -97,107 +107,7 @@ class PanelPins:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-# -- buzzer patterns --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """Beeps as (on, off) seconds; the buzzer is silent after the last."""
-
-    name: str
-    beeps: tuple[tuple[float, float], ...]
-
-    @property
-    def duration(self) -> float:
-        return sum(on + off for on, off in self.beeps)
-
-
-CHIRP = Pattern("chirp", ((0.08, 0.0),))  # illegal board, refused command
-QUESTION = Pattern("question", ((0.06, 0.08), (0.06, 0.0)))  # ambiguous: confirm a choice
-DRIFT = Pattern("drift", ((0.4, 0.2), (0.4, 0.2), (0.4, 0.0)))  # three long: drift the rivers
-GAME_OVER = Pattern("game_over", ((0.15, 0.1), (0.15, 0.1), (0.8, 0.0)))
-HELD = Pattern("held", ((0.3, 0.0),))  # long press taken: a new game starts
-PAGE = Pattern("page", ((0.6, 0.15), (0.06, 0.08), (0.06, 0.0)))  # a question too long to cycle: answer on the page
-
-# Counting beeps stay countable up to here (9: long and four short); a question with more
-# choices is answered on the page.
-MAX_PANEL_CHOICES = 9
-
-
-COUNT_ONE = (0.05, 0.15)  # a short beep counts one
-COUNT_FIVE = (0.3, 0.15)  # a long beep counts five, as V does in Roman numerals: 7 is long, short, short
-
-
-def count_pattern(n: int) -> Pattern:
-    """Which choice is highlighted: a long beep for each five, then a short beep for each one
-    (never more than five beeps to count up to MAX_PANEL_CHOICES)."""
-    n = max(1, n)
-    return Pattern(f"count_{n}", (COUNT_FIVE,) * (n // 5) + (COUNT_ONE,) * (n % 5))
-
-
-class Beeper(_Managed):
-    """The buzzer. ``tone_hz=None``: an active buzzer (its own oscillator), switched on/off;
-    a number: a passive one, driven by PWM at that frequency (half duty while sounding)."""
-
-    def __init__(self, pin: PinSpec = 18, *, pin_factory: Any, scheduler: Scheduler, tone_hz: float | None = None) -> None:
-        self.pin = check_pin(pin, "buzzer pin")
-        self.pin_factory = pin_factory
-        self.scheduler = scheduler
-        self.tone_hz = tone_hz
-        self._device: Any = None
-        self._timers: list[Timer] = []
-        self._lock = threading.RLock()
-        self.last_pattern: Pattern | None = None
-
-    def start(self) -> None:
-        with self._lock:
-            if self._device is not None:
-                return
-            if self.tone_hz is None:
-                from gpiozero import Buzzer
-
-                self._device = Buzzer(gpio_name(self.pin), initial_value=False, pin_factory=self.pin_factory)
-            else:
-                from gpiozero import PWMOutputDevice
-
-                self._device = PWMOutputDevice(
-                    gpio_name(self.pin), initial_value=0, frequency=self.tone_hz, pin_factory=self.pin_factory)
-
-    def close(self) -> None:
-        with self._lock:
-            self._cancel()
-            device, self._device = self._device, None
-        if device is not None:
-            device.close()
-
-    def play(self, pattern: Pattern) -> None:
-        """Start ``pattern`` now, cutting short whatever was sounding."""
-        with self._lock:
-            if self._device is None:
-                return
-            self._cancel()
-            self.last_pattern = pattern
-            at = 0.0
-            for on, off in pattern.beeps:
-                self._timers.append(self.scheduler.call_later(at, self._on))
-                self._timers.append(self.scheduler.call_later(at + on, self._off))
-                at += on + off
-
-    def _cancel(self) -> None:
-        for t in self._timers:
-            t.cancel()
-        self._timers.clear()
-        self._off()
-
-    def _on(self) -> None:
-        with self._lock:
-            if self._device is not None:
-                self._device.value = 1 if self.tone_hz is None else 0.5
-
-    def _off(self) -> None:
-        with self._lock:
-            if self._device is not None:
-                self._device.value = 0
+# -- buzzer patterns: hardware/beeper.py (re-exported here) ------------------------------------
 
 
 # -- LEDs ---------------------------------------------------------------------------------------
