@@ -40,8 +40,11 @@ from . import layout
 from .layout import Sheet, SpaceShape
 from .lock import detect_all
 from .render import marker_image
-from .reader import AREA_EMPTY_MAX, Calibration, CalibrationError, Reader, Reading
-from .samples import Group, SampleGrid, sample
+from .lens import Lens
+from .pieceset import PieceSet
+from .pose import Pose
+from .reader import AREA_EMPTY_MAX, Calibration, CalibrationError, Reader, Reading, sample
+from .samples import Group, SampleGrid
 
 # Ring markers sit on the ring's own radius, except the outer ring's: there the repositories
 # sit inside the river, so its marker goes 14 mm out (where the board's rotation space is).
@@ -197,6 +200,8 @@ class _TurnedReader(Reader):
     scan_reach = 3.0  # two discs side by side, and a third spilt beyond them (to be caught)
     on_space = 0.45
     ignored_tags = frozenset(layout.RING_TAGS["drift"])
+    names_unread = False  # a space may hold two tokens: "something here" is not one token
+    heights = False  # piles up to 90 mm: read flat, as before the piece sets (a known gap)
 
     def _read_tags(self, frame: np.ndarray, H: np.ndarray, busy: np.ndarray, foreign_pt: np.ndarray,
                    tokens: dict[str, list[str]], why: dict[str, str]) -> None:
@@ -271,8 +276,9 @@ class _TurnedReader(Reader):
         s = self.grid.spaces[i]
         near = [c for c in self._found if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + self.sheet.pitch]
         explained = np.zeros(len(pts), bool)
+        tallest = self.pieceset.heights[-1] if self.pieceset is not None else 0.0
         for c in near:
-            explained |= np.hypot(pts[:, 0] - c[0], pts[:, 1] - c[1]) <= reach
+            explained |= self.covers(pts, c, reach, tallest)
         if fg.any() and (fg & ~explained).mean() > AREA_EMPTY_MAX:
             why[self.grid.spaces[i].id] = "something here that is not a readable piece" if not got \
                 else "pieces here whose tags cannot be read"
@@ -284,7 +290,8 @@ class DriftReader:
     """Reads a DRIFT frame: the rings' rotations from their markers, then every space with
     the arrows where the rings have carried them. Same interface as :class:`Reader`."""
 
-    def __init__(self, grid: DriftGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND) -> None:
+    def __init__(self, grid: DriftGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND, *,
+                 lens: Lens | None = None, pieceset: PieceSet | None = None) -> None:
         if not isinstance(grid, DriftGrid):
             raise CalibrationError("DRIFT is read on a DriftGrid (vision.drift_reader.DriftGrid(sheet))")
         if fidelity is Fidelity.IDENTITY:
@@ -297,6 +304,8 @@ class DriftReader:
         self.cal = calibration
         self.fidelity = fidelity
         self.annuli = grid.annuli
+        self.lens = lens
+        self.pieceset = pieceset
         self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
         self._base = self._reader((0, 0, 0))
@@ -312,14 +321,16 @@ class DriftReader:
 
     def _reader(self, rots: tuple[int, ...]) -> Reader:
         if rots not in self._readers:
-            self._readers[rots] = _TurnedReader(self.grid.turned(rots), self.cal, Fidelity.KIND)
+            self._readers[rots] = _TurnedReader(self.grid.turned(rots), self.cal, Fidelity.KIND,
+                                                lens=self.lens, pieceset=self.pieceset)
             if len(self._readers) > GRIDS_KEPT:
                 self._readers.popitem(last=False)
         self._readers.move_to_end(rots)
         return self._readers[rots]
 
-    def read(self, frame: np.ndarray, H: np.ndarray) -> Reading:
+    def read(self, frame: np.ndarray, H: "np.ndarray | Pose") -> Reading:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        H = self._base.pose(frame, H)  # the ring markers lie on the board: read at height 0
         rots, ring_why = self.rotations(grey, H)
         reading = self._reader(tuple(r if r is not None else 0 for r in rots)).read(frame, H, grey)
         tokens = {s: list(t) for s, t in reading.view.items() if t}
@@ -344,7 +355,7 @@ class DriftReader:
         vals = sample(grey, H, self._candidate_pts).reshape(-1, self._disk_n)
         contrast = vals.std(axis=1) / np.maximum(vals.mean(axis=1), 1.0)
         detector = self._base._sized(H)
-        H_inv = np.linalg.inv(H)
+        H_inv = None
         out: list[int | None] = []
         why: dict[str, str] = {}
         start = 0
@@ -421,8 +432,8 @@ class DriftReader:
                    detector: object) -> list[tuple[int, np.ndarray]]:
         quad = np.float32([[(c[0] - half, c[1] - half), (c[0] + half, c[1] - half),
                             (c[0] + half, c[1] + half), (c[0] - half, c[1] + half)]])
-        found = detect_in(detector, grey, cv2.perspectiveTransform(quad, H)[0])
-        return [(tag, cv2.perspectiveTransform(corners[None], H_inv)[0]) for tag, corners in found]
+        found = detect_in(detector, grey, H.to_px(quad.reshape(-1, 2)).astype(np.float32))
+        return [(tag, H.to_mm(corners).astype(np.float32)) for tag, corners in found]
 
     def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:
         """The step a marker seen at ``mm`` (its corners, sheet mm) stands for, or why not."""

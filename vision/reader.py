@@ -30,11 +30,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from rules.view import Fidelity, View
+from rules.view import OCCUPIED, Fidelity, View
 
 from . import layout
+from .lens import Lens
 from .lock import detect_all, make_sized_detector, make_thorough_detector
-from .samples import REF_PX_PER_MM, Group, SampleGrid, sample, warp_to_sheet
+from .pieceset import PieceSet, PieceSetError, load_pieceset
+from .pose import Pose, as_pose, pose_from_homography
+from .samples import REF_PX_PER_MM, Group, SampleGrid, warp_to_sheet
 
 EMPTY_MAX = 0.03  # share of foreign body points still read as empty
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
@@ -48,6 +51,10 @@ TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a poin
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
+VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
+OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
+UNNAMED = "something here that is not a readable piece"
+OCCLUDED = "occluded by a piece in front"
 CALIBRATION_VERSION = 1
 
 
@@ -76,9 +83,10 @@ class Calibration:
     @classmethod
     def from_empty(cls, grid: SampleGrid, frames: Iterable[tuple[np.ndarray, np.ndarray]],
                    mode: str | None = None) -> "Calibration":
-        """Learn the empty board from ``(frame, H)`` pairs (a few still frames, averaged)."""
+        """Learn the empty board from ``(frame, H)`` pairs (a few still frames, averaged; ``H`` a
+        homography or a :class:`~vision.pose.Pose`, whose lens the frame is seen through)."""
         frames = list(frames)
-        warped = [warp_to_sheet(f, H, grid.sheet).astype(np.float32) for f, H in frames]
+        warped = [warp_through(f, H, grid.sheet).astype(np.float32) for f, H in frames]
         if not warped:
             raise CalibrationError("calibration needs at least one frame of the empty board")
         ref = np.mean(warped, axis=0)
@@ -103,7 +111,7 @@ class Calibration:
         headed: set[str] = set()
         for frame, H, view in shots:
             gains, _ = _gains(grid, self, frame, H)
-            core = sample(frame, H, grid.core.mm)
+            core = sample(frame, H, grid.core.mm, colour_top(self.game))
             for space, tokens in view.items():
                 i = grid.index.get(space)
                 if i is None or grid.is_area[i] or len(tokens) != 1:
@@ -182,7 +190,11 @@ class Reader:
     on_space = 0.3  # a tag further than this many pitches from its space is off it
     ignored_tags: frozenset[int] = frozenset()  # ids read elsewhere (DRIFT's ring markers)
 
-    def __init__(self, grid: SampleGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND) -> None:
+    names_unread = True  # a piece seen but not named is read OCCUPIED (DRIFT: spaces hold two tokens)
+    heights = True  # tags looked for where the pieces' tops are (DRIFT: not yet, its piles reach 90 mm)
+
+    def __init__(self, grid: SampleGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND, *,
+                 lens: Lens | None = None, pieceset: PieceSet | None = None) -> None:
         if calibration.game != grid.sheet.game:
             raise CalibrationError(f"calibration is for {calibration.game!r}, the board is {grid.sheet.game!r}")
         if calibration.mode == "colour" and not calibration.classes:
@@ -203,20 +215,61 @@ class Reader:
         slack = TOLERANCE + 0.3 * (calibration.hi - calibration.lo)
         self._lo_limit = (calibration.lo - slack).astype(np.float32)
         self._hi_limit = (calibration.hi + slack).astype(np.float32)
+        self._mid = ((calibration.lo + calibration.hi) / 2).astype(np.float32)
+        self.lens = lens
+        self.pieceset = pieceset or _default_pieceset(grid.sheet.game)
+        self._poses: dict[tuple[bytes, tuple[int, int]], Pose] = {}
+        self._pose: Pose | None = None  # the frame being read's
+        self._K: dict[tuple[int, int], np.ndarray] = {}
+        self._ref = np.concatenate([self.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
+        kinds = {s.id: s.kind for s in self.sheet.board.spaces}
+        ps = self.pieceset
+        # Where the top of whatever stands on each space may be (mm above the board).
+        self._tops = [ps.top_heights(kinds.get(s.id)) if ps else (0.0,) for s in grid.spaces]
+        self._max_top = np.array([max(t) for t in self._tops], np.float32)
+        stack_kinds = {st.space_kind for st in ps.stacks} if ps else set()
+        self._stacked = frozenset(i for i, s in enumerate(grid.spaces) if kinds.get(s.id) in stack_kinds)
+        self._radius = max((p.radius_mm for p in ps.pieces), default=self.sheet.piece_radius) if ps else \
+            self.sheet.piece_radius
 
-    def read(self, frame: np.ndarray, H: np.ndarray, grey: np.ndarray | None = None) -> Reading:
-        """Read every space of ``frame`` locked by ``H``; ``grey`` is the frame in grey when the
-        caller has it already (a 1080p conversion costs a millisecond or two)."""
+    def pose(self, frame: np.ndarray, H: "np.ndarray | Pose") -> Pose:
+        """The camera's pose for a frame locked by ``H`` (a homography: the pose behind it,
+        through this reader's lens; cached, the lock's H changes little)."""
+        if isinstance(H, Pose):
+            return H
+        size = (frame.shape[1], frame.shape[0])
+        key = (np.asarray(H, np.float64).tobytes(), size)
+        pose = self._poses.get(key)
+        if pose is None:
+            if len(self._poses) > 8:
+                self._poses.clear()
+            # The focal length, estimated once (from the first lock) when there is no lens file:
+            # it does not change, and estimating it per frame would let the parallax wobble.
+            pose = self._poses[key] = pose_from_homography(H, self._ref, size, self.lens, self._K.get(size))
+            if pose.K is not None and self.lens is None:
+                self._K.setdefault(size, pose.K)
+        return pose
+
+    def read(self, frame: np.ndarray, H: "np.ndarray | Pose", grey: np.ndarray | None = None) -> Reading:
+        """Read every space of ``frame`` locked by ``H`` (the lock's homography, or a
+        :class:`~vision.pose.Pose`); ``grey`` is the frame in grey when the caller has it
+        already (a 1080p conversion costs a millisecond or two)."""
         g = self.grid
-        gains, spread = _gains(g, self.cal, frame, H)
-        body = sample(frame, H, g.body.mm)
+        pose = self.pose(frame, H)
+        if not self.heights:
+            pose = Pose(pose.H, pose.lens)  # the lens still, no parallax
+        self._pose = pose
+        gains, spread = _gains(g, self.cal, frame, pose)
+        body_px = pose.to_px(g.body.mm)
+        body = remap_px(frame, body_px)
         gain_pt = np.repeat(gains, g.body.counts, axis=0)
         v = body / gain_pt
         # Ink and paper are grey: a coloured piece shows as a colour cast even where its
         # brightness lies between the two (an orange bar over a printed line).
         cast = v - _row_mean(v) - self.cal.tint
-        foreign_pt = _any_channel((v < self._lo_limit) | (v > self._hi_limit)) \
-            | _any_channel(np.abs(cast) > CAST_TOLERANCE)
+        cast_pt = _any_channel(np.abs(cast) > CAST_TOLERANCE)
+        dark_pt = _any_channel(v < self._lo_limit)
+        foreign_pt = dark_pt | _any_channel(v > self._hi_limit) | cast_pt
         clipped_pt = _any_channel(body >= SATURATED)
         counts = np.maximum(g.body.counts, 1)
         starts = g.body.start[:-1]
@@ -229,49 +282,159 @@ class Reader:
         empty_max = np.where(g.is_area, AREA_EMPTY_MAX, EMPTY_MAX)
         busy = np.flatnonzero(foreign > empty_max)
         if self.cal.mode == "tags":
-            self._read_tags(frame if grey is None else grey, H, busy, foreign_pt, tokens, why)
+            self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
         else:
-            self._read_colours(frame, H, busy[~unsure[busy]], gains, foreign, tokens, why)
+            self._read_colours(frame, pose, busy[~unsure[busy]], gains, foreign, tokens, why)
         for i, s in enumerate(g.spaces):
             if s.id in tokens or s.id in why:
                 continue
             if unsure[i]:
                 why[s.id] = "glare or shadow" if clipped[i] > 0.01 else "light uneven here (hand or glare near)"
             elif foreign[i] > empty_max[i]:
-                why[s.id] = "something here that is not a readable piece"
+                why[s.id] = UNNAMED
+        shadowy = self._shadowy(v, dark_pt, cast_pt)
+        # A piece is named "occupied" only where the paper round it is as calm as the model of
+        # the light says (a hand or an arm over the board disturbs the probes near it).
+        self._settle(pose, body_px, foreign_pt, shadowy, unsure | (spread > 0), tokens, why)
         view = View({s: t for s, t in tokens.items() if s not in why})
         if self.fidelity is Fidelity.OCCUPANCY:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
         return Reading(view, frozenset(why), why)
 
+    # -- heights: occlusion, pieces seen but not named ------------------------------------
+
+    def _shadowy(self, v: np.ndarray, dark_pt: np.ndarray, cast_pt: np.ndarray) -> np.ndarray:
+        """Per body point: darker than the empty board, with no colour cast, by a factor a
+        shadow gives (0.3-0.85 of the board's own value): a shadow, or a grey piece."""
+        ratio = _row_mean(v)[:, 0] / np.maximum(_row_mean(self._mid)[:, 0], 1.0)
+        return dark_pt & ~cast_pt & (ratio > 0.3) & (ratio < 0.85)
+
+    def _silhouette(self, pose: Pose, i: int, height: float) -> np.ndarray:
+        """The frame polygon a piece on space ``i`` of ``height`` mm covers (its base and top)."""
+        s = self.grid.spaces[i]
+        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.stack([s.x + self._radius * np.cos(a), s.y + self._radius * np.sin(a)], axis=1)
+        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
+        return cv2.convexHull(px).reshape(-1, 2)
+
+    def _settle(self, pose: Pose, body_px: np.ndarray, foreign_pt: np.ndarray, shadowy: np.ndarray,
+                unsure: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+        """Judge the spaces a piece in front may hide, and the pieces seen but not named.
+
+        A standing piece hides the board behind it (from the camera). Each space's body is
+        judged on the points no piece in front covers: too few of them left, it is *occluded*
+        (unreadable, never read empty); the rest foreign is a piece there whose tag or colour
+        could not be read: ``OCCUPIED``; the rest clear is empty (what looked like something
+        was the piece in front). Spaces are taken nearest the camera first, so a piece read
+        "occupied" hides what lies behind it in turn."""
+        g = self.grid
+        idx = g.index
+        solid: list[tuple[int, np.ndarray]] = []
+        for sid, toks in tokens.items():
+            i = idx.get(sid)
+            if i is None or g.is_area[i] or not toks:
+                continue
+            solid.append((i, self._silhouette(pose, i, self._top_of(i, toks))))
+        unnamed = [idx[sid] for sid, r in why.items() if r == UNNAMED and sid in idx and not g.is_area[idx[sid]]]
+        if pose.camera is None and not unnamed:
+            return
+        order = sorted(unnamed, key=lambda i: self._camera_distance(pose, i))
+        named: list[int] = []
+        for i in order:
+            sid = g.spaces[i].id
+            hidden = self._hidden(i, body_px, solid)
+            sl = g.body.of(i)
+            seen = ~hidden
+            if seen.mean() < VISIBLE_MIN:
+                why[sid] = OCCLUDED
+                continue
+            fg = foreign_pt[sl][seen]
+            share = fg.mean()
+            if share <= EMPTY_MAX and hidden.any():
+                del why[sid]  # the piece in front, nothing here
+            elif share >= OCCUPIED_MIN and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
+                    and shadowy[sl][seen][fg].mean() < 0.5:
+                del why[sid]
+                tokens[sid] = [OCCUPIED]
+                named.append(i)
+                solid.append((i, self._silhouette(pose, i, float(self._max_top[i]))))
+        # A hand or an arm spans several spaces: a piece is "occupied" only when no space next
+        # to it is left unreadable for anything but a piece in front.
+        near = 1.5 * self.sheet.pitch
+        blocked = [g.index[sid] for sid, r in why.items() if r != OCCLUDED and sid in g.index]
+        for i in named:
+            s = g.spaces[i]
+            if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and
+                   _near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
+                del tokens[s.id]
+                why[s.id] = UNNAMED
+        if pose.camera is None:
+            return
+        # Spaces read empty: enough of them must have been in view to say so.
+        for i, s in enumerate(g.spaces):
+            if s.id in tokens or s.id in why or g.is_area[i]:
+                continue
+            hidden = self._hidden(i, body_px, solid)
+            if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
+                why[s.id] = OCCLUDED
+
+    def _hidden(self, i: int, body_px: np.ndarray, solid: list[tuple[int, np.ndarray]]) -> np.ndarray:
+        """Which of space ``i``'s body points the pieces of ``solid`` (other spaces') cover."""
+        pts = body_px[self.grid.body.of(i)]
+        hidden = np.zeros(len(pts), bool)
+        if len(pts) == 0:
+            return hidden
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        for j, poly in solid:
+            if j == i or (poly.max(axis=0) < lo).any() or (poly.min(axis=0) > hi).any():
+                continue
+            hidden |= _inside_convex(pts, poly)
+        return hidden
+
+    def _camera_distance(self, pose: Pose, i: int) -> float:
+        s = self.grid.spaces[i]
+        if pose.camera is None:
+            return 0.0
+        return math.hypot(s.x - pose.camera[0], s.y - pose.camera[1])
+
+    def _top_of(self, i: int, toks: list[str] | tuple[str, ...]) -> float:
+        """How high the top of space ``i``'s tokens stands (a pile, or a token the piece set
+        does not know: the highest it may be)."""
+        ps = self.pieceset
+        if ps is None or i in self._stacked:
+            return float(self._max_top[i])
+        try:
+            return max(ps.height(t) for t in toks)
+        except (KeyError, ValueError):
+            return float(self._max_top[i])
+
     # -- tags -----------------------------------------------------------------------------
 
-    def _read_tags(self, frame: np.ndarray, H: np.ndarray, busy: np.ndarray, foreign_pt: np.ndarray,
+    def _read_tags(self, frame: np.ndarray, H: Pose, busy: np.ndarray, foreign_pt: np.ndarray,
                    tokens: dict[str, list[str]], why: dict[str, str]) -> None:
         if len(busy) == 0:
             return
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-        H_inv = np.linalg.inv(H)
         found: list[tuple[int, np.ndarray]] = []
-        self._scan(grey, H, H_inv, [int(i) for i in busy], self._sized(H), found)
+        self._scan(grey, H, [int(i) for i in busy], self._sized(H), found)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         # A second, slower look only where a piece is seen but not (all) its tags — and only
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
         if 0 < len(again) <= SECOND_LOOK_MAX:
             # Tags only a few pixels a cell (DRIFT's 64 cm board) read far better enlarged.
-            self._scan(grey, H, H_inv, again, self._thorough, found, upscale=2 if self._cell_px(H) < 5 else 1)
+            self._scan(grey, H, again, self._thorough, found, upscale=2 if self._cell_px(H) < 5 else 1)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         tokens.update(out_tokens)
         why.update(out_why)
 
-    def _cell_px(self, H: np.ndarray) -> float:
+    def _cell_px(self, H: "np.ndarray | Pose") -> float:
         """A tag's cell in frame pixels, at the sheet's centre."""
-        c = np.float32([[(self.sheet.size[0] / 2, self.sheet.size[1] / 2)]])
-        ends = cv2.perspectiveTransform(np.concatenate([c, c + [[[self.sheet.tag_mm, 0]]]], axis=1), H)[0]
+        c = np.float32([(self.sheet.size[0] / 2, self.sheet.size[1] / 2)])
+        ends = as_pose(H).to_px(np.concatenate([c, c + [[self.sheet.tag_mm, 0]]]))
         return float(np.linalg.norm(ends[1] - ends[0])) / 6
 
-    def _sized(self, H: np.ndarray) -> object:
+    def _sized(self, H: "np.ndarray | Pose") -> object:
         """A one-pass detector for the tags' size in this frame (cached per window size)."""
         cell = self._cell_px(H)
         window = int(np.clip(round(2.5 * cell), 7, 31)) | 1
@@ -288,15 +451,19 @@ class Reader:
             return [(x - r, y - r), (x + w + r, y - r), (x + w + r, y + h + r), (x - r, y + h + r)]
         return [(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]
 
-    def _scan(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, spaces: list[int], detector: object,
+    def _scan(self, grey: np.ndarray, H: Pose, spaces: list[int], detector: object,
               found: list[tuple[int, np.ndarray]], upscale: int = 1) -> None:
-        """Tags in the frame round ``spaces``, added to ``found`` (sheet mm corners). The
-        spaces' crops are merged where that costs no extra pixels: neighbours' crops overlap,
-        and each detector call has its own fixed cost."""
+        """Tags in the frame round ``spaces``, added to ``found`` (sheet mm corners under the
+        tag, at the height of the piece it is on). Each crop spans where the tops of the
+        pieces a space may hold appear, from the board up to the tallest. The spaces' crops are
+        merged where that costs no extra pixels: neighbours' crops overlap, and each detector
+        call has its own fixed cost."""
         if not spaces:
             return
-        quads = np.float32([self._scan_quad(i) for i in spaces])
-        px = cv2.perspectiveTransform(quads.reshape(-1, 1, 2), H).reshape(len(spaces), 4, 2)
+        quads = np.float32([self._scan_quad(i) for i in spaces]).reshape(-1, 2)
+        tops = np.repeat(self._max_top[spaces], 4)
+        px = np.concatenate([H.to_px(quads).reshape(len(spaces), 4, 2),
+                             H.to_px(quads, tops).reshape(len(spaces), 4, 2)], axis=1)
         lo, hi = np.floor(px.min(axis=1)), np.ceil(px.max(axis=1)) + 1
         limit = (grey.shape[1], grey.shape[0])
         boxes = [(max(int(a[0]), 0), max(int(a[1]), 0), min(int(b[0]), limit[0]), min(int(b[1]), limit[1]))
@@ -310,13 +477,63 @@ class Reader:
                 crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
             for tag, corners in detect_all(detector, crop):  # type: ignore[arg-type]
                 corners = (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0])  # pixel centres
-                mm = cv2.perspectiveTransform(corners[None], H_inv)[0]
+                mm = self._locate(H, tag, corners)
                 centre = mm.mean(axis=0)
                 # Two detectors may look: one tag seen twice is one tag.
                 if not any(t == tag and math.hypot(*(c - centre)) < self.sheet.tag_mm / 2
                            for (t, _), c in zip(found, centres)):
                     found.append((tag, mm))
                     centres.append(centre)
+
+    def _locate(self, pose: Pose, tag: int, corners: np.ndarray) -> np.ndarray:
+        """A tag's corners (frame px) → sheet mm under it. The tag is on top of its piece: of
+        the heights the piece may stand at (its token's; an unknown tag, any piece's), the one
+        that puts it on a space that allows that height, nearest that space's centre — so a
+        tall piece's tag, seen far from its space's centre in the board's plane, is its own
+        space's and never the neighbour's it overlaps."""
+        if pose.camera is None or self.pieceset is None:
+            return pose.to_mm(corners).astype(np.float32)
+        token = self._tags.get(tag)
+        heights = self._token_tops(token)
+        centre = corners.mean(axis=0, keepdims=True)
+        best, best_d = 0.0, math.inf
+        for h in heights:
+            c = pose.to_mm(centre, h)[0]
+            d = np.hypot(self._points[:, 0] - c[0], self._points[:, 1] - c[1])
+            for i in np.argsort(d)[:3]:
+                if d[i] < best_d and (h == 0 or any(abs(h - t) < 0.05 for t in self._tops[int(i)])):
+                    best, best_d = h, float(d[i])
+        return pose.to_mm(corners, best).astype(np.float32)
+
+    def covers(self, pts: np.ndarray, c: np.ndarray, reach: float, height: float) -> np.ndarray:
+        """Which board-plane points ``pts`` a piece standing at ``c``, ``height`` mm tall, may
+        cover in the frame: within ``reach`` of the stretch from its base to where its top is
+        seen on the board's plane."""
+        pose = self._pose
+        if pose is None or pose.camera is None or height <= 0:
+            return np.hypot(pts[:, 0] - c[0], pts[:, 1] - c[1]) <= reach
+        top = pose.lift(np.asarray(c, np.float64)[None], height)[0]
+        return _segment_distance(pts, (float(c[0]), float(c[1])), (float(top[0]), float(top[1]))) <= reach
+
+    def _token_height(self, token: str) -> float:
+        try:
+            return self.pieceset.height(token) if self.pieceset is not None else 0.0
+        except KeyError:
+            return float(self._max_top.max())
+
+    def _token_tops(self, token: str | None) -> tuple[float, ...]:
+        cache = self.__dict__.setdefault("_token_tops_cache", {})
+        if token not in cache:
+            ps = self.pieceset
+            try:
+                kinds = {s.kind for s in self.sheet.board.spaces}
+                tops = {h for k in kinds for h in ps.top_heights(k, token)} if token is not None else \
+                    {h for t in self._tops for h in t}
+            except KeyError:
+                tops = {h for t in self._tops for h in t}
+            # A flat token (a sticker on card, a set's pieces laid down) is seen where it lies.
+            cache[token] = tuple(sorted(tops | {0.0}))
+        return cache[token]
 
     def _judge_tags(self, busy: np.ndarray, found: list[tuple[int, np.ndarray]],
                     foreign_pt: np.ndarray) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -389,8 +606,8 @@ class Reader:
         sl = self.grid.body.of(i)
         pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
         explained = np.zeros(len(pts), bool)
-        for _, c in got:
-            explained |= np.hypot(pts[:, 0] - c[0], pts[:, 1] - c[1]) <= self.sheet.piece_radius * 1.15
+        for t, c in got:
+            explained |= self.covers(pts, c, self.sheet.piece_radius * 1.15, self._token_height(t))
         if (fg & ~explained).mean() > AREA_EMPTY_MAX:
             why[self.grid.spaces[i].id] = "pieces here whose tags cannot be read"
         else:
@@ -398,27 +615,29 @@ class Reader:
 
     # -- colours --------------------------------------------------------------------------
 
-    def _read_colours(self, frame: np.ndarray, H: np.ndarray, busy: np.ndarray, gains: np.ndarray,
+    def _read_colours(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray,
                       foreign: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
         g = self.grid
         busy = busy[(foreign[busy] >= COVER_MIN) & ~g.is_area[busy]]  # the rest stays unreadable
         if len(busy) == 0:
             return
         classes = self.cal.classes
-        core, starts, counts = _gather(g.core, busy)
-        px = sample(frame, H, core) / np.repeat(gains[busy], counts, axis=0)
-        d = np.linalg.norm(px[:, None, :] - self._means[None], axis=2)
-        share = np.stack([_share(d[:, k] <= self._tols[k], starts, counts) for k in range(len(classes))], axis=1)
-        best = np.argmax(share, axis=1)
-        top = share[np.arange(len(busy)), best]
-        share[np.arange(len(busy)), best] = 0
-        clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
-        headings = self._headings(frame, H, busy, gains) if g.is_edge[busy].any() else {}
+        # The colour is on the piece's top face: sampled where that projects, not on the board;
+        # and where a piece laid flat would show it (a set without height, a piece knocked over).
+        looks = [self._classify(frame, H, busy, gains, self._max_top[busy])]
+        if H.camera is not None and self._max_top[busy].any():
+            looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
         for k, i in enumerate(busy):
-            if not clear[k]:
-                continue
-            s, c = g.spaces[i], classes[best[k]]
-            heading = headings.get(int(i))
+            s = g.spaces[i]
+            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings in looks if clear[k]]
+            if len({b for b, _ in clear_looks}) != 1:
+                continue  # not clear, or two looks that disagree on the colour: unreadable
+            b = clear_looks[0][0]
+            c = classes[b]
+            ends = {h for _, h in clear_looks if h is not None}
+            if len(ends) > 1 or (ends and not c.headed):
+                continue  # two headings, or a dark end on a piece that has none
+            heading = next(iter(ends), None)
             if c.headed:
                 if heading is None:
                     why[s.id] = f"a {c.name} tail whose flat end cannot be seen"
@@ -427,14 +646,32 @@ class Reader:
             elif heading is None:  # a dark end on a piece that has none: not what it seems
                 tokens[s.id] = [c.name]
 
-    def _headings(self, frame: np.ndarray, H: np.ndarray, spaces: np.ndarray, gains: np.ndarray) -> dict[int, str]:
+    def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+        """Per busy space, sampling its core at ``heights``: is one colour clear, which, and
+        the edges' headings."""
+        g = self.grid
+        core, starts, counts = _gather(g.core, busy)
+        px = sample(frame, H, core, np.repeat(heights, counts)) / np.repeat(gains[busy], counts, axis=0)
+        d = np.linalg.norm(px[:, None, :] - self._means[None], axis=2)
+        share = np.stack([_share(d[:, k] <= self._tols[k], starts, counts) for k in range(len(self.cal.classes))],
+                         axis=1)
+        best = np.argmax(share, axis=1)
+        top = share[np.arange(len(busy)), best]
+        share[np.arange(len(busy)), best] = 0
+        clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
+        edges = g.is_edge[busy]
+        headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
+        return clear, best, headings
+
+    def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
+                  heights: np.ndarray) -> dict[int, str]:
         """Edges with one clearly dark end: which way that end faces."""
         g = self.grid
-        spaces = spaces[g.is_edge[spaces]]
         lum = []
         for grp in (g.end0, g.end1):
             pts, starts, counts = _gather(grp, spaces)
-            px = sample(frame, H, pts) / np.repeat(gains[spaces], counts, axis=0)
+            px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
             lum.append(np.add.reduceat(px.mean(axis=1), starts) / np.maximum(counts, 1))
         l0, l1 = lum
         out = {}
@@ -443,6 +680,77 @@ class Reader:
             if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out
+
+
+def remap_px(frame: np.ndarray, px: np.ndarray) -> np.ndarray:
+    """The frame's colour at pixel positions ``px`` (N, 2; bilinear): (N, channels) float32."""
+    n = len(px)
+    if n == 0:
+        return np.zeros((0, frame.shape[2] if frame.ndim == 3 else 1), np.float32)
+    cols = 1024  # remap maps must stay under 32767 on a side
+    rows = math.ceil(n / cols)
+    pad = rows * cols - n
+    mx = np.pad(px[:, 0].astype(np.float32), (0, pad)).reshape(rows, cols)
+    my = np.pad(px[:, 1].astype(np.float32), (0, pad)).reshape(rows, cols)
+    out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return out.reshape(rows * cols, -1)[:n].astype(np.float32)
+
+
+def sample(frame: np.ndarray, H: "np.ndarray | Pose", mm: np.ndarray, height: "float | np.ndarray" = 0.0) -> np.ndarray:
+    """The frame's colour at sheet points ``mm`` raised ``height`` mm, seen through ``H`` (a
+    homography or a pose, with its lens): (N, channels) float32."""
+    return remap_px(frame, as_pose(H).to_px(mm, height))
+
+
+def warp_through(frame: np.ndarray, H: "np.ndarray | Pose", sheet: layout.Sheet,
+                 px_per_mm: float = REF_PX_PER_MM) -> np.ndarray:
+    """The board seen from above at ``px_per_mm`` (the calibration's reference image); through
+    a lens, every pixel's sheet point is mapped through the distortion (once, at calibration)."""
+    pose = as_pose(H)
+    if pose.lens is None:
+        return warp_to_sheet(frame, pose.H, sheet, px_per_mm)
+    w, h = (int(math.ceil(v * px_per_mm)) for v in sheet.size)
+    xs, ys = np.meshgrid((np.arange(w) + 0.5) / px_per_mm - 0.5 / px_per_mm, (np.arange(h) + 0.5) / px_per_mm - 0.5 / px_per_mm)
+    px = pose.to_px(np.stack([xs.ravel(), ys.ravel()], axis=1)).astype(np.float32)
+    return cv2.remap(frame, px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def colour_top(game: str) -> float:
+    """The height of a colour-read game's pieces' top face (its colour is sampled there)."""
+    ps = _default_pieceset(game)
+    tops = [p.height_mm for p in ps.pieces if p.top == "colour"] if ps else []
+    return max(tops, default=0.0)
+
+
+def _default_pieceset(game: str) -> PieceSet | None:
+    try:
+        return load_pieceset(game)
+    except PieceSetError:
+        return None
+
+
+def _inside_convex(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
+    """Which of ``pts`` (N, 2) lie inside the convex polygon ``poly`` (M, 2, either winding)."""
+    a = poly
+    b = np.roll(poly, -1, axis=0)
+    cross = (b[None, :, 0] - a[None, :, 0]) * (pts[:, None, 1] - a[None, :, 1]) \
+        - (b[None, :, 1] - a[None, :, 1]) * (pts[:, None, 0] - a[None, :, 0])
+    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
+
+
+def _near_rect(rect: tuple[float, float, float, float] | None, x: float, y: float, reach: float) -> bool:
+    if rect is None:
+        return False
+    rx, ry, rw, rh = rect
+    return math.hypot(max(rx - x, 0, x - rx - rw), max(ry - y, 0, y - ry - rh)) <= reach
+
+
+def _segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> np.ndarray:
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    t = np.clip(((pts[:, 0] - ax) * dx + (pts[:, 1] - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
+    return np.hypot(pts[:, 0] - ax - t * dx, pts[:, 1] - ay - t * dy)
 
 
 def _any_channel(flags: np.ndarray) -> np.ndarray:
