@@ -231,6 +231,7 @@ class Service:
         except Exception as exc:  # a device that will not open: the page still says so
             log.exception("source %s could not start", feed.name)
             feed.set_status("failed", False, str(exc) or type(exc).__name__)
+            self.notices.append(f"the source ({feed.name}) could not start: {exc}; the page shows it lost")
             return
         self._pump = Pump(feed, self.stabiliser, self.submit)
         self._pump.start()

@@ -91,6 +91,7 @@ def test_a_gpio_matrix_whose_pin_is_taken_shows_as_lost(tmp_path, mock_factory):
             health = svc.health().to_dict()["source"]
             assert health["connected"] is False and "in use" in health["detail"], health
             assert svc.table.snapshot()["source"]["status"] == "lost"
+            assert any("could not start" in n and "GPIO5" in n for n in svc.notices), svc.notices
             wait_for("red blinking", lambda: len(states(mock_factory, PINS.illegal)) >= 3)
             time.sleep(0.2)
             assert states(mock_factory, PINS.buzzer) == [False, True, False]  # one chirp
