@@ -346,8 +346,8 @@ class CameraModel:
         if self.sheet is not None:
             draw_scene(self, canvas, scene, lamp)
         img = self._to_frame(canvas)
-        img *= self._gain(scene)[..., None] * np.float32(scene.exposure / 0.92)
-        img *= np.array(scene.tint, np.float32)
+        gain = self._gain(scene) * np.float32(scene.exposure / 0.92)
+        cv2.multiply(img, cv2.merge([gain * np.float32(t) for t in scene.tint]), dst=img)
         if scene.glare is not None:
             self._glare(img, scene.glare)
         if self.setup.blur > 0:
@@ -357,11 +357,18 @@ class CameraModel:
     def finish(self, clean: np.ndarray, scene: Scene, rng: np.random.Generator | None = None) -> np.ndarray:
         """Shot noise and the camera's JPEG on a :meth:`render_clean` frame."""
         rng = rng if rng is not None else np.random.default_rng(scene.seed)
-        img = clean
         if scene.noise > 0:
-            sigma = np.sqrt(np.maximum(clean, 1.0) / 128.0) * np.float32(scene.noise)
-            img = clean + self._noise(rng) * sigma
-        out = np.clip(img, 0, 255).astype(np.uint8)
+            # shot noise: sigma grows as the square root of the light (from the frame at 1/4
+            # size: the light varies more slowly than the noise)
+            h, w = clean.shape[:2]
+            small = cv2.resize(clean, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+            sigma = cv2.sqrt(cv2.max(small, 1.0) * np.float32(scene.noise * scene.noise / 128.0))
+            sigma = cv2.resize(sigma, (w, h), interpolation=cv2.INTER_LINEAR)
+            img = cv2.add(clean, cv2.multiply(self._noise(rng), sigma))
+        else:
+            img = clean.copy()
+        np.clip(img, 0, 255, out=img)
+        out = img.astype(np.uint8)
         if scene.jpeg is not None:
             ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(scene.jpeg)])
             if not ok:
