@@ -202,3 +202,18 @@ def test_a_written_film_plays_back_through_the_file_capture(gyges_sheet, tmp_pat
     with OpenCVCapture(str(path), size=None) as cap:
         got = [f.image for f in cap.frames()]
     assert len(got) == len(frames) and got[0].shape == (360, 640, 3)
+
+
+def test_a_tall_piece_in_front_hides_the_one_behind(gyges_sheet):
+    # The camera leans back over the sheet's -x edge (a portrait sheet is turned): c3 is in
+    # front of d3. Where the two pieces overlap in the frame, the near one must show.
+    m = CameraModel(gyges_sheet, CameraSetup(tilt_deg=40, fill=0.6, blur=0.0))
+    calm = Scene(noise=0.0, jpeg=None, lamp=None, vignetting=0.0, heights=1.5)  # a 42 mm tower
+    shot = lambda view: m.render(replace(calm, view=View(view))).astype(int)  # noqa: E731
+    empty, near, far = shot({}), shot({"c3": ("3",)}), shot({"d3": ("1",)})
+    both = shot({"c3": ("3",), "d3": ("1",)})
+    on = lambda img: np.abs(img - empty).sum(axis=2) > 30  # noqa: E731
+    overlap = cv2.erode((on(near) & on(far)).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    overlap &= np.abs(near - far).sum(axis=2) > 30  # where the two differ, the order shows
+    assert overlap.sum() > 40
+    assert (np.abs(both - near).sum(axis=2)[overlap] < 10).mean() > 0.95
