@@ -129,7 +129,7 @@ def _places(sheet: Sheet, view: View) -> dict[str, list[tuple[tuple[float, float
     out: dict[str, list] = {}
     jitter = sheet.pitch * 0.04
     if sheet.game == "drift":
-        from .drift_reader import Annuli, drift_slots, rotations_of
+        from .drift_reader import drift_slots, rotations_of
 
         annuli = _annuli(sheet)
         rots = rotations_of(view)
@@ -373,6 +373,8 @@ def _shadows(model: "CameraModel", canvas: np.ndarray, solids: list[Solid], hand
         flat = _from_lamp(lamp, axis)
         scale = lamp[2] / (lamp[2] - axis[:, 2])
         _capsule(mask, model, flat, radii * scale, 255.0)
+        for f_axis, f_radii in _fingers(model, hand):
+            _capsule(mask, model, _from_lamp(lamp, f_axis), f_radii * lamp[2] / (lamp[2] - f_axis[:, 2]), 255.0)
     # blurred (a lamp is not a point) and applied only where there is shadow
     blur = max(1.0, 1.5 * model.px_per_mm)
     rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
@@ -388,25 +390,51 @@ def _shadows(model: "CameraModel", canvas: np.ndarray, solids: list[Solid], hand
 # -- the arm ----------------------------------------------------------------------------------
 
 
+FINGER_MM = 30.0  # how far the fingers reach below the palm (gripping a piece's sides)
+
+
 def _arm_axis(model: "CameraModel", hand: "Hand") -> tuple[np.ndarray, np.ndarray]:
-    """The arm's axis (world points from the fingertip back to the shoulder) and its radius
-    along it (a hand, then a forearm)."""
-    pw, ph = model.plane_mm
+    """The arm's axis (world points from the palm back to the shoulder) and its radius along
+    it (a hand, then a forearm); the palm is FINGER_MM above the fingertips."""
     x, y = hand.at
-    if hand.from_deg is None:
-        d = [(x, (-1, 0)), (pw - x, (1, 0)), (y, (0, -1)), (ph - y, (0, 1))]
-        direction = np.array(min(d)[1], float)
-    else:
-        a = math.radians(hand.from_deg)
-        direction = np.array([math.cos(a), math.sin(a)])
-    r_hand, r_arm = 42.0, 36.0
-    tip = np.array([x, y, -(hand.height_mm + r_hand)])
+    direction = _arm_direction(model, hand)
+    r_hand, r_arm = 40.0, 36.0
+    tip = np.array([x + direction[0] * 15, y + direction[1] * 15, -(hand.height_mm + FINGER_MM + r_hand * 0.6)])
     shoulder = np.array([x + direction[0] * 650, y + direction[1] * 650, -380.0])
     t = np.linspace(0, 1, 14)
     axis = tip + t[:, None] * (shoulder - tip)
     radii = np.where(t < 0.15, r_hand, r_arm)
     keep = model.pose.depth(axis) > 80  # never behind the camera
     return axis[keep], radii[keep]
+
+
+def _arm_direction(model: "CameraModel", hand: "Hand") -> np.ndarray:
+    """From the fingertip towards the shoulder, seen from above: the nearest sheet edge
+    unless the hand says."""
+    pw, ph = model.plane_mm
+    x, y = hand.at
+    if hand.from_deg is None:
+        d = [(x, (-1, 0)), (pw - x, (1, 0)), (y, (0, -1)), (ph - y, (0, 1))]
+        return np.array(min(d)[1], float)
+    a = math.radians(hand.from_deg)
+    return np.array([math.cos(a), math.sin(a)])
+
+
+def _fingers(model: "CameraModel", hand: "Hand") -> list[tuple[np.ndarray, np.ndarray]]:
+    """Four fingers and a thumb from the palm down to the fingertips, round the piece."""
+    u = _arm_direction(model, hand)
+    v = np.array([-u[1], u[0]])
+    x, y = hand.at
+    top = -(hand.height_mm + FINGER_MM)
+    out = []
+    for k, (across, along) in enumerate(((-24, -8), (-8, -14), (8, -14), (24, -8), (0, 22))):
+        root = np.array([x + v[0] * across * 0.8 + u[0] * 20, y + v[1] * across * 0.8 + u[1] * 20, top - 8])
+        end = np.array([x + v[0] * across + u[0] * along, y + v[1] * across + u[1] * along, -hand.height_mm])
+        t = np.linspace(0, 1, 4)[:, None]
+        axis = root + t * (end - root)
+        if (model.pose.depth(axis) > 80).all():
+            out.append((axis, np.full(4, 9.0 if k < 4 else 11.0)))
+    return out
 
 
 def _capsule(img: np.ndarray, model: "CameraModel", axis: np.ndarray, radii: np.ndarray,
@@ -436,6 +464,8 @@ def _draw_arm(model: "CameraModel", canvas: np.ndarray, hand: "Hand", lamp: np.n
     shade = 1.0
     if lamp is not None:  # the arm's top catches the lamp as the board does, more or less
         shade = 0.95
+    for f_axis, f_radii in _fingers(model, hand):
+        _capsule(canvas, model, f_axis, f_radii, skin * shade * 0.93)
     _capsule(canvas, model, axis, radii, skin * shade)
     # the lit top of the forearm: a lighter, thinner capsule along it
     _capsule(canvas, model, axis - np.array([0, 0, 0.5]) * radii[:, None], radii * 0.45, skin * 1.12 * shade)
