@@ -204,6 +204,14 @@ class Lamp:
     ambient: float = 0.45  # the room's share of the light (what a shadow still gets)
     shadows: bool = True
 
+    def __post_init__(self) -> None:
+        if not 5 <= self.elevation_deg <= 90:
+            raise ValueError(f"Lamp.elevation_deg: 5-90 degrees above the table, got {self.elevation_deg}")
+        if not self.distance_mm > 0:
+            raise ValueError(f"Lamp.distance_mm: a distance above 0, got {self.distance_mm}")
+        if not 0 <= self.ambient <= 1:
+            raise ValueError(f"Lamp.ambient: a share of the light (0-1), got {self.ambient}")
+
     def position(self, centre: tuple[float, float]) -> np.ndarray:
         a, e = math.radians(self.azimuth_deg), math.radians(self.elevation_deg)
         d = self.distance_mm
@@ -221,6 +229,11 @@ class Hand:
     from_deg: float | None = None  # where the shoulder is, seen from above (None: the nearest sheet edge)
     holding: tuple[str, ...] = ()
     lift_mm: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.height_mm < 0 or self.lift_mm < 0:
+            raise ValueError(f"Hand: height_mm and lift_mm are heights above the board (>= 0), got "
+                             f"{self.height_mm}, {self.lift_mm}")
 
 
 @dataclass(frozen=True)

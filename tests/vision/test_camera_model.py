@@ -184,6 +184,10 @@ def test_bad_setups_are_refused_with_the_field_named():
         CameraSetup(fill=0)
     with pytest.raises(ValueError, match="jpeg"):
         Scene(jpeg=0)
+    with pytest.raises(ValueError, match="elevation_deg"):
+        Lamp(elevation_deg=0)
+    with pytest.raises(ValueError, match="height_mm"):
+        Hand((0, 0), height_mm=-5)
 
 
 def test_a_written_film_plays_back_through_the_file_capture(gyges_sheet, tmp_path):
