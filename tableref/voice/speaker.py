@@ -304,12 +304,15 @@ class Speaker:
         with self._lock:
             if generation != self._generation:
                 return True
-            try:
-                proc = self.runner.spawn(self._output.argv(wav))
-            except VoiceError as exc:
-                self._warn_once("play", f"voice: cannot play sound through {self._output.name}: {exc}")
-                return False
+        try:  # started outside the lock: a fork must never hold up the referee's on_decision
+            proc = self.runner.spawn(self._output.argv(wav))
+        except VoiceError as exc:
+            self._warn_once("play", f"voice: cannot play sound through {self._output.name}: {exc}")
+            return False
+        with self._lock:
             self._playing = proc
+            if generation != self._generation:  # cut while it was starting
+                proc.kill()
         code: int | None = None
         try:
             code = proc.wait(60.0)  # a sentence is seconds long; a stuck player is ended below

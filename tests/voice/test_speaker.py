@@ -9,7 +9,7 @@ import time
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import NewGame, StableView, Undo
+from tableref.decisions import GameOver, NewGame, StableView, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee, RefereeLoop
 from tableref.voice import Speaker
@@ -66,6 +66,16 @@ def test_a_sentence_left_waiting_too_long_is_dropped(journal, tmp_path):
     assert runner.spoken == []
 
 
+def test_game_over_waits_its_turn_however_long_the_sentence_before_it(journal, tmp_path):
+    runner, clock = FakeRunner(), Clock()
+    sp = speaker(runner, clock, stale_after=5.0, work_dir=tmp_path / "v", chimes=False)
+    sp.on_decision(NewGame(1, 0, "gyges", get_game("gyges").default_setup({}).to_dict()))
+    sp.on_decision(GameOver(1, 0, {"winner": "south", "reason": "a ring on the throne", "scores": {}}))
+    sp._phrase(clock())
+    clock.advance(20.0)  # the sentence before it took 20 s
+    assert [s.text for s in sp.pump()] == ["Game over: South wins"]  # the new game's was stale
+
+
 def test_an_undo_cuts_the_sentence_being_spoken(journal, tmp_path):
     runner = FakeRunner(hold=True)  # the player plays until killed
     sp = speaker(runner, work_dir=tmp_path / "v", chimes=False)
@@ -87,6 +97,7 @@ def test_an_undo_cuts_the_sentence_being_spoken(journal, tmp_path):
             assert playing.killed, "the undo did not cut the sentence"
             after = runner.wait_spawned(2)  # then the takeback is said
             after.finish()
+            runner.wait_spawned(3)  # then what to put back: being said when the speaker closes
         finally:
             loop.stop(5)
     said = list(sp.said)
