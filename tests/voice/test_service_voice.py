@@ -49,3 +49,34 @@ def test_no_voice_configured_the_page_says_so(tmp_path):
         assert post("/api/voice/mute", {"muted": True}).status_code == 404
     finally:
         svc.close()
+
+
+def test_the_real_service_with_the_real_programs_never_fails_for_want_of_a_sound_card(tmp_path, caplog):
+    """`tableref serve`'s wiring from a [voice] table, real espeak-ng and aplay (or none): a test
+    machine has no sound card, so aplay fails (logged once) or is missing (logged once); the
+    referee accepts the move all the same."""
+    import logging
+    import os
+    import shutil
+    import time
+
+    from tableref.serve import Service
+    from tableref.voice import VoiceConfig
+
+    svc = Service(tmp_path / "j.sqlite3", tmp_path / "a.json", settle=0.05, readings=2, scan_interval=0.01,
+                  voice=VoiceConfig(level="normal"))
+    with caplog.at_level(logging.WARNING, logger="tableref.voice"):
+        with svc:
+            assert svc.speaker is not None and svc.speaker._thread is not None
+            svc.table.sim_edit("move", space="b1", to="b3")
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not (svc.table.snapshot()["moves"] and svc.speaker.said
+                                                        and svc.speaker.idle):
+                time.sleep(0.05)
+            assert svc.table.snapshot()["moves"] == ["b1-b3"]
+            said = list(svc.speaker.said)
+            assert said and said[-1].topic == "move"
+    if shutil.which("aplay") is None and shutil.which("pw-play") is None:
+        assert caplog.text.count("no audio output") == 1
+    elif not os.path.exists("/dev/snd"):
+        assert caplog.text.count("exited") == 1 and "check the sound card" in caplog.text
