@@ -17,28 +17,32 @@ from rules.view import View
 
 from . import layout
 from .layout import Sheet
+from .lens import Lens
 from .lock import BoardLock
+from .pose import Pose
 from .reader import Calibration, CalibrationError
 from .samples import SampleGrid
 
 
-def lock_on(sheet: Sheet, frames: Iterable[np.ndarray], *, lock: BoardLock | None = None
-            ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(frame, H)`` for every frame once the lock holds (frames before it are skipped)."""
-    lock = lock or BoardLock(sheet)
-    out = []
+def lock_on(sheet: Sheet, frames: Iterable[np.ndarray], *, lock: BoardLock | None = None,
+            lens: Lens | None = None) -> list[tuple[np.ndarray, "np.ndarray | Pose"]]:
+    """``(frame, H)`` for every frame once the lock holds (frames before it are skipped);
+    through a lens, ``H`` is a :class:`~vision.pose.Pose` carrying it."""
+    lock = lock or BoardLock(sheet, lens=lens)
+    out: list[tuple[np.ndarray, np.ndarray | Pose]] = []
     for frame in frames:
         status = lock.update(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         if status.readable and status.H is not None:
-            out.append((frame, status.H))
+            out.append((frame, status.H if lock.lens is None else Pose(status.H, lock.lens.for_size(
+                (frame.shape[1], frame.shape[0])))))
     return out
 
 
 def calibrate(grid: SampleGrid, empty: Iterable[np.ndarray], *, mode: str | None = None,
-              shots: Iterable[tuple[np.ndarray, View]] = ()) -> Calibration:
+              shots: Iterable[tuple[np.ndarray, View]] = (), lens: Lens | None = None) -> Calibration:
     """A calibration from frames of the empty board and, for colour reading, frames of
-    known positions (``(frame, view)``)."""
-    locked = lock_on(grid.sheet, empty)
+    known positions (``(frame, view)``); ``lens``: the camera's (vision.lens)."""
+    locked = lock_on(grid.sheet, empty, lens=lens)
     if not locked:
         raise CalibrationError(f"{grid.sheet.game}: the four corner markers were not found in the empty-board frames")
     cal = Calibration.from_empty(grid, locked, mode)
@@ -46,7 +50,7 @@ def calibrate(grid: SampleGrid, empty: Iterable[np.ndarray], *, mode: str | None
     if cal.mode == "colour":
         known = []
         for frame, view in shots:
-            got = lock_on(grid.sheet, [frame, frame])
+            got = lock_on(grid.sheet, [frame, frame], lens=lens)
             if got:
                 known.append((got[-1][0], got[-1][1], view))
         if not known:

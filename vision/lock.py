@@ -18,7 +18,14 @@ import cv2
 import numpy as np
 
 from .layout import CORNER_IDS, Sheet
+from .lens import Lens
+from .pose import Pose, estimate_pose
 from .render import aruco_dictionary
+
+SMALL_MARKER_PX = 40.0  # a marker whose diagonal is under this is looked for on a 2x enlarged crop
+
+
+NOISE_PX = 0.35  # marker corners moving less than this (px) are the sensor's noise, not the board
 
 
 class LockState(enum.Enum):
@@ -34,6 +41,7 @@ class LockStatus:
     markers_seen: int = 0
     bumped: bool = False  # this frame dropped the lock because the markers jumped
     relocked: bool = False  # this frame (re)acquired the lock
+    pose: Pose | None = None  # the camera's pose over the board (vision.pose), when locked
 
     @property
     def readable(self) -> bool:
@@ -102,8 +110,9 @@ class BoardLock:
     """Tracks the sheet in a stream of greyscale frames; :meth:`update` once per frame."""
 
     def __init__(self, sheet: Sheet, *, bump_px: float = 4.0, settle_frames: int = 2, window: float = 0.5,
-                 min_markers: int = 3, lost_frames: int = 5) -> None:
+                 min_markers: int = 3, lost_frames: int = 5, lens: Lens | None = None) -> None:
         self.sheet = sheet
+        self.lens = lens  # markers' corners are fitted through it (H then maps to ideal pixels)
         self.bump_px = float(bump_px)
         self.settle_frames = int(settle_frames)
         self.window = float(window)  # search margin round a marker, as a fraction of its size
@@ -112,6 +121,7 @@ class BoardLock:
         self._full = make_detector()
         self._small: dict[int, "cv2.aruco.ArucoDetector"] = {}  # per threshold window size
         self._reference = sheet.marker_corners()
+        self._K: np.ndarray | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -120,6 +130,7 @@ class BoardLock:
         self._candidate_frames = 0
         self.state = LockState.SEARCHING
         self.H: np.ndarray | None = None
+        self.pose: Pose | None = None
         self._unseen = 0  # consecutive tracked frames with too few markers
 
     # -- per frame ------------------------------------------------------------------------
@@ -132,6 +143,12 @@ class BoardLock:
     def _search(self, grey: np.ndarray) -> LockStatus:
         found = {i: c for i, c in detect(self._full, grey).items() if i in CORNER_IDS}
         if len(found) < 4:
+            # A board far off (40 % of a 720p frame: markers ~15 px, cells ~2 px) is found on
+            # the frame enlarged 2x; only while searching, so watching stays cheap.
+            big = cv2.resize(grey, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+            more = {i: (c + 0.5) / 2 - 0.5 for i, c in detect(self._full, big).items() if i in CORNER_IDS}
+            found = {**more, **found}
+        if len(found) < 4:
             self._candidate, self._candidate_frames = None, 0
             return LockStatus(LockState.SEARCHING, None, len(found))
         if self._candidate is not None and _max_shift(self._candidate, found) <= self.bump_px / 2:
@@ -141,12 +158,12 @@ class BoardLock:
         self._candidate = found
         if self._candidate_frames < self.settle_frames:
             return LockStatus(LockState.SEARCHING, None, len(found))
-        H = self._fit(found)
+        H = self._fit(found, grey.shape)
         if H is None:
             return LockStatus(LockState.SEARCHING, None, len(found))
         self._corners, self.H, self.state = found, H, LockState.LOCKED
         self._candidate, self._candidate_frames = None, 0
-        return LockStatus(LockState.LOCKED, H, 4, relocked=True)
+        return LockStatus(LockState.LOCKED, H, 4, relocked=True, pose=self.pose)
 
     def _track(self, grey: np.ndarray) -> LockStatus:
         h, w = grey.shape[:2]
@@ -158,7 +175,7 @@ class BoardLock:
             x1, y1 = int(min(w, c[:, 0].max() + pad + 1)), int(min(h, c[:, 1].max() + pad + 1))
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
-            got = detect(self._tracker(size), grey[y0:y1, x0:x1], (x0, y0)).get(i)
+            got = self._find(i, size, grey[y0:y1, x0:x1], (x0, y0))
             if got is not None:
                 seen[i] = got
         steady = {i: c for i, c in seen.items() if float(np.abs(c - self._corners[i]).max()) <= self.bump_px}
@@ -176,14 +193,27 @@ class BoardLock:
                 self.reset()
                 return LockStatus(LockState.SEARCHING, None, len(seen), bumped=True)
             self.state = LockState.OCCLUDED
-            return LockStatus(LockState.OCCLUDED, self.H, len(seen))
+            return LockStatus(LockState.OCCLUDED, self.H, len(seen), pose=self.pose)
         self._unseen = 0
-        self._corners.update(seen)
-        H = self._fit(self._corners)
-        if H is not None:
-            self.H = H
+        # Hold still while the markers stay within their noise: a still board keeps exactly the
+        # same lock (and pose), so the motion gate and the reader see no wobble.
+        if any(float(np.abs(c - self._corners[i]).max()) > NOISE_PX for i, c in seen.items()):
+            self._corners.update(seen)
+            H = self._fit(self._corners, grey.shape)
+            if H is not None:
+                self.H = H
         self.state = LockState.LOCKED
-        return LockStatus(LockState.LOCKED, self.H, len(seen))
+        return LockStatus(LockState.LOCKED, self.H, len(seen), pose=self.pose)
+
+    def _find(self, i: int, diagonal: float, crop: np.ndarray, offset: tuple[int, int]) -> np.ndarray | None:
+        """Marker ``i`` in a window: one sized pass; a small marker on the window enlarged 2x."""
+        got = detect(self._tracker(diagonal), crop, offset).get(i)
+        if got is None and diagonal < SMALL_MARKER_PX:
+            big = cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+            c = detect(self._tracker(2 * diagonal), big).get(i)
+            if c is not None:
+                got = ((c + 0.5) / 2 - 0.5 + np.float32(offset)).astype(np.float32)
+        return got
 
     def _tracker(self, diagonal: float) -> "cv2.aruco.ArucoDetector":
         """A one-pass detector sized for a marker of this diagonal (px): 6 cells a side."""
@@ -192,11 +222,21 @@ class BoardLock:
             self._small[window] = make_sized_detector(window)
         return self._small[window]
 
-    def _fit(self, corners: dict[int, np.ndarray]) -> np.ndarray | None:
+    def _fit(self, corners: dict[int, np.ndarray], shape: tuple[int, ...]) -> np.ndarray | None:
+        """The homography (through the lens: to ideal pixels) and the camera's pose."""
         src = np.concatenate([self._reference[i] for i in sorted(corners)])
         dst = np.concatenate([corners[i] for i in sorted(corners)])
-        H, _ = cv2.findHomography(src, dst, 0)
-        return None if H is None else H.astype(np.float64)
+        size = (int(shape[1]), int(shape[0]))
+        lens = self.lens.for_size(size) if self.lens is not None else None
+        ideal = dst if lens is None else lens.undistort_points(dst).astype(np.float32)
+        H, _ = cv2.findHomography(src, ideal, 0)
+        if H is None:
+            return None
+        H = H.astype(np.float64)
+        self.pose = estimate_pose(src, ideal, size, lens, H, undistorted=True, K=self._K) or Pose(H, lens)
+        if lens is None and self.pose.K is not None and self._K is None:
+            self._K = self.pose.K  # the focal length does not change: estimated once
+        return H
 
     @property
     def corners(self) -> dict[int, np.ndarray]:

@@ -53,6 +53,7 @@ SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
 VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
 OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
+SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
 UNNAMED = "something here that is not a readable piece"
 OCCLUDED = "occluded by a piece in front"
 CALIBRATION_VERSION = 1
@@ -352,6 +353,8 @@ class Reader:
             share = fg.mean()
             if share <= EMPTY_MAX and hidden.any():
                 del why[sid]  # the piece in front, nothing here
+            elif share > EMPTY_MAX and shadowy[sl][seen][fg].mean() >= SHADOW_ALL and self._caster_near(i, solid):
+                del why[sid]  # a shadow cast by a piece next to it: the paper, only darker
             elif share >= OCCUPIED_MIN and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
                     and shadowy[sl][seen][fg].mean() < 0.5:
                 del why[sid]
@@ -377,6 +380,12 @@ class Reader:
             hidden = self._hidden(i, body_px, solid)
             if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
                 why[s.id] = OCCLUDED
+
+    def _caster_near(self, i: int, solid: list[tuple[int, np.ndarray]]) -> bool:
+        s = self.grid.spaces[i]
+        reach = 1.5 * self.sheet.pitch
+        return any(j != i and math.hypot(self.grid.spaces[j].x - s.x, self.grid.spaces[j].y - s.y) <= reach
+                   for j, _ in solid)
 
     def _hidden(self, i: int, body_px: np.ndarray, solid: list[tuple[int, np.ndarray]]) -> np.ndarray:
         """Which of space ``i``'s body points the pieces of ``solid`` (other spaces') cover."""
