@@ -29,6 +29,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     s.add_argument("--game", default="anacund", help="the game every table plays (default anacund)")
     s.add_argument("--interval", type=float, default=5.0, help="seconds between a table's moves, on average")
     s.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
+    s.add_argument("--first", type=int, default=1, help="the number of the first table (table-01 by default)")
     s.add_argument("--dir", type=Path, default=None, help="where the tables' journals go (default: a temporary one)")
     s.add_argument("--password-dir", type=Path, default=None,
                    help="DIR/<table>.password for each table's own MQTT user (tableref hub credentials add --out)")
@@ -105,8 +106,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from ..config import ConfigError, _Reader
     from .simulate import run_club
 
-    if args.boards < 1 or args.interval <= 0:
-        return _fail("--boards must be >= 1 and --interval > 0")
+    if args.boards < 1 or args.interval <= 0 or args.first < 1:
+        return _fail("--boards and --first must be >= 1 and --interval > 0")
     try:
         host, port, tls = parse_url(_Reader("<command line>", None), "--broker", args.broker)
     except ConfigError as exc:
@@ -119,12 +120,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     print(f"tableref: {args.boards} simulated tables playing {args.game} on {broker.url}, a move every "
           f"{args.interval:g} s each; journals in {directory}", flush=True)
     try:
-        tables = run_club(args.boards, broker, directory, game=args.game, interval=args.interval,
-                          duration=args.duration, stop=stop, password_dir=args.password_dir)
+        tables, played = run_club(args.boards, broker, directory, game=args.game, interval=args.interval,
+                                  duration=args.duration, stop=stop, password_dir=args.password_dir,
+                                  first=args.first)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    print(f"tableref: stopped; {sum(t.games_finished for t in tables)} games finished", flush=True)
+    print(f"tableref: stopped; played {played} moves, {sum(t.games_finished for t in tables)} games finished",
+          flush=True)
     return 0
 
 

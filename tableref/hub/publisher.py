@@ -203,7 +203,7 @@ class HubPublisher:
         progress_at = self.clock()
         try:
             while not self._stop.is_set():
-                self._wake.wait(self.poll)
+                woken = self._wake.wait(self.poll)
                 self._wake.clear()
                 try:
                     progressed = self._drain(outbox)
@@ -219,6 +219,8 @@ class HubPublisher:
                                  self.resend_after)
                         self._sent.clear()
                         progress_at = self.clock()
+                    elif not woken:
+                        continue  # nothing new: the journal is not read again (200 boards on one hub PC)
                     self._publish_live()
                     low = self._fill(outbox, low, self._sent)
                 except Exception:  # the publisher must outlive a bad moment; it tries again

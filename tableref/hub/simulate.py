@@ -134,17 +134,19 @@ class SimTable:
                 return
 
 
-def table_names(n: int) -> list[str]:
-    width = max(2, len(str(n)))
-    return [f"table-{i:0{width}d}" for i in range(1, n + 1)]
+def table_names(n: int, first: int = 1, width: int = 2) -> list[str]:
+    width = max(width, len(str(first + n - 1)))
+    return [f"table-{i:0{width}d}" for i in range(first, first + n)]
 
 
 def start_tables(boards: int, broker: BrokerConfig, directory: Path, *, game: str = "anacund", seed: int = 1,
-                 password_dir: Path | None = None, on_commit: Any = None) -> list[SimTable]:
-    """``boards`` tables, started (journals open, publishers connecting)."""
+                 password_dir: Path | None = None, on_commit: Any = None, first: int = 1) -> list[SimTable]:
+    """``boards`` tables, started (journals open, publishers connecting). paho waits on its
+    sockets with select(), which fails past descriptor 1023: with ~9 descriptors a table
+    (journal, outbox, socket), one process holds about 100 tables; more take more processes."""
     directory.mkdir(parents=True, exist_ok=True)
     tables = []
-    for i, name in enumerate(table_names(boards)):
+    for i, name in enumerate(table_names(boards, first), start=first - 1):
         b = broker
         if password_dir is not None:
             b = replace(broker, username=name, password_file=password_dir / f"{name}.password")
@@ -179,13 +181,15 @@ def drive(tables: list[SimTable], *, interval: float = 5.0, duration: float | No
 
 def run_club(boards: int, broker: BrokerConfig, directory: Path, *, game: str = "anacund", interval: float = 5.0,
              duration: float | None = None, stop: threading.Event | None = None, seed: int = 1,
-             password_dir: Path | None = None, on_commit: Any = None) -> list[SimTable]:
-    """``tableref hub simulate``: start the tables, play until stopped, stop them."""
+             password_dir: Path | None = None, on_commit: Any = None, first: int = 1) -> tuple[list[SimTable], int]:
+    """``tableref hub simulate``: start the tables, play until stopped, stop them; the tables
+    and the moves played."""
     tables = start_tables(boards, broker, directory, game=game, seed=seed, password_dir=password_dir,
-                          on_commit=on_commit)
+                          on_commit=on_commit, first=first)
+    played = 0
     try:
-        drive(tables, interval=interval, duration=duration, stop=stop, seed=seed)
+        played = drive(tables, interval=interval, duration=duration, stop=stop, seed=seed + first)
     finally:
         for t in tables:
             t.stop()
-    return tables
+    return tables, played

@@ -93,7 +93,8 @@ def test_the_last_will_and_status_are_retained(tmp_path):
         assert decode("tableref/v1/table-01/status", fb.retained["tableref/v1/table-01/status"])[1].state == "online"
         t.step()
         live = lambda: decode("tableref/v1/table-01/live", fb.retained["tableref/v1/table-01/live"])[1]  # noqa: E731
-        wait_for(lambda: live().ply == 1, 5, "the live snapshot after the first move")
+        wait_for(lambda: "tableref/v1/table-01/live" in fb.retained and live().ply == 1, 5,
+                 "the live snapshot after the first move")
         assert live().last == t.referee.record.moves[0]
     finally:
         t.stop()

@@ -1,0 +1,82 @@
+"""The club page in headless Debian chromium (Playwright), with 20 simulated tables live on a
+real Mosquitto through the real hub server (uvicorn): the grid fills, tiles follow the games,
+a table opens full-size, standings show. Screenshots at desktop width and 390 px go to
+tests/artifacts/ (hub-club-desktop.png, hub-club-390.png)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from hub_web import create_hub_app
+from hub_web.server import Fanout, HubServer
+from tableref.hub.hub import Hub
+from tableref.hub.settings import BrokerConfig, HubServerConfig
+from tableref.hub.simulate import drive
+from web.auth import AdminStore
+
+from conftest import needs_mosquitto, wait_for
+from hubhelp import make_tables
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+pytestmark = [needs_mosquitto, pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                                                   reason=f"{CHROMIUM} is missing (scripts/ensure-chromium)")]
+
+
+def test_club_page_with_twenty_tables_live(broker, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    fanout = Fanout(lambda: hub.snapshot())
+    hub = Hub(HubServerConfig(broker=BrokerConfig(port=broker.port), data_dir=tmp_path / "hub",
+                              event="Thursday club"), on_change=fanout.publish).start()
+    server = HubServer(create_hub_app(hub, AdminStore(tmp_path / "a.json", method="scrypt:1024:8:1")), fanout,
+                       "127.0.0.1", 0)
+    url = server.start()
+    tables = make_tables(20, broker.port, tmp_path / "boards")
+    hub.store.add_round()
+    for i, t in enumerate(tables):
+        players = {"A": f"Player {2 * i + 1}", "B": f"Player {2 * i + 2}"}
+        hub.store.set_pairing(1, t.name, players)
+    wait_for(lambda: hub.link == "connected", 10, "the hub")
+    for p in hub.store.pairings(1):
+        hub.push_pairing(1, p["board"], p["players"])
+    stop = threading.Event()
+    player = threading.Thread(target=drive, kwargs={"tables": tables, "interval": 0.4, "stop": stop}, daemon=True)
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        wait_for(lambda: all(t.publisher.pairing for t in tables), 10, "the pairings at the boards")
+        player.start()
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                for width, height, name in ((1280, 900, "desktop"), (390, 844, "390")):
+                    page = browser.new_page(viewport={"width": width, "height": height})
+                    page.goto(url)
+                    page.click("#pin-cancel")  # just watch
+                    page.wait_for_function("document.querySelectorAll('.tile').length === 20", timeout=15000)
+                    page.wait_for_function("[...document.querySelectorAll('.tile .players')]"
+                                           ".every(e => e.textContent.startsWith('Player'))", timeout=15000)
+                    first = page.text_content("#t-table-01 .foot")
+                    page.wait_for_function(f"document.querySelector('#t-table-01 .foot').textContent !== {first!r}",
+                                           timeout=15000)  # the tile follows the game
+                    assert page.locator("#t-table-01 svg circle").count() > 10
+                    page.screenshot(path=str(ARTIFACTS / f"hub-club-{name}.png"))
+                    page.close()
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(url + "table/table-03")
+                page.wait_for_function("document.querySelector('#table-players').textContent.includes('Player 5')",
+                                       timeout=15000)
+                page.goto(url + "standings")
+                assert "Round 1" in page.text_content("main")
+            finally:
+                browser.close()
+    finally:
+        stop.set()
+        player.join(10)
+        for t in tables:
+            t.stop()
+        server.stop()
+        hub.stop()
