@@ -20,6 +20,11 @@ SCRIPT_MESSAGES = (
     "Setup: place your pieces on the board", "Drift phase: turn the rivers on the board now",
     "Not a legal move — put the board back", "Part-way through a move… finish it on the board",
     "Which move was it? Choose one:", "Voice muted", "Voice on", "Mute the voice", "Unmute the voice",
+    "Game over: {player} wins ({reason})", "Game over: a draw ({reason})", "{player} to move", "first to {n}",
+    "first to {n} wins", "{player} played {move}", "Took back {move}", "resumed at move {ply}",
+    "new game — make the first move on the board", "Looks like {move}", "Could be: {moves}",
+    # the players' names, as the page capitalises them
+    "White", "Black", "South", "North", "Red", "Blue", "Green", "Yellow",
 )
 
 

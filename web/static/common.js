@@ -9,11 +9,12 @@
 
   /* The page's own strings in the reader's language (web/i18n.py fills #tr-messages). */
   let messages = null;
-  function t(s) {
+  function t(s, values) {
     if (messages === null) {
       try { messages = JSON.parse(($("#tr-messages") || {}).textContent || "{}"); } catch (e) { messages = {}; }
     }
-    return messages[s] || s;
+    const out = messages[s] || s;
+    return values ? out.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m)) : out;
   }
 
   function toast(msg) {

@@ -42,7 +42,8 @@
     banner.className = "banner";
     if (live.outcome) {
       const o = live.outcome;
-      banner.textContent = o.winner ? `Game over: ${cap(o.winner)} wins (${o.reason})` : `Game over: a draw (${o.reason})`;
+      banner.textContent = o.winner ? t("Game over: {player} wins ({reason})", { player: t(cap(o.winner)), reason: o.reason })
+        : t("Game over: a draw ({reason})", { reason: o.reason });
       banner.classList.add("over");
       banner.hidden = false;
     } else if (live.phase && live.phase !== "play" && live.phase !== "over") {
@@ -58,7 +59,7 @@
       const chip = document.createElement("span");
       chip.className = "chip";
       chip.style.background = B.playerColour(live.to_move, live.players);
-      turn.append(chip, ` ${cap(live.to_move)} to move`);
+      turn.append(chip, ` ${t("{player} to move", { player: t(cap(live.to_move)) })}`);
     } else {
       turn.textContent = t("Game over");
     }
@@ -67,14 +68,14 @@
     for (const [who, n] of Object.entries(live.scores || {})) {
       const d = document.createElement("div");
       d.className = `score ${who === live.to_move ? "to-move" : ""}`;
-      d.innerHTML = `<small>${esc(cap(who))}</small><b>${esc(n)}</b>`;
-      if (live.target) d.title = `first to ${live.target}`;
+      d.innerHTML = `<small>${esc(t(cap(who)))}</small><b>${esc(n)}</b>`;
+      if (live.target) d.title = t("first to {n}", { n: live.target });
       scores.append(d);
     }
     if (live.target) {
       const t = document.createElement("small");
       t.className = "hint";
-      t.textContent = `first to ${live.target} wins`;
+      t.textContent = window.TR.t("first to {n} wins", { n: live.target });
       scores.append(t);
     }
     const src = $("#source");
@@ -97,19 +98,19 @@
     } else if (st.kind === "partial") {
       head = t("Part-way through a move… finish it on the board");
       const c = st.candidates;
-      detail = c.length === 1 ? `Looks like ${c[0]}` : c.length <= 6 ? `Could be: ${c.join(", ")}`
+      detail = c.length === 1 ? t("Looks like {move}", { move: c[0] }) : c.length <= 6 ? t("Could be: {moves}", { moves: c.join(", ") })
         : `Could be any of ${c.length} moves (${c.slice(0, 4).join(", ")}, …)`;
       items = handText(st);
     } else if (st.kind === "ambiguous") {
       head = t("Which move was it? Choose one:");
     } else if (last.kind === "accepted" || last.kind === "game_over") {
-      head = `${cap(last.player || "")} played ${last.move}`;
+      head = t("{player} played {move}", { player: t(cap(last.player || "")), move: last.move });
       detail = last.description + (last.confirmed ? " (confirmed)" : "");
     } else if (last.kind === "taken_back") {
-      head = `Took back ${last.move}`;
+      head = t("Took back {move}", { move: last.move });
     } else {
       head = `${live.title}: game ${live.game_id}`;
-      detail = live.ply ? `resumed at move ${live.ply}` : "new game — make the first move on the board";
+      detail = live.ply ? t("resumed at move {ply}", { ply: live.ply }) : t("new game — make the first move on the board");
       kind = "new_game";
     }
     card.className = `card decision ${kind}`;
