@@ -5,6 +5,7 @@ paper and set-up (see ``docs/vision.md``).
     tableref print-tags --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
     tableref calibrate --source SPEC --game G --out FILE.npz [--position start|FILE.json]
                        [--frames N] [--snapshot FILE.png]
+    tableref calibrate-lens [--print-sheet FILE.png] [--source SPEC|IMG,IMG,... --out LENS.json]
 
 Malformed input prints one line ``tableref: WHERE: WHAT`` on stderr and exits 2. OpenCV is
 imported only when one of these commands runs, so the other commands start as fast as ever.
@@ -49,6 +50,17 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--frames", type=int, default=10, help="frames to average (default 10)")
     p.add_argument("--snapshot", type=Path, default=None, help="write a PNG of the frame with the lock drawn")
     p.set_defaults(func=cmd_calibrate)
+
+    p = subparsers.add_parser("calibrate-lens", help="print the ChArUco sheet, or measure the camera's lens from it",
+                              description="Measure the lens (intrinsics and distortion) from frames of the printed "
+                                          "ChArUco sheet: --print-sheet FILE.png first, then --source with the "
+                                          "sheet held at several angles; writes a lens file (JSON).")
+    p.add_argument("--print-sheet", type=Path, default=None, help="write the ChArUco sheet (.png; print at 100 %%)")
+    p.add_argument("--dpi", type=int, default=200, help="sheet resolution (default 200)")
+    p.add_argument("--source", default=None, help="a video file, a webcam index, or image files (comma-separated)")
+    p.add_argument("--out", type=Path, default=None, help="lens file to write (.json)")
+    p.add_argument("--frames", type=int, default=40, help="frames to try from a camera or video (default 40)")
+    p.set_defaults(func=cmd_calibrate_lens)
 
 
 def _fail(where: str, what: str) -> int:
@@ -154,6 +166,59 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                       "colours": [c.name for c in cal.classes]}))
     if args.snapshot is not None:
         cv2.imwrite(str(args.snapshot), draw_lock(frame, sheet, H))
+    return EXIT_OK
+
+
+def cmd_calibrate_lens(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.lens import LensError, calibrate_lens, charuco_image
+
+    if args.print_sheet is None and args.source is None:
+        return _fail("calibrate-lens", "give --print-sheet FILE.png, or --source and --out")
+    if args.print_sheet is not None:
+        if args.dpi < 72 or args.dpi > 1200:
+            return _fail("--dpi", f"{args.dpi} is out of range (72-1200)")
+        img = charuco_image(args.dpi)
+        if not cv2.imwrite(str(args.print_sheet), img):
+            return _fail("--print-sheet", f"cannot write {args.print_sheet} (a .png path)")
+        print(f"wrote {args.print_sheet}: print at 100 % (30 mm squares), stick it on card")
+    if args.source is None:
+        return EXIT_OK
+    if args.out is None:
+        return _fail("--out", "give the lens file to write (.json)")
+    frames = []
+    parts = args.source.split(",")
+    if all(Path(x).suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp") for x in parts):
+        for x in parts:
+            img = cv2.imread(x)
+            if img is None:
+                return _fail("--source", f"cannot read image {x}")
+            frames.append(img)
+    else:
+        from vision.capture import CaptureError, open_capture
+
+        try:
+            with open_capture(args.source) as cap:
+                step = 5 if Path(args.source).exists() else 15  # a video: every 5th frame; a camera: ~2 a second
+                k = 0
+                while len(frames) < args.frames:
+                    got = cap.read()
+                    if got is None:
+                        break
+                    if k % step == 0:
+                        frames.append(got.image)
+                    k += 1
+        except CaptureError as exc:
+            return _fail("--source", str(exc))
+    try:
+        lens, used = calibrate_lens(frames)
+    except LensError as exc:
+        return _fail("--source", str(exc))
+    lens.save(args.out)
+    print(json.dumps({"frames_used": used, "reprojection_error_px": round(lens.error_px, 3),
+                      "size": list(lens.size), "hfov_deg": round(lens.hfov_deg, 1),
+                      "dist": [round(float(v), 4) for v in lens.dist]}))
     return EXIT_OK
 
 

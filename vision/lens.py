@@ -58,8 +58,10 @@ class Lens:
         pts = np.asarray(px, np.float64).reshape(-1, 1, 2)
         if len(pts) == 0:
             return np.zeros((0, 2))
-        return cv2.undistortPointsIter(pts, self.K, self.dist, None, self.K,
-                                       (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-4)).reshape(-1, 2)
+        # More iterations than the default 5: a wide lens's corners need them (checked against
+        # distort_points to 1e-6 px at k1 -0.3).
+        return cv2.undistortPoints(pts, self.K, self.dist, R=None, P=self.K,
+                                   criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)).reshape(-1, 2)
 
     def distort_points(self, ideal: np.ndarray) -> np.ndarray:
         """Ideal pinhole pixels → frame pixels through the distortion (N, 2)."""
@@ -121,3 +123,54 @@ class Lens:
             raise LensError(f"lens file {where}: key 'dist' must hold 4, 5 or 8 coefficients (k1 k2 p1 p2 [k3 ...])")
         err = data.get("error_px")
         return cls(K, dist, (w, h), float("nan") if err is None else float(err))
+
+
+# -- calibration: the ChArUco sheet (``tableref calibrate-lens``) -------------------------------
+
+CHARUCO_SQUARES = (7, 5)  # chessboard squares across, down (fits A4 landscape)
+CHARUCO_SQUARE_MM = 30.0
+CHARUCO_MARKER_MM = 22.0
+CHARUCO_DICTIONARY = "DICT_5X5_100"  # not the board's DICT_4X4_50: never taken for a corner marker
+MIN_VIEWS = 3
+
+
+def charuco_board() -> "cv2.aruco.CharucoBoard":
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, CHARUCO_DICTIONARY))
+    return cv2.aruco.CharucoBoard(CHARUCO_SQUARES, CHARUCO_SQUARE_MM, CHARUCO_MARKER_MM, d)
+
+
+def charuco_image(dpi: int = 200, margin_mm: float = 15.0) -> np.ndarray:
+    """The ChArUco sheet at true scale (``dpi``), with a white margin: a grey image."""
+    px_mm = dpi / 25.4
+    w_mm = CHARUCO_SQUARES[0] * CHARUCO_SQUARE_MM + 2 * margin_mm
+    h_mm = CHARUCO_SQUARES[1] * CHARUCO_SQUARE_MM + 2 * margin_mm
+    size = (int(round(w_mm * px_mm)), int(round(h_mm * px_mm)))
+    return charuco_board().generateImage(size, marginSize=int(round(margin_mm * px_mm)), borderBits=1)
+
+
+def calibrate_lens(frames: "list[np.ndarray]", *, min_corners: int = 8) -> tuple[Lens, int]:
+    """A lens from frames of the ChArUco sheet (several angles and places in the frame):
+    ``cv2.aruco.CharucoDetector`` finds the chessboard corners, ``cv2.calibrateCamera`` fits
+    K and k1, k2, p1, p2 (k3 fixed: a free k3 trades off against k1, k2 on a few views).
+    Returns the lens and how many frames were used; raises LensError when too few show it."""
+    if not frames:
+        raise LensError("calibrate-lens: no frames")
+    board = charuco_board()
+    detector = cv2.aruco.CharucoDetector(board)
+    obj, img = [], []
+    h, w = frames[0].shape[:2]
+    for f in frames:
+        if f.shape[:2] != (h, w):
+            raise LensError(f"calibrate-lens: frames of different sizes ({w}x{h} and {f.shape[1]}x{f.shape[0]})")
+        grey = cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) if f.ndim == 3 else f
+        corners, ids, _, _ = detector.detectBoard(grey)
+        if ids is None or len(ids) < min_corners:
+            continue
+        o, i = board.matchImagePoints(corners, ids)
+        obj.append(o)
+        img.append(i)
+    if len(obj) < MIN_VIEWS:
+        raise LensError(f"calibrate-lens: the ChArUco sheet was found in {len(obj)} of {len(frames)} frames "
+                        f"(need {MIN_VIEWS}: show it whole, from several angles, filling much of the frame)")
+    rms, K, dist, _, _ = cv2.calibrateCamera(obj, img, (w, h), None, None, flags=cv2.CALIB_FIX_K3)
+    return Lens(K.astype(np.float64), dist.ravel().astype(np.float64), (w, h), float(rms)), len(obj)
