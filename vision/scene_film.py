@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -42,6 +43,7 @@ class FilmTiming:
     lift_s: float = 0.3
     carry_s: float = 0.7
     hover_s: float = 0.0  # held over the destination before putting down (a slow, hesitant move)
+    stops: int = 0  # spaces on the way the piece is held over for hover_s each (a bounce chain done slowly)
     lower_s: float = 0.3
     withdraw_s: float = 0.7
 
@@ -113,7 +115,12 @@ def film(sheet: Sheet, start: State, moves: Sequence, *, base: Scene = Scene(), 
             else:
                 path(view, k, start_at, a, timing.reach_s, h0=hover + 60, h1=hover, holding=(token,),
                      lift=(LIFT_MM, LIFT_MM))
-            path(view, k, a, b, timing.carry_s, h0=hover, h1=hover, holding=(token,), lift=(LIFT_MM, LIFT_MM))
+            legs = [a, *_stops(sheet, a, b, timing.stops), b] if timing.hover_s > 0 else [a, b]
+            for i, (p, q) in enumerate(zip(legs, legs[1:])):
+                path(view, k, p, q, timing.carry_s / (len(legs) - 1), h0=hover, h1=hover, holding=(token,),
+                     lift=(LIFT_MM, LIFT_MM))
+                if i + 2 < len(legs):  # held still over a space on the way
+                    path(view, k, q, q, timing.hover_s, h0=hover, h1=hover, holding=(token,), lift=(LIFT_MM, LIFT_MM))
             if dst:
                 if timing.hover_s > 0:
                     path(view, k, b, b, timing.hover_s, h0=hover, h1=hover, holding=(token,), lift=(LIFT_MM, LIFT_MM))
@@ -127,6 +134,25 @@ def film(sheet: Sheet, start: State, moves: Sequence, *, base: Scene = Scene(), 
         path(after, k + 1, end, _outside(sheet, end), timing.withdraw_s, h0=tall + HOVER_MM, h1=tall + HOVER_MM + 80)
         emit(after, None, timing.still_s if k + 1 < len(moves) else timing.closing_s, k + 1)
     return out
+
+
+def _stops(sheet: Sheet, a: tuple[float, float], b: tuple[float, float], n: int) -> list[tuple[float, float]]:
+    """Up to ``n`` spaces near the way from ``a`` to ``b`` (not at either end), in order."""
+    if n <= 0:
+        return []
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    length2 = dx * dx + dy * dy or 1.0
+    near = []
+    for sh in sheet.shapes:
+        if sh.kind == "area":
+            continue
+        t = ((sh.x - ax) * dx + (sh.y - ay) * dy) / length2
+        off = abs((sh.x - ax) * dy - (sh.y - ay) * dx) / math.sqrt(length2)
+        if 0.15 < t < 0.85 and off < sheet.pitch:
+            near.append((t, off, (sh.x, sh.y)))
+    near.sort(key=lambda z: z[1])
+    return [p for _, _, p in sorted(near[:n])]
 
 
 def _view(here: dict[str, list[str]]) -> View:

@@ -221,3 +221,18 @@ def test_a_tall_piece_in_front_hides_the_one_behind(gyges_sheet):
     overlap &= np.abs(near - far).sum(axis=2) > 30  # where the two differ, the order shows
     assert overlap.sum() > 40
     assert (np.abs(both - near).sum(axis=2)[overlap] < 10).mean() > 0.95
+
+
+def test_a_slow_move_holds_the_piece_over_spaces_on_the_way(gyges_sheet):
+    from vision.scene_film import FilmTiming
+
+    start = get_game("gyges").default_setup()
+    far = lambda m: math.dist(*((gyges_sheet.by_id[s].x, gyges_sheet.by_id[s].y) for s in (m.start, m.end)))  # noqa: E731
+    move = max((m for m in start.legal_moves() if m.bump_to is None), key=far)
+    assert far(move) > 2.5 * gyges_sheet.pitch
+    slow = film(gyges_sheet, start, [move], timing=FilmTiming(hover_s=0.4, stops=2))
+    held = [f for f in slow if f.hand and f.scene.hands[0].holding and f.scene.hands[0].lift_mm == 35.0]
+    still = [f for f, g in zip(held, held[1:]) if f.scene.hands[0].at == g.scene.hands[0].at]
+    assert len(still) >= 8  # 0.4 s over each stop and the destination, at 10 fps
+    # all the while the piece is in the air: on no space
+    assert all(f.view == held[0].view for f in held)
