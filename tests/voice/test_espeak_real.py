@@ -14,7 +14,7 @@ from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine, SubprocessRunner, read_wav
 from tableref.voice.sentences import Narrator
 
-from fakes import FakeRunner
+from voicefakes import FakeRunner
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
                                 reason="espeak-ng is not installed (scripts/ensure-espeak installs it with apt-get)")

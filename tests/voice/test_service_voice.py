@@ -9,7 +9,7 @@ from pathlib import Path
 from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine
 
-from fakes import Clock, FakeRunner
+from voicefakes import Clock, FakeRunner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "web"))
 from webhelp import LAN, admin_client, make_service, move  # noqa: E402

@@ -15,7 +15,7 @@ from tableref.referee import Referee, RefereeLoop
 from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine, read_wav
 
-from fakes import Clock, FakeRunner
+from voicefakes import Clock, FakeRunner
 
 
 @pytest.fixture

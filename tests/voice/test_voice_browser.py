@@ -12,7 +12,7 @@ import pytest
 from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine
 
-from fakes import FakeRunner
+from voicefakes import FakeRunner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "browser"))
 from browserhelp import running  # noqa: E402

@@ -12,7 +12,7 @@ from tableref.config import Config, ConfigError, load_config
 from tableref.voice import VoiceConfig, open_speaker
 from tableref.voice.audio import EspeakEngine, PiperEngine
 
-from fakes import Clock, FakeRunner
+from voicefakes import Clock, FakeRunner
 
 ROOT = Path(__file__).parents[2]
 

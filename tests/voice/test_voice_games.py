@@ -19,7 +19,7 @@ from tableref.stabiliser import Stabiliser
 from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine
 
-from fakes import Clock, FakeRunner
+from voicefakes import Clock, FakeRunner
 
 DRIFT = get_game("drift")
 START = DRIFT.from_dict(json.loads((Path(__file__).parents[1] / "tableref" / "drift_midgame.json").read_text()))
