@@ -334,6 +334,25 @@ def run_film(game: str, heights: float, tilt: float, moves: int, seed: int) -> F
                       {k: kinds.count(k) for k in sorted(set(kinds))})
 
 
+def markdown(rows: list[Row], games: list[str]) -> str:
+    """Usable frames (and false accepts, if any) per setting and game, as a Markdown table."""
+    cell: dict[tuple[str, str], str] = {}
+    order: list[str] = []
+    for r in rows:
+        name = r.setting if r.size in ("1280x720",) or r.game == "drift" or r.setting == "1080p" \
+            else f"{r.setting} (1080p)"
+        if name not in order:
+            order.append(name)
+        if r.frames == 0 or r.note.startswith(("calibration failed", "lens row failed", "no lens")):
+            text = "no lock" if r.note.startswith("calibration failed") else "—"
+        else:
+            text = f"{100 * r.usable / r.frames:.0f} %" + (f" **{r.false_accepts} FA**" if r.false_accepts else "")
+        cell[(name, r.game)] = text
+    lines = ["| setting | " + " | ".join(games) + " |", "|---|" + "---|" * len(games)]
+    lines += [f"| {n} | " + " | ".join(cell.get((n, g), "") for g in games) + " |" for n in order]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}; 4 frames a row")
@@ -342,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--settings", default=None, help="comma-separated setting names (default: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--markdown", action="store_true",
+                    help="also print a compact table (usable %% and false accepts, setting x game) for the docs")
     ap.add_argument("--film-moves", type=int, default=None,
                     help="moves of each filmed end-to-end game (default 4; --quick 0: none)")
     args = ap.parse_args(argv)
@@ -381,6 +402,9 @@ def main(argv: list[str] | None = None) -> int:
                 res = run_film(g, heights, 25.0, film_moves, args.seed + 7)
                 films.append(res)
                 print(" ", res.line(), flush=True)
+    if args.markdown:
+        print()
+        print(markdown(rows, games))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"rows": [{**asdict(r), "read_ms": None, "render_ms": None,
