@@ -182,13 +182,19 @@ def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
 
 @dataclass(frozen=True)
 class Observation:
-    """One reading from a source: a view plus when, from where, how well, and what was hidden."""
+    """One reading from a source: a view plus when, from where, how well, and what was hidden.
+
+    ``hands_clear_since``: a source that sees hands (the camera's motion gate) gives the time
+    since which nothing has moved over the board — the hand left then. The stabiliser then
+    decides after a short quiet window instead of a settle time; ``None`` (sensors without a
+    hand signal) keeps the settle time."""
 
     view: View
     time: float
     fidelity: Fidelity
     source: str = "unknown"
     unreadable: frozenset[str] = field(default_factory=frozenset)
+    hands_clear_since: float | None = None
 
     @property
     def is_complete(self) -> bool:

@@ -4,6 +4,14 @@ Sensors flicker, hands cover the board, pieces are lifted for a moment. The refe
 only ever judge a view the board has actually *settled* on, and judge it once. Timing uses
 the observations' own ``time`` and never the wall clock, so replaying a recording at any
 speed gives exactly the same stable views.
+
+Two ways to settle. A sensor without a hand signal (serial board, GPIO matrix, a script)
+must hold a view for ``settle_time`` (0.6 s): it cannot tell a lifted piece from a moved one.
+A camera knows when hands are over the board: its observations carry ``hands_clear_since``
+(the time nothing has moved over the board since), and a view settles once it has been read
+``quiet_readings`` times running with the board quiet for ``quiet`` seconds (0.15 s) since
+the hand left — a hand still over the board hides spaces, and such observations reset the
+count (docs/vision.md, "Reaction time").
 """
 
 from __future__ import annotations
@@ -26,7 +34,8 @@ class Stabiliser:
     back on the view last reported (after a flicker or a hand over the board) reports nothing.
     """
 
-    def __init__(self, settle_time: float = 0.6, min_readings: int = 3) -> None:
+    def __init__(self, settle_time: float = 0.6, min_readings: int = 3, *, quiet: float = 0.15,
+                 quiet_readings: int = 2) -> None:
         if isinstance(settle_time, bool) or not isinstance(settle_time, (int, float)):
             raise ValueError(f"settle_time must be a number of seconds, got {settle_time!r}")
         if not settle_time >= 0:  # also refuses NaN
@@ -35,8 +44,14 @@ class Stabiliser:
             raise ValueError(f"min_readings must be an integer, got {min_readings!r}")
         if min_readings < 1:
             raise ValueError(f"min_readings must be >= 1, got {min_readings!r}")
+        if isinstance(quiet, bool) or not isinstance(quiet, (int, float)) or not quiet >= 0:
+            raise ValueError(f"quiet must be a number of seconds >= 0, got {quiet!r}")
+        if isinstance(quiet_readings, bool) or not isinstance(quiet_readings, int) or quiet_readings < 1:
+            raise ValueError(f"quiet_readings must be an integer >= 1, got {quiet_readings!r}")
         self.settle_time = float(settle_time)
         self.min_readings = min_readings
+        self.quiet = float(quiet)
+        self.quiet_readings = quiet_readings
         self.reset()
 
     def reset(self) -> None:
@@ -81,10 +96,18 @@ class Stabiliser:
             self._readings += 1
         if self._settled:
             return None
-        if self._readings < self.min_readings or obs.time - self._since + _EPSILON < self.settle_time:
+        if not self._steady(obs):
             return None
         self._settled = True
         if self._candidate == self._last_stable:
             return None  # back where we were after a flicker or a hand: nothing new
         self._last_stable = self._candidate
         return self._candidate
+
+    def _steady(self, obs: Observation) -> bool:
+        clear = obs.hands_clear_since
+        if clear is None or not math.isfinite(clear):
+            # No hand signal: only time tells a lifted piece from a moved one.
+            return self._readings >= self.min_readings and obs.time - self._since + _EPSILON >= self.settle_time
+        # The source sees hands: the board has been quiet since the hand left, and read alike.
+        return self._readings >= self.quiet_readings and obs.time - clear + _EPSILON >= self.quiet

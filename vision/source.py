@@ -2,12 +2,14 @@
 
 Per frame: the lock is checked (markers tracked in small windows). While the lock is lost
 or unconfirmed (a bumped camera, a hand over the corners) or anything moves, nothing is
-emitted: decisions are frozen. Once the board has been still for ``settle_time`` it is
+emitted: decisions are frozen. Once the board has been still for ``settle_time`` (0.1 s) it is
 read, and read again on the next still frame: only when two reads agree is the reading
 emitted (a change the gate missed, lasting one frame, is never passed on). The reading is
 then re-emitted, stamped with each still frame's time, so the stabiliser sees a steady
 view, and re-read every ``reread`` seconds in case something changed too slowly for the
-gate to notice.
+gate to notice. Each observation carries ``hands_clear_since`` (when the board last moved),
+so the stabiliser decides a short quiet window after the hand leaves (docs/vision.md,
+"Reaction time").
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class SourceStats:
 
 class CameraSource:
     def __init__(self, capture: Capture, reader: Reader, *, fidelity: Fidelity | None = None,
-                 settle_time: float = 0.3, reread: float = 1.0, lock: BoardLock | None = None,
+                 settle_time: float = 0.1, reread: float = 1.0, lock: BoardLock | None = None,
                  gate: MotionGate | None = None, source: str = "camera") -> None:
         if not settle_time >= 0:
             raise ValueError(f"settle_time must be >= 0 seconds, got {settle_time!r}")
@@ -105,4 +107,7 @@ class CameraSource:
                     continue
             assert cached is not None
             st.emitted += 1
-            yield Observation(cached.view, frame.t, self.fidelity, self.source, cached.unreadable)
+            # The board has been still (no hand moving over it) since the last movement: the
+            # stabiliser decides a short quiet window after that, not a settle time.
+            yield Observation(cached.view, frame.t, self.fidelity, self.source, cached.unreadable,
+                              hands_clear_since=frame.t - gate.still_for)

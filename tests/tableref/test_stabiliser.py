@@ -138,3 +138,67 @@ def test_time_going_backwards_restarts_the_candidate():
 def test_constructor_rejects_bad_arguments(kwargs, words):
     with pytest.raises(ValueError, match=words):
         Stabiliser(**kwargs)
+
+
+# -- a source that sees hands (the camera): a quiet window after the hand leaves --------------
+
+def cam(view: View, t: float, clear: float | None, unreadable: frozenset[str] | set[str] = frozenset()) -> Observation:
+    return Observation(view, t, Fidelity.KIND, "camera", frozenset(unreadable), hands_clear_since=clear)
+
+
+def feed(stab: Stabiliser, observations) -> list[tuple[float, View]]:
+    return [(o.time, v) for o in observations if (v := stab.feed(o)) is not None]
+
+
+def test_a_camera_view_settles_a_quiet_window_after_the_hand_left_not_a_settle_time():
+    stab = Stabiliser()  # settle 0.6 s for sensors; quiet 0.15 s over 2 readings for a camera
+    frames = [cam(A, round(1.0 + i / 30, 4), clear=1.0) for i in range(30)]
+    got = feed(stab, frames)
+    assert got == [(round(1.0 + 5 / 30, 4), A)]  # the first reading at least 0.15 s after the hand left
+    # The same readings without a hand signal wait for the settle time.
+    plain = Stabiliser()
+    assert feed(plain, [cam(A, o.time, None) for o in frames]) == [(1.6, A)]
+
+
+def test_the_quiet_window_counts_from_the_hand_leaving_not_from_the_first_reading():
+    stab = Stabiliser()
+    # Read the same since 0.0, but something moved over the board until 2.0.
+    first = [cam(A, t / 10, clear=0.0) for t in range(1)]
+    later = [cam(A, round(2.0 + i / 30, 4), clear=2.0) for i in range(10)]
+    got = feed(stab, first + later)
+    assert got == [(2.1667, A)]
+    # Too few readings: one reading, however quiet, is not enough.
+    lone = Stabiliser()
+    assert feed(lone, [cam(B, 5.0, clear=1.0)]) == []
+
+
+def test_a_hand_still_over_the_board_never_settles_however_long():
+    stab = Stabiliser()
+    held = [cam(A, round(i / 30, 4), clear=0.0, unreadable={"c3", "c4"}) for i in range(300)]
+    assert feed(stab, held) == []
+    # ... and the hand's leaving (motion) restarts the window: the board is judged 0.15 s later.
+    after = [cam(A, round(10.0 + i / 30, 4), clear=10.0) for i in range(10)]
+    assert feed(stab, after) == [(10.1667, A)]
+
+
+def test_a_brief_pause_of_the_hand_off_the_board_is_not_a_decision():
+    stab = Stabiliser()
+    # Hand away for 0.1 s (three frames), then back over the board (unreadable spaces).
+    away = [cam(B, round(3.0 + i / 30, 4), clear=3.0) for i in range(4)]
+    back = [cam(B, round(3.1333 + i / 30, 4), clear=3.1333, unreadable={"b2"}) for i in range(10)]
+    assert feed(stab, away + back) == []
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"quiet": -1}, "quiet must be"),
+        ({"quiet": math.nan}, "quiet must be"),
+        ({"quiet": "0.2"}, "quiet must be"),
+        ({"quiet_readings": 0}, "quiet_readings must be"),
+        ({"quiet_readings": 1.5}, "quiet_readings must be"),
+    ],
+)
+def test_constructor_rejects_bad_quiet_arguments(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        Stabiliser(**kwargs)

@@ -47,7 +47,10 @@ def test_scripted_game_refereed_from_rendered_frames(sessions, tmp_path, game):
     source = CameraSource(ArrayCapture(frames, fps=10), s.reader())
     record, decisions = _referee(tmp_path, game, start, source.observations())
     assert record.moves == texts
-    assert [d.kind for d in decisions] == ["accepted"] * len(texts)
+    # The script lifts pieces with no hand drawn: the camera decides a short quiet window
+    # after the board goes still (docs/vision.md, "Reaction time"), so a lift that lasts
+    # longer may be reported part-way ("partial": wait) — never anything else.
+    assert [d.kind for d in decisions if d.kind != "partial"] == ["accepted"] * len(texts)
     assert source.stats.moving > 0 and source.stats.reads < source.stats.frames / 3
 
 
