@@ -117,7 +117,10 @@ class HubStore:
                         db.execute(
                             "INSERT INTO games(board, game, name, options, fidelity, start, created, players, round)"
                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(board, game) DO UPDATE SET"
-                            " players=excluded.players, round=excluded.round",
+                            " players=excluded.players, round=excluded.round"
+                            # A header sent again brings the names of a pairing; an older copy
+                            # arriving late (queued in a bridge) must not take them away.
+                            " WHERE excluded.round IS NOT NULL AND (games.round IS NULL OR excluded.round >= games.round)",
                             (board, m.game, m.name, json.dumps(m.options), m.fidelity, json.dumps(m.start), m.created,
                              json.dumps(m.players), m.round))
                     elif isinstance(m, GameEvent):
