@@ -47,6 +47,7 @@ OTHER_MAX = 0.05  # share matching any other colour
 SATURATED = 250  # a clipped pixel hides what is under it
 LIGHT_OUTLIER = 0.08  # a probe off the board's smooth light model by more than this is disturbed
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
+SHADOW_SPREAD = 0.75  # ... counting probes only darkened (a shadow), beyond which it is unsure all the same
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
@@ -110,16 +111,23 @@ class Calibration:
         start position, or a layout showing every kind of piece)."""
         pix: dict[str, list[np.ndarray]] = {}
         headed: set[str] = set()
+        ref = np.concatenate([grid.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
         for frame, H, view in shots:
-            gains, _ = _gains(grid, self, frame, H)
-            core = sample(frame, H, grid.core.mm, colour_top(self.game))
+            # The colour is on the pieces' top faces: the pose behind the lock says where.
+            if not isinstance(H, Pose):
+                H = pose_from_homography(H, ref, (frame.shape[1], frame.shape[0]))
+            gains, _, _ = _gains(grid, self, frame, H)
+            # Where the top face is seen, or (a flat set) the board's plane: per piece, the look
+            # whose pixels agree best is its top.
+            looks = [sample(frame, H, grid.core.mm, colour_top(self.game)), sample(frame, H, grid.core.mm)]
             for space, tokens in view.items():
                 i = grid.index.get(space)
                 if i is None or grid.is_area[i] or len(tokens) != 1:
                     continue
                 name = layout.token_class(self.game, tokens[0])
                 headed |= {name} if ":" in tokens[0] else set()
-                pix.setdefault(name, []).append(core[grid.core.of(i)] / gains[i])
+                core = min((c[grid.core.of(i)] for c in looks), key=lambda px: float(px.std(axis=0).sum()))
+                pix.setdefault(name, []).append(core / gains[i])
         if not pix:
             raise CalibrationError("no pieces in the calibration positions: lay out every kind of piece")
         names = sorted(pix)
@@ -221,6 +229,7 @@ class Reader:
         self.pieceset = pieceset or _default_pieceset(grid.sheet.game)
         self._poses: dict[tuple[bytes, tuple[int, int]], Pose] = {}
         self._pose: Pose | None = None  # the frame being read's
+        self._shadow_pt = np.zeros(0, bool)  # the frame being read's shadow-like body points
         self._K: dict[tuple[int, int], np.ndarray] = {}
         self._ref = np.concatenate([self.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
         kinds = {s.id: s.kind for s in self.sheet.board.spaces}
@@ -260,28 +269,32 @@ class Reader:
         if not self.heights:
             pose = Pose(pose.H, pose.lens)  # the lens still, no parallax
         self._pose = pose
-        gains, spread = _gains(g, self.cal, frame, pose)
+        gains, spread, harsh = _gains(g, self.cal, frame, pose)
         body_px = pose.to_px(g.body.mm)
         body = remap_px(frame, body_px)
-        gain_pt = np.repeat(gains, g.body.counts, axis=0)
-        v = body / gain_pt
-        # Ink and paper are grey: a coloured piece shows as a colour cast even where its
-        # brightness lies between the two (an orange bar over a printed line).
-        cast = v - _row_mean(v) - self.cal.tint
-        cast_pt = _any_channel(np.abs(cast) > CAST_TOLERANCE)
-        dark_pt = _any_channel(v < self._lo_limit)
-        foreign_pt = dark_pt | _any_channel(v > self._hi_limit) | cast_pt
-        clipped_pt = _any_channel(body >= SATURATED)
         counts = np.maximum(g.body.counts, 1)
         starts = g.body.start[:-1]
+        empty_max = np.where(g.is_area, AREA_EMPTY_MAX, EMPTY_MAX)
+        v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
         foreign = _share(foreign_pt, starts, counts)
+        if pose.camera is not None and (harsh > LIGHT_SPREAD).any():
+            # A standing piece's side and top cover bare paper round its space (the probes):
+            # the light is judged again without the probes a piece seen may cover.
+            hide = self._probes_under(pose, np.flatnonzero((foreign > empty_max) & ~g.is_area))
+            if hide.any():
+                gains, spread, harsh = _gains(g, self.cal, frame, pose, ignore=hide)
+                v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
+                foreign = _share(foreign_pt, starts, counts)
+        clipped_pt = _any_channel(body >= SATURATED)
         clipped = _share(clipped_pt, starts, counts)
-        unsure = (spread > LIGHT_SPREAD) | (clipped > 0.01)
+        # Probes a piece's shadow darkens (the paper only darker, no cast) do not make the light
+        # unsure; a hand, an arm or glare (brighter, or another colour) does.
+        unsure = (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > 0.01)
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         # An area is large: one piece there is a small share of it, so any cluster counts.
-        empty_max = np.where(g.is_area, AREA_EMPTY_MAX, EMPTY_MAX)
         busy = np.flatnonzero(foreign > empty_max)
+        shadowy = self._shadow_pt = self._shadowy(v, dark_pt, cast_pt)
         if self.cal.mode == "tags":
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
         else:
@@ -293,7 +306,6 @@ class Reader:
                 why[s.id] = "glare or shadow" if clipped[i] > 0.01 else "light uneven here (hand or glare near)"
             elif foreign[i] > empty_max[i]:
                 why[s.id] = UNNAMED
-        shadowy = self._shadowy(v, dark_pt, cast_pt)
         # A piece is named "occupied" only where the paper round it is as calm as the model of
         # the light says (a hand or an arm over the board disturbs the probes near it).
         self._settle(pose, body_px, foreign_pt, shadowy, unsure | (spread > 0), tokens, why)
@@ -301,6 +313,30 @@ class Reader:
         if self.fidelity is Fidelity.OCCUPANCY:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
         return Reading(view, frozenset(why), why)
+
+    def _foreign(self, body: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Body points in the light ``gains`` model: the values, and which are darker than the
+        empty board, which show a colour cast, which are foreign at all."""
+        v = body / np.repeat(gains, self.grid.body.counts, axis=0)
+        # Ink and paper are grey: a coloured piece shows as a colour cast even where its
+        # brightness lies between the two (an orange bar over a printed line).
+        cast = v - _row_mean(v) - self.cal.tint
+        cast_pt = _any_channel(np.abs(cast) > CAST_TOLERANCE)
+        dark_pt = _any_channel(v < self._lo_limit)
+        return v, dark_pt, cast_pt, dark_pt | _any_channel(v > self._hi_limit) | cast_pt
+
+    def _probes_under(self, pose: Pose, spaces: np.ndarray) -> np.ndarray:
+        """Probes a piece standing on any of ``spaces`` may cover in the frame."""
+        probes = self.grid.probes
+        hide = np.zeros(len(probes), bool)
+        reach = self._radius + 6.0  # its footprint, the lens blur and JPEG's colour bleed
+        for i in spaces:
+            s = self.grid.spaces[int(i)]
+            near = (np.abs(probes[:, 0] - s.x) < reach + self._max_top[i]) \
+                & (np.abs(probes[:, 1] - s.y) < reach + self._max_top[i])
+            if near.any():
+                hide[near] |= self.covers(probes[near], np.array([s.x, s.y]), reach, float(self._max_top[i]))
+        return hide
 
     # -- heights: occlusion, pieces seen but not named ------------------------------------
 
@@ -615,8 +651,14 @@ class Reader:
         sl = self.grid.body.of(i)
         pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
         explained = np.zeros(len(pts), bool)
+        shade = np.zeros(len(pts), bool)
         for t, c in got:
-            explained |= self.covers(pts, c, self.sheet.piece_radius * 1.15, self._token_height(t))
+            h = self._token_height(t)
+            explained |= self.covers(pts, c, self.sheet.piece_radius * 1.15, h)
+            shade |= self.covers(pts, c, self.sheet.piece_radius * 1.15 + 1.5 * h, h)
+        # A read piece's shadow falls round it: shadowed paper there is paper.
+        if len(self._shadow_pt):
+            explained |= shade & self._shadow_pt[sl]
         if (fg & ~explained).mean() > AREA_EMPTY_MAX:
             why[self.grid.spaces[i].id] = "pieces here whose tags cannot be read"
         else:
@@ -833,14 +875,16 @@ def probe_values(grid: SampleGrid, frame: np.ndarray, H: np.ndarray) -> np.ndarr
     return (vals[:, 0] + vals[:, 1] + vals[:, 2] + vals[:, 3] + vals[:, 4]) / 5  # (mean(axis=1), faster)
 
 
-def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
+           ignore: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per space: the light relative to the calibration (B, G, R gains, from a smooth model
     of the whole board's light), and the share of nearby probes that the model does not
     explain (a hand, glare or a shadow there). A hand's uniform colour over the probes
     would otherwise pass for a change of light and make a covered piece look like paper."""
     ratio = probe_values(grid, frame, H) / np.maximum(cal.probe_ref, 1.0)
     X = grid.probe_basis
-    good = np.ones(len(ratio), bool)
+    use = np.ones(len(ratio), bool) if ignore is None else ~ignore  # probes a piece may cover: left out
+    good = use.copy()
     coef = np.zeros((X.shape[1], ratio.shape[1]))
     for _ in range(3):
         if good.sum() < X.shape[1] * 3:
@@ -851,8 +895,20 @@ def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray)
         model = X @ coef
         resid = np.abs(ratio / np.maximum(model, 1e-3) - 1)
         resid = np.maximum.reduce([resid[:, k] for k in range(resid.shape[1])])
-        good = resid < LIGHT_OUTLIER
+        good = (resid < LIGHT_OUTLIER) & use
     gains = grid.space_basis @ coef
-    bad_share = (~good)[grid.probe_of].mean(axis=1)
-    bad_share[(gains.min(axis=1) < 0.15)] = 1.0  # the light is gone: nothing here can be trusted
-    return np.maximum(gains, 1e-3).astype(np.float32), bad_share
+    n_used = np.maximum(use[grid.probe_of].sum(axis=1), 1)
+    bad_share = (~good & use)[grid.probe_of].sum(axis=1) / n_used
+    # A shadow only darkens the paper — lit by the room, not the lamp, it may turn a little
+    # bluer, never warmer (a hand is warmer; glare is brighter).
+    rel = ratio / np.maximum(X @ coef, 1e-3)
+    lo = np.minimum.reduce([rel[:, k] for k in range(rel.shape[1])])
+    hi = np.maximum.reduce([rel[:, k] for k in range(rel.shape[1])])
+    shaded = (hi < 1 - LIGHT_OUTLIER) & (lo > 0.3) & (hi - lo < 0.3)
+    if rel.shape[1] == 3:  # B, G, R
+        shaded &= rel[:, 0] >= rel[:, 2] - 0.03
+    harsh_share = (~good & ~shaded & use)[grid.probe_of].sum(axis=1) / n_used
+    dark = gains.min(axis=1) < 0.15
+    bad_share[dark] = 1.0  # the light is gone: nothing here can be trusted
+    harsh_share[dark] = 1.0
+    return np.maximum(gains, 1e-3).astype(np.float32), bad_share, harsh_share
