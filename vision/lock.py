@@ -148,6 +148,8 @@ class BoardLock:
             big = cv2.resize(grey, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
             more = {i: (c + 0.5) / 2 - 0.5 for i, c in detect(self._full, big).items() if i in CORNER_IDS}
             found = {**more, **found}
+        if len(found) == 3:
+            found.update(self._predicted(grey, found))
         if len(found) < 4:
             self._candidate, self._candidate_frames = None, 0
             return LockStatus(LockState.SEARCHING, None, len(found))
@@ -204,6 +206,30 @@ class BoardLock:
                 self.H = H
         self.state = LockState.LOCKED
         return LockStatus(LockState.LOCKED, self.H, len(seen), pose=self.pose)
+
+    def _predicted(self, grey: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """The fourth marker, looked for where the three found put it, on that window enlarged
+        3x (the far corner of a tilted, small board is the smallest and most foreshortened)."""
+        src = np.concatenate([self._reference[i] for i in sorted(found)])
+        dst = np.concatenate([found[i] for i in sorted(found)])
+        H, _ = cv2.findHomography(src, dst, 0)
+        if H is None:
+            return {}
+        (missing,) = set(CORNER_IDS) - set(found)
+        c = cv2.perspectiveTransform(self._reference[missing][None], H)[0]
+        size = float(np.linalg.norm(c[0] - c[2]))
+        h, w = grey.shape[:2]
+        x0, y0 = int(max(0, c[:, 0].min() - size)), int(max(0, c[:, 1].min() - size))
+        x1, y1 = int(min(w, c[:, 0].max() + size + 1)), int(min(h, c[:, 1].max() + size + 1))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return {}
+        big = cv2.resize(grey[y0:y1, x0:x1], None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+        got = detect(self._full, big).get(missing)
+        if got is None:
+            return {}
+        got = ((got + 0.5) / 3 - 0.5 + np.float32([x0, y0])).astype(np.float32)
+        # It must be where the others say (a stray tag elsewhere in the window is not it).
+        return {missing: got} if float(np.abs(got - c).max()) < 0.25 * size + 2 else {}
 
     def _find(self, i: int, diagonal: float, crop: np.ndarray, offset: tuple[int, int]) -> np.ndarray | None:
         """Marker ``i`` in a window: one sized pass; a small marker on the window enlarged 2x."""
