@@ -112,6 +112,8 @@ class CameraConfig:
     device: int | str | None = None  # picamera: camera number; opencv: index, file or stream URL
     fidelity: Fidelity = Fidelity.KIND
     paced: bool = False  # a video file plays at its own frame rate, not as fast as it is read
+    lens: Path | None = None  # the lens file (tableref calibrate-lens); None: an ideal pinhole
+    pieceset: Path | None = None  # the user's own pieces' sizes (vision/pieceset.py); None: the game's
 
 
 @dataclass(frozen=True)
@@ -485,7 +487,8 @@ class _Reader:
         if backend == "picamera" and isinstance(device, str):
             raise self.error(t.path("device"), f"the Pi camera is chosen by number (0, 1), got {device!r}")
         paced = t.get("paced", bool, False)
-        return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced)  # type: ignore[arg-type]
+        return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced,  # type: ignore[arg-type]
+                            lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"))
 
     def replay(self, t: _Table) -> ReplayConfig:
         return ReplayConfig(self.path(t, "file", required=True), self.number(t, "speed", 1.0))  # type: ignore[arg-type]
@@ -591,6 +594,14 @@ def _check_files(config: Config) -> None:
                 pass
         except OSError as exc:
             raise fail("source.camera.calibration", f"{src.calibration}: cannot read: {exc.strerror}") from None
+        for key, extra in (("lens", src.lens), ("pieceset", src.pieceset)):
+            if extra is None:
+                continue
+            try:
+                with open(extra, "rb"):
+                    pass
+            except OSError as exc:
+                raise fail(f"source.camera.{key}", f"{extra}: cannot read: {exc.strerror}") from None
     if config.hub is not None:
         check_hub_files(config.hub.broker, where, "hub")
     for key, path in (("data.dir", config.data.dir), ("data.journal", config.journal_path.parent)):

@@ -279,14 +279,14 @@ class CameraFeed(Feed):
 
     kind = "camera"
 
-    def __init__(self, capture: Any, reader: Any, *, fidelity: Fidelity, name: str) -> None:
+    def __init__(self, capture: Any, reader: Any, *, fidelity: Fidelity, name: str, lock: Any = None) -> None:
         from vision.source import CameraSource
 
         super().__init__(name)
         self.fidelity = fidelity
         self._stopping = threading.Event()
         self._capture = capture
-        self.camera = CameraSource(_WatchedCapture(capture, self._frame), reader, fidelity=fidelity)
+        self.camera = CameraSource(_WatchedCapture(capture, self._frame), reader, fidelity=fidelity, lock=lock)
 
     def _frame(self) -> bool:
         """Before each frame: publish the lock as it stands; False once stopping."""
@@ -391,9 +391,20 @@ def _open_camera(source: Any, game: str) -> Feed:
     from vision.reader import Calibration, CalibrationError
     from vision.readers import grid_for, reader_for
 
+    from vision.lens import Lens, LensError
+    from vision.lock import BoardLock
+    from vision.pieceset import PieceSetError, load_pieceset
+
+    try:
+        lens = Lens.load(source.lens) if source.lens is not None else None
+        pieceset = load_pieceset(game, source.pieceset) if source.pieceset is not None else None
+    except (LensError, PieceSetError) as exc:
+        key = "lens" if isinstance(exc, LensError) else "pieceset"
+        raise SourceError(f"source.camera.{key}: {exc}") from None
     try:
         grid = grid_for(Sheet.for_board(get_game(game).board()))  # DRIFT has its own grid and reader
-        reader = reader_for(grid, Calibration.load(source.calibration, grid), source.fidelity)
+        reader = reader_for(grid, Calibration.load(source.calibration, grid), source.fidelity, lens=lens,
+                            pieceset=pieceset)
     except (CalibrationError, KeyError, ValueError) as exc:
         raise SourceError(f"source.camera.calibration: {exc}") from None
     device = source.device
@@ -406,10 +417,11 @@ def _open_camera(source: Any, game: str) -> Feed:
 
             return Picamera2(number)
 
-        return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}")
+        return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}",
+                          lock=BoardLock(grid.sheet, lens=lens))
     target = 0 if device is None else device
     return CameraFeed(OpenCVCapture(target, paced=source.paced), reader, fidelity=source.fidelity,
-                      name=f"opencv {target}")
+                      name=f"opencv {target}", lock=BoardLock(grid.sheet, lens=lens))
 
 
 class Pump:
