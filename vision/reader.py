@@ -540,15 +540,16 @@ class Reader:
             return pose.to_mm(corners).astype(np.float32)
         token = self._tags.get(tag)
         heights = self._token_tops(token)
-        centre = corners.mean(axis=0, keepdims=True)
+        plane = pose.to_mm(corners)  # on the board's plane; each height drops it towards the camera's foot
+        hs = np.asarray(heights, np.float64)
+        cs = pose.drop(np.repeat(plane.mean(axis=0, keepdims=True), len(hs), axis=0), hs)  # (n_heights, 2)
+        d = np.hypot(self._points[None, :, 0] - cs[:, None, 0], self._points[None, :, 1] - cs[:, None, 1])
         best, best_d = 0.0, math.inf
-        for h in heights:
-            c = pose.to_mm(centre, h)[0]
-            d = np.hypot(self._points[:, 0] - c[0], self._points[:, 1] - c[1])
-            for i in np.argsort(d)[:3]:
-                if d[i] < best_d and (h == 0 or any(abs(h - t) < 0.05 for t in self._tops[int(i)])):
-                    best, best_d = h, float(d[i])
-        return pose.to_mm(corners, best).astype(np.float32)
+        for k, h in enumerate(heights):
+            for i in np.argpartition(d[k], min(2, len(self._points) - 1))[:3]:
+                if d[k, i] < best_d and (h == 0 or any(abs(h - t) < 0.05 for t in self._tops[int(i)])):
+                    best, best_d = h, float(d[k, i])
+        return (pose.drop(plane, best) if best else plane).astype(np.float32)
 
     def covers(self, pts: np.ndarray, c: np.ndarray, reach: float, height: float) -> np.ndarray:
         """Which board-plane points ``pts`` a piece standing at ``c``, ``height`` mm tall, may
@@ -556,9 +557,16 @@ class Reader:
         seen on the board's plane."""
         pose = self._pose
         if pose is None or pose.camera is None or height <= 0:
-            return np.hypot(pts[:, 0] - c[0], pts[:, 1] - c[1]) <= reach
-        top = pose.lift(np.asarray(c, np.float64)[None], height)[0]
-        return _segment_distance(pts, (float(c[0]), float(c[1])), (float(top[0]), float(top[1]))) <= reach
+            top = np.asarray(c, np.float64)
+        else:
+            top = pose.lift(np.asarray(c, np.float64)[None], height)[0]
+        out = np.zeros(len(pts), bool)
+        lo = np.minimum(c, top) - reach
+        hi = np.maximum(c, top) + reach
+        near = np.flatnonzero((pts[:, 0] >= lo[0]) & (pts[:, 0] <= hi[0]) & (pts[:, 1] >= lo[1]) & (pts[:, 1] <= hi[1]))
+        if len(near):
+            out[near] = _segment_distance(pts[near], (float(c[0]), float(c[1])), (float(top[0]), float(top[1]))) <= reach
+        return out
 
     def _token_height(self, token: str) -> float:
         try:
@@ -654,7 +662,8 @@ class Reader:
         shade = np.zeros(len(pts), bool)
         for t, c in got:
             h = self._token_height(t)
-            explained |= self.covers(pts, c, self.sheet.piece_radius * 1.15, h)
+            # Its edge blurred by the lens and JPEG by a few mm at the camera's scale.
+            explained |= self.covers(pts, c, self.sheet.piece_radius * 1.15 + (3.0 if h > 0 else 0.0), h)
             shade |= self.covers(pts, c, self.sheet.piece_radius * 1.15 + 1.5 * h, h)
         # A read piece's shadow falls round it: shadowed paper there is paper.
         if len(self._shadow_pt):
