@@ -176,6 +176,7 @@ class Hub:
     def _handle(self, batch: list[tuple[str, Any, float]]) -> None:
         journal = [(b, m) for b, m, _ in batch if isinstance(m, (GameHeader, GameEvent, GameEnd))]
         acks = self.store.apply(journal) if journal else []  # committed before anything is acknowledged
+        fresh = self.store.last_new if journal else []
         self.counters.stored += len(journal)
         self.counters.batches += 1
         client = self._client
@@ -207,7 +208,7 @@ class Hub:
             data = [v.to_dict() for v in changed.values()]
         if self.on_change is not None and data:
             # Each event's commit time on its board: a spectator can see how fresh the page is.
-            commits = [m.created for _, m, _ in batch if isinstance(m, GameEvent)]
+            commits = [m.created for m in fresh]
             self.on_change("boards", {"boards": data, "journal": len(journal), "commits": commits})
 
     # -- the arbiter's side ----------------------------------------------------------------------------

@@ -94,6 +94,7 @@ class HubStore:
             raise StoreError(f"{self.path}: cannot open the hub store: {exc.strerror}") from None
         self.db = db
         self._next: dict[tuple[str, int], int] = {}  # (board, game) → first seq not yet stored
+        self.last_new: list[GameEvent] = []
 
     def close(self) -> None:
         with self.lock:
@@ -108,6 +109,7 @@ class HubStore:
         touched: what the hub now holds of it, counted without gaps)."""
         now = time.time()
         touched: dict[tuple[str, int], None] = {}
+        new: list[GameEvent] = []
         with self.lock:
             db = self.db
             db.execute("BEGIN IMMEDIATE")
@@ -124,10 +126,12 @@ class HubStore:
                             (board, m.game, m.name, json.dumps(m.options), m.fidelity, json.dumps(m.start), m.created,
                              json.dumps(m.players), m.round))
                     elif isinstance(m, GameEvent):
-                        db.execute(
+                        cur = db.execute(
                             "INSERT OR IGNORE INTO events(board, game, seq, kind, move, position, created, received)"
                             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             (board, m.game, m.seq, m.kind, m.move, json.dumps(m.position), m.created, now))
+                        if cur.rowcount:
+                            new.append(m)
                     elif isinstance(m, GameEnd):
                         db.execute("UPDATE games SET end_events=?, outcome=?, finished=? WHERE board=? AND game=?",
                                    (m.events, json.dumps(m.outcome), m.finished, board, m.game))
@@ -138,6 +142,7 @@ class HubStore:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+            self.last_new = new  # the events this batch stored for the first time (repeats left out)
             return [(board, self._ack(board, game)) for board, game in touched]
 
     def _ack(self, board: str, game: int) -> Ack:

@@ -18,6 +18,7 @@ def test_idempotent_acks_without_gaps_late_headers_and_reopening(tmp_path):
         named = GameHeader(1, "anacund", {}, "kind", {}, 1.0, {"A": "Ada", "B": "Bo"}, 1)
         assert store.apply([("t1", _ev(0)), ("t1", _ev(2))]) == [("t1", Ack(1, False, 0, None))]  # a gap at 1
         assert store.apply([("t1", bare), ("t1", _ev(1)), ("t1", _ev(1))]) == [("t1", Ack(1, True, 2, None))]
+        assert [e.seq for e in store.last_new] == [1]  # the repeat is stored once, reported once
         store.apply([("t1", named), ("t1", bare)])  # the bare copy comes late
         assert store.games("t1")[0].players == {"A": "Ada", "B": "Bo"}
         [(_, ack)] = store.apply([("t1", GameEnd(1, 3, {"winner": "A", "reason": "r", "scores": {}}, 5.0))])
