@@ -29,6 +29,30 @@ class CapturedFrame:
     t: float  # seconds: the video's own time for files and arrays, the clock for live cameras
 
 
+class WatchFrame(np.ndarray):
+    """A frame of the small *watch* stream (the lock and the motion gate run on it) carrying
+    ``main``, the full-resolution frame of the same instant: the reader reads from crops of
+    ``main`` only (``Reader.read`` scales the lock to it). An ndarray, so everything that
+    watches takes it as any frame."""
+
+    main: np.ndarray
+
+    def __new__(cls, watch: np.ndarray, main: np.ndarray) -> "WatchFrame":
+        obj = np.asarray(watch).view(cls)
+        obj.main = main
+        return obj
+
+    def __array_finalize__(self, obj: object) -> None:
+        self.main = getattr(obj, "main", None)  # type: ignore[assignment]
+
+
+def watch_frame(main: np.ndarray, watch: tuple[int, int]) -> np.ndarray:
+    """``main`` shrunk to the watch size, carrying ``main`` (the whole frame if no smaller)."""
+    if watch[0] >= main.shape[1] or watch[1] >= main.shape[0]:
+        return main
+    return WatchFrame(cv2.resize(main, watch, interpolation=cv2.INTER_AREA), main)
+
+
 class Capture(Protocol):
     name: str
 
@@ -104,10 +128,14 @@ class OpenCVCapture(_Base):
 
     def __init__(self, source: int | str, *, factory: Callable[[Any], Any] | None = None,
                  clock: Callable[[], float] = time.monotonic, size: tuple[int, int] | None = (1280, 720),
-                 paced: bool = False, sleep: Callable[[float], None] = time.sleep) -> None:
+                 paced: bool = False, sleep: Callable[[float], None] = time.sleep,
+                 watch: tuple[int, int] | None = None) -> None:
         """``paced``: a video file gives each frame no sooner than its time in the video (as a
-        camera would), instead of as fast as it is read."""
+        camera would), instead of as fast as it is read. ``size``: the capture size asked of
+        a webcam; ``watch``: a smaller size to watch at (lock, motion gate), the reader then
+        reading crops of the full frame (:class:`WatchFrame`)."""
         self.source = source
+        self._watch = watch
         self._paced, self._sleep = paced, sleep
         self.name = f"opencv:{source}"
         self._factory = factory if factory is not None else cv2.VideoCapture
@@ -145,7 +173,8 @@ class OpenCVCapture(_Base):
                 if wait > 0:
                     self._sleep(wait)
         self._count += 1
-        return CapturedFrame(_bgr(img, self.name), float(t))
+        img = _bgr(img, self.name)
+        return CapturedFrame(watch_frame(img, self._watch) if self._watch else img, float(t))
 
     def close(self) -> None:
         cap, self._cap = self._cap, None
@@ -178,10 +207,12 @@ class Picamera2Capture(_Base):
             cam = Picamera2
         if callable(cam) and not hasattr(cam, "capture_array"):
             cam = cam()
-        config = cam.create_video_configuration(main={"size": tuple(self._size), "format": "RGB888"})
-        cam.configure(config)
+        cam.configure(self._configure(cam))
         cam.start()
         self._cam, self._t0 = cam, self._clock()
+
+    def _configure(self, cam: Any) -> Any:
+        return cam.create_video_configuration(main={"size": tuple(self._size), "format": "RGB888"})
 
     def read(self) -> CapturedFrame | None:
         self.start()
@@ -197,6 +228,42 @@ class Picamera2Capture(_Base):
             cam.stop()
             if hasattr(cam, "close"):
                 cam.close()
+
+
+class Picamera2DualCapture(Picamera2Capture):
+    """The Pi camera's two streams at once: ``lores`` (small, YUV420) to watch — the lock and
+    the motion gate — and ``main`` (a large sensor mode, e.g. Camera Module 3's 2304x1296) read
+    only in crops round the spaces. Each frame is a :class:`WatchFrame` of the lores image
+    carrying the main one of the same request. ``camera``: a Picamera2 (or a factory)."""
+
+    def __init__(self, camera: Any = None, *, main: tuple[int, int] = (2304, 1296),
+                 lores: tuple[int, int] = (768, 432), clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(camera, size=main, clock=clock)
+        self.name = "picamera2 (lores + main)"
+        if lores[0] > main[0] or lores[1] > main[1] or lores[0] % 2 or lores[1] % 2:
+            raise CaptureError(f"{self.name}: lores {lores} must be even and no larger than main {main}")
+        self._lores = lores
+
+    def _configure(self, cam: Any) -> Any:
+        return cam.create_video_configuration(main={"size": tuple(self._size), "format": "RGB888"},
+                                              lores={"size": tuple(self._lores), "format": "YUV420"})
+
+    def read(self) -> CapturedFrame | None:
+        self.start()
+        request = self._cam.capture_request()
+        try:
+            small = request.make_array("lores")
+            big = request.make_array("main")
+        finally:
+            request.release()
+        if small is None or big is None:
+            return None
+        # lores YUV420 arrives as (h * 3/2, w) planes: I420 to BGR.
+        w, h = self._lores
+        if small.ndim != 2 or small.shape != (h * 3 // 2, w):
+            raise CaptureError(f"{self.name}: lores frame of shape {small.shape}, expected {(h * 3 // 2, w)}")
+        watch = cv2.cvtColor(small, cv2.COLOR_YUV2BGR_I420)
+        return CapturedFrame(WatchFrame(watch, _bgr(big, self.name)), self._clock() - self._t0)
 
 
 def picamera2_available() -> bool:

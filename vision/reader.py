@@ -265,6 +265,9 @@ class Reader:
         :class:`~vision.pose.Pose`); ``grey`` is the frame in grey when the caller has it
         already (a 1080p conversion costs a millisecond or two)."""
         g = self.grid
+        main = getattr(frame, "main", None)
+        if main is not None:  # a watch-stream frame: read from the full-resolution one
+            H, frame, grey = _scaled_to(H, frame, main), np.asarray(main), None
         pose = self.pose(frame, H)
         if not self.heights:
             pose = Pose(pose.H, pose.lens)  # the lens still, no parallax
@@ -459,7 +462,7 @@ class Reader:
                    tokens: dict[str, list[str]], why: dict[str, str]) -> None:
         if len(busy) == 0:
             return
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        grey = frame  # crops are turned grey one by one (a large read stream is never converted whole)
         found: list[tuple[int, np.ndarray]] = []
         self._scan(grey, H, [int(i) for i in busy], self._sized(H), found)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
@@ -518,6 +521,8 @@ class Reader:
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
             crop = grey[y0:y1, x0:x1]
+            if crop.ndim == 3:
+                crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
             if upscale > 1:
                 crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
             for tag, corners in detect_all(detector, crop):  # type: ignore[arg-type]
@@ -740,6 +745,16 @@ class Reader:
             if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out
+
+
+def _scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np.ndarray | Pose":
+    """The lock of a watch-stream frame, for the full-resolution frame of the same instant."""
+    sx, sy = big.shape[1] / small.shape[1], big.shape[0] / small.shape[0]
+    S = np.array([[sx, 0, (sx - 1) / 2], [0, sy, (sy - 1) / 2], [0, 0, 1]])  # pixel centres
+    if isinstance(H, Pose):
+        lens = H.lens.for_size((big.shape[1], big.shape[0])) if H.lens is not None else None
+        return Pose(S @ H.H, lens)
+    return S @ np.asarray(H, np.float64)
 
 
 def remap_px(frame: np.ndarray, px: np.ndarray) -> np.ndarray:

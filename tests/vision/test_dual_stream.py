@@ -1,0 +1,133 @@
+"""Watch small, read big: the lock and motion gate on a small stream, the reader on crops of
+the full-resolution frame (OpenCV capture size + watch size; Picamera2 lores + main)."""
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import Fidelity, get_game
+from vision.calibration import calibrate
+from vision.camera_model import CameraModel, CameraSetup, Scene
+from vision.capture import CaptureError, OpenCVCapture, Picamera2DualCapture, WatchFrame, watch_frame
+from vision.layout import Sheet
+from vision.lock import BoardLock
+from vision.readers import grid_for, reader_for
+from vision.sessions import random_position
+from vision.source import CameraSource
+from vision.capture import ArrayCapture
+
+
+@pytest.fixture(scope="module")
+def gyges_1080():
+    sheet = Sheet.for_board(get_game("gyges").board())
+    grid = grid_for(sheet)
+    model = CameraModel(sheet, CameraSetup(size=(1920, 1080), tilt_deg=25, fill=0.5, k1=-0.05, yaw_deg=3.0))
+    base = Scene(heights=1.0, jpeg=80)
+    empty = [model.render(replace(base, seed=i)) for i in range(3)]
+    return grid, model, base, empty
+
+
+def test_reading_a_watch_frame_reads_the_full_frame(gyges_1080):
+    grid, model, base, empty = gyges_1080
+    view = random_position("gyges", 3, 20).view(Fidelity.KIND)
+    full = model.render(replace(base, view=view, seed=9))
+    watch = watch_frame(full, (960, 540))
+    assert isinstance(watch, WatchFrame) and watch.shape == (540, 960, 3) and watch.main is full
+    cal = calibrate(grid, empty)  # calibrated at the full size
+    lock = BoardLock(grid.sheet)
+    grey = cv2.cvtColor(watch, cv2.COLOR_BGR2GRAY)
+    lock.update(grey)
+    status = lock.update(grey)
+    assert status.readable
+    got = reader_for(grid, cal).read(watch, status.H)
+    assert not got.unreadable and got.view.resolved(view) == view
+
+
+def test_camera_source_watches_small_and_reads_big(gyges_1080):
+    grid, model, base, empty = gyges_1080
+    view = random_position("gyges", 4, 20).view(Fidelity.KIND)
+    frames = [watch_frame(model.render(replace(base, view=view, seed=20 + k)), (960, 540)) for k in range(8)]
+    source = CameraSource(ArrayCapture(frames, fps=10), reader_for(grid, calibrate(grid, empty)))
+    seen = [o for o in source.observations()]
+    assert seen and all(o.view.resolved(view) == view and not o.unreadable for o in seen)
+
+
+class _FakeVideoCapture:
+    def __init__(self, frames):
+        self.frames = list(frames)
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        return (True, self.frames.pop(0)) if self.frames else (False, None)
+
+    def get(self, prop):
+        return 10.0 if prop == cv2.CAP_PROP_FPS else 0.0
+
+    def set(self, prop, value):
+        return True
+
+    def release(self):
+        pass
+
+
+def test_opencv_capture_gives_watch_frames_of_the_full_frame():
+    big = np.random.default_rng(0).integers(0, 255, (1080, 1920, 3), np.uint8)
+    cap = OpenCVCapture("film.avi", factory=lambda src: _FakeVideoCapture([big]), watch=(640, 360))
+    f = cap.read()
+    assert f.image.shape == (360, 640, 3) and f.image.main is big
+    assert cap.read() is None
+
+
+class _FakeRequest:
+    def __init__(self, arrays):
+        self.arrays, self.released = arrays, False
+
+    def make_array(self, name):
+        return self.arrays[name]
+
+    def release(self):
+        self.released = True
+
+
+class _FakePicamera2:
+    """The parts of Picamera2's interface the dual capture uses."""
+
+    def __init__(self, main, lores):
+        self.main, self.lores, self.config, self.started, self.requests = main, lores, None, False, []
+
+    def create_video_configuration(self, main, lores=None):
+        return {"main": main, "lores": lores}
+
+    def configure(self, config):
+        self.config = config
+
+    def start(self):
+        self.started = True
+
+    def capture_request(self):
+        w, h = self.config["lores"]["size"]
+        yuv = cv2.cvtColor(cv2.resize(self.main, (w, h)), cv2.COLOR_BGR2YUV_I420)
+        r = _FakeRequest({"main": self.main, "lores": yuv})
+        self.requests.append(r)
+        return r
+
+    def stop(self):
+        self.started = False
+
+
+def test_picamera2_dual_capture_lores_watches_main_reads():
+    main = np.full((1296, 2304, 3), 120, np.uint8)
+    cam = _FakePicamera2(main, None)
+    with Picamera2DualCapture(cam, main=(2304, 1296), lores=(768, 432)) as cap:
+        f = cap.read()
+    assert cam.config["lores"] == {"size": (768, 432), "format": "YUV420"}
+    assert cam.config["main"]["size"] == (2304, 1296)
+    assert f.image.shape == (432, 768, 3) and f.image.main is main
+    assert abs(int(f.image[200, 300, 1]) - 120) < 4
+    assert all(r.released for r in cam.requests) and not cam.started
+    with pytest.raises(CaptureError, match="lores"):
+        Picamera2DualCapture(cam, main=(640, 480), lores=(768, 432))
