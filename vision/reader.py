@@ -410,13 +410,25 @@ class Reader:
                    _near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
                 del tokens[s.id]
                 why[s.id] = UNNAMED
-        if pose.camera is None:
+        if pose.camera is None or not solid:
             return
-        # Spaces read empty: enough of them must have been in view to say so.
-        for i, s in enumerate(g.spaces):
-            if s.id in tokens or s.id in why or g.is_area[i]:
+        # Spaces read empty: enough of them must have been in view to say so. Only spaces whose
+        # body's box some piece's outline overlaps by a tenth are worth the exact test.
+        starts = g.body.start[:-1]
+        lo = np.minimum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
+        hi = np.maximum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
+        plo = np.array([p.min(axis=0) for _, p in solid])
+        phi = np.array([p.max(axis=0) for _, p in solid])
+        w = np.clip(np.minimum(hi[:, None, :], phi[None]) - np.maximum(lo[:, None, :], plo[None]), 0, None)
+        inter = w[..., 0] * w[..., 1]  # (spaces, solids)
+        own = np.array([j for j, _ in solid])
+        inter[own, np.arange(len(solid))] = 0
+        box = np.maximum((hi - lo).prod(axis=1), 1e-6)
+        for i in np.flatnonzero(inter.sum(axis=1) >= 0.1 * box):
+            s = g.spaces[int(i)]
+            if s.id in tokens or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
                 continue
-            hidden = self._hidden(i, body_px, solid)
+            hidden = self._hidden(int(i), body_px, [solid[k] for k in np.flatnonzero(inter[i])])
             if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
                 why[s.id] = OCCLUDED
 
