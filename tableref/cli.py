@@ -122,7 +122,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         record = journal.load(args.game_id)
         print(f"game {record.id}: {record.game} ({record.fidelity} sensing), {len(record.moves)} moves")
         state = record.states[0]
+        unseen = {g.ply: g for g in record.unseen}
         for ply, text in enumerate(record.moves, start=1):
+            group = unseen.get(ply - 1)
+            if group is not None:
+                how = "not yet chosen" if group.is_open else "as the players chose"
+                print(f"     moves {ply}-{ply + group.count - 1} never seen one by one ({how}); any of: "
+                      + "; ".join(group.alternatives))
             move = state.parse_move(text)
             print(f"{ply:3d}. {text:<10} {state.describe_move(move)}")
             state = state.successor(move)

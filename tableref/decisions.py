@@ -69,10 +69,43 @@ class Accepted(Decision):
     description: str
     position: dict[str, Any]
     confirmed: bool = False
+    unseen: bool = False  # shown on the board together with other moves, never on its own
 
     def text(self) -> str:
         how = " (confirmed)" if self.confirmed else ""
+        how += " (never seen on its own)" if self.unseen else ""
         return f"{self.ply:3d}. {self.move:<10} {self.description}{how}"
+
+
+@dataclass(frozen=True)
+class UnseenMoves(Decision):
+    """Moves ``first_ply``.. were shown all at once, and every sequence in ``alternatives``
+    reaches the board: the record keeps them all until the players say which they played.
+    Play goes on meanwhile."""
+
+    kind: ClassVar[str] = "unseen"
+    first_ply: int
+    count: int
+    alternatives: tuple[str, ...]
+    descriptions: tuple[str, ...]
+    chosen: int | None = None
+
+    def text(self) -> str:
+        opts = "; ".join(f"[{i + 1}] {a}" for i, a in enumerate(self.alternatives))
+        return f"     moves {self.first_ply + 1}-… never seen one by one; which was played? {opts}"
+
+
+@dataclass(frozen=True)
+class UnseenChosen(Decision):
+    """The players said which sequence they played: the record now holds ``moves`` from
+    ``first_ply`` on."""
+
+    kind: ClassVar[str] = "unseen_chosen"
+    first_ply: int
+    moves: tuple[str, ...]
+
+    def text(self) -> str:
+        return f"     moves from {self.first_ply + 1} recorded as played: {' '.join(self.moves)}"
 
 
 @dataclass(frozen=True)
@@ -187,4 +220,12 @@ class StartGame:
     board: View | None = None
 
 
-Command = StableView | Confirm | Undo | Declare | StartGame
+@dataclass(frozen=True)
+class ChooseUnseen:
+    """The players say which of the sequences never seen one by one they played (1-based)."""
+
+    first_ply: int
+    number: int
+
+
+Command = StableView | Confirm | Undo | Declare | StartGame | ChooseUnseen

@@ -18,7 +18,7 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,18 @@ CREATE TABLE IF NOT EXISTS hub_outbox(
     acked_seq INTEGER NOT NULL DEFAULT -1,
     acked_end TEXT
 );
+-- Moves never seen one by one: the board showed several at once and more than one sequence of
+-- moves reaches it. `ply`: the first of the `count` moves; `alternatives`: JSON list of every
+-- sequence's notation (the first was recorded); `chosen`: the players' pick (the events then
+-- hold it), if any.
+CREATE TABLE IF NOT EXISTS unseen(
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    alternatives TEXT NOT NULL,
+    chosen INTEGER,
+    PRIMARY KEY (game_id, ply)
+);
 -- The players' names of a game, from the round's pairing the hub pushed to this board.
 CREATE TABLE IF NOT EXISTS game_players(
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -68,6 +80,59 @@ CREATE TABLE IF NOT EXISTS game_players(
 
 class JournalError(RuntimeError):
     """The journal file cannot be used, or a recorded game does not replay."""
+
+
+@dataclass(frozen=True)
+class UnseenGroup:
+    """Moves ``ply``..``ply+count-1`` were shown all at once and several sequences reach the
+    board: every one is kept (``alternatives``, notations space-separated, the first recorded)
+    until the players choose (``chosen``: index, or None while open)."""
+
+    ply: int
+    count: int
+    alternatives: tuple[str, ...]
+    chosen: int | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.chosen is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ply": self.ply, "count": self.count, "alternatives": list(self.alternatives), "chosen": self.chosen}
+
+
+def substitute(before: State, notation: str, after: State) -> tuple[list[str], list[State]]:
+    """The moves of ``notation`` (a space-separated sequence) from ``before``, and the states
+    they lead to; they must reach ``after`` (ValueError otherwise)."""
+    texts, states, s = [], [], before
+    state_moves = _split_sequence(before, notation)
+    for m in state_moves:
+        texts.append(s.move_text(m))
+        s = s.apply(m)
+        states.append(s)
+    if s != after:
+        raise ValueError(f"{notation!r} does not reach the recorded position")
+    return texts, states
+
+
+def _split_sequence(state: State, notation: str) -> list[Any]:
+    """Parse a sequence whose move notations may themselves contain spaces (DRIFT's)."""
+    words = notation.split()
+    if not words:
+        return []
+    for cut in range(len(words), 0, -1):
+        try:
+            move = state.parse_move(" ".join(words[:cut]))
+        except RulesError:
+            continue
+        rest = " ".join(words[cut:])
+        if not rest:
+            return [move]
+        try:
+            return [move] + _split_sequence(state.apply(move), rest)
+        except (RulesError, ValueError):
+            continue
+    raise ValueError(f"{notation!r} is not a sequence of legal moves")
 
 
 @dataclass(frozen=True)
@@ -93,6 +158,7 @@ class GameRecord:
     moves: list[str] = field(default_factory=list)
     next_seq: int = 0
     finished: bool = False
+    unseen: list[UnseenGroup] = field(default_factory=list)  # moves never seen one by one
 
     @property
     def state(self) -> State:
@@ -182,6 +248,66 @@ class Journal:
         record.moves.append(move_text)
         record.finished = over
 
+    def record_sequence(self, record: GameRecord, moves: list[tuple[str, State]],
+                        alternatives: tuple[str, ...] = ()) -> UnseenGroup | None:
+        """Append moves the board showed all at once, in one transaction. With more than one
+        alternative (each sequence's notation, space-separated; the first is ``moves``), the
+        record keeps them all, marked unseen, until the players choose (:meth:`choose_unseen`)."""
+        group = None
+        with self._transaction():
+            first = len(record.moves)
+            for i, (text, state) in enumerate(moves):
+                self.db.execute(
+                    "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, ?, ?, ?, ?)",
+                    (record.id, record.next_seq + i, "move", text, json.dumps(state.to_dict()), time.time()),
+                )
+            if len(alternatives) > 1:
+                group = UnseenGroup(first, len(moves), tuple(alternatives))
+                self.db.execute("INSERT OR REPLACE INTO unseen(game_id, ply, count, alternatives) VALUES (?, ?, ?, ?)",
+                                (record.id, first, len(moves), json.dumps(list(alternatives))))
+            if moves[-1][1].is_game_over():
+                self._set_finished(record, moves[-1][1])
+        for text, state in moves:
+            record.next_seq += 1
+            record.states.append(state)
+            record.moves.append(text)
+        record.finished = moves[-1][1].is_game_over()
+        if group is not None:
+            record.unseen.append(group)
+        return group
+
+    def choose_unseen(self, record: GameRecord, ply: int, number: int) -> UnseenGroup:
+        """The players say which sequence they played (``number``, 1-based, of the group
+        starting at ``ply``): the group's events are rewritten to it (same final position, so
+        nothing after them changes), in one transaction."""
+        group = next((g for g in record.unseen if g.ply == ply), None)
+        if group is None:
+            raise JournalError(f"game {record.id}: no unseen moves at move {ply + 1}")
+        if not 1 <= number <= len(group.alternatives):
+            raise JournalError(f"game {record.id}: choose 1..{len(group.alternatives)}")
+        chosen = replace(group, chosen=number - 1)
+        texts, states = substitute(record.states[ply], chosen.alternatives[number - 1], record.states[ply + group.count])
+        seqs = self._standing_seqs(record.id)[ply:ply + group.count]
+        with self._transaction():
+            for seq, text, state in zip(seqs, texts, states):
+                self.db.execute("UPDATE events SET move=?, position=? WHERE game_id=? AND seq=?",
+                                (text, json.dumps(state.to_dict()), record.id, seq))
+            self.db.execute("UPDATE unseen SET chosen=? WHERE game_id=? AND ply=?", (number - 1, record.id, ply))
+        record.moves[ply:ply + group.count] = texts
+        record.states[ply + 1:ply + group.count] = states[:-1]
+        record.unseen[record.unseen.index(group)] = chosen
+        return chosen
+
+    def _standing_seqs(self, game_id: int) -> list[int]:
+        """The event number of each move standing in the game (taken-back ones left out)."""
+        stack: list[int] = []
+        for seq, kind in self.db.execute("SELECT seq, kind FROM events WHERE game_id=? ORDER BY seq", (game_id,)):
+            if kind == "move":
+                stack.append(seq)
+            elif stack:
+                stack.pop()
+        return stack
+
     def record_undo(self, record: GameRecord) -> State:
         """Step the game back one move (takeback); returns the position now current."""
         if not record.moves:
@@ -189,11 +315,14 @@ class Journal:
         previous = record.states[-2]
         with self._transaction():  # one transaction: the undo and the game reopened, or neither
             self._append(record, "undo", None, previous)
+            # unseen moves partly taken back are no longer a question: the board decides anew
+            self.db.execute("DELETE FROM unseen WHERE game_id=? AND ply + count > ?", (record.id, len(record.moves) - 1))
             if record.finished:
                 self.db.execute("UPDATE games SET finished=NULL, outcome=NULL WHERE id=?", (record.id,))
         record.next_seq += 1
         record.states.pop()
         record.moves.pop()
+        record.unseen = [g for g in record.unseen if g.ply + g.count <= len(record.moves)]
         record.finished = False
         return previous
 
@@ -282,7 +411,21 @@ class Journal:
                 raise JournalError(f"{self.path}: {at}: recorded position differs from the replayed one")
             record.next_seq += 1
         record.finished = finished is not None
+        self._load_unseen(record)
         return record
+
+    def _load_unseen(self, record: GameRecord) -> None:
+        for ply, count, alternatives, chosen in self.db.execute(
+            "SELECT ply, count, alternatives, chosen FROM unseen WHERE game_id=? ORDER BY ply", (record.id,)
+        ):
+            at = f"game {record.id}, unseen moves at {ply + 1}"
+            alts = self._json(alternatives, at)
+            if (not isinstance(alts, list) or len(alts) < 2 or not all(isinstance(a, str) for a in alts)
+                    or not (chosen is None or (isinstance(chosen, int) and 0 <= chosen < len(alts)))
+                    or not 0 <= ply <= ply + count <= len(record.moves)
+                    or " ".join(record.moves[ply:ply + count]) != alts[chosen or 0]):
+                raise JournalError(f"{self.path}: {at}: does not fit the recorded moves")
+            record.unseen.append(UnseenGroup(ply, count, tuple(alts), chosen))
 
     def iter_events(self, game_id: int) -> Iterator[tuple[int, str, str | None, float]]:
         yield from self.db.execute(

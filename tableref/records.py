@@ -23,14 +23,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from rules import Fidelity, Game, Outcome, RulesError, State, get_game
 
-from .journal import Journal
+from .journal import Journal, UnseenGroup
 
 FORMAT = "tableref-record"
 VERSION = 1
@@ -60,6 +60,7 @@ class Record:
     date: int  # Unix seconds (UTC) the game was started
     moves: tuple[str, ...]  # canonical notation
     states: tuple[State, ...]  # the start, then the position after each move
+    unseen: tuple[UnseenGroup, ...] = ()  # moves never seen one by one (written as comments)
 
     @property
     def start(self) -> State:
@@ -136,7 +137,20 @@ def record_from_journal(journal: Journal, game_id: int) -> Record:
     """A journalled game (its standing moves; taken-back ones are left out) as a Record."""
     loaded = journal.load(game_id)
     created = journal.summary(game_id).created
-    return Record.replay(loaded.states[0], loaded.options, Fidelity.parse(loaded.fidelity), loaded.moves, created)
+    record = Record.replay(loaded.states[0], loaded.options, Fidelity.parse(loaded.fidelity), loaded.moves, created)
+    return replace(record, unseen=tuple(loaded.unseen))
+
+
+def _unseen_comment(group: UnseenGroup) -> list[str]:
+    """Comment lines before moves never seen one by one: a reader knows which they are, and
+    an import (which skips comments) reads the moves as recorded."""
+    span = f"{group.ply + 1}-{group.ply + group.count}"
+    if group.chosen is not None:
+        head = f"# moves {span} were never seen one by one (the board showed them at once); the players chose"
+        others = [a for i, a in enumerate(group.alternatives) if i != group.chosen]
+        return [head, *(f"#   also possible: {a}" for a in others)]
+    head = f"# moves {span} were never seen one by one (the board showed them at once); not yet chosen, any of"
+    return [head, *(f"#   {a}" for a in group.alternatives)]
 
 
 def write_record(record: Record) -> str:
@@ -155,7 +169,11 @@ def write_record(record: Record) -> str:
         "Moves": str(len(record.moves)),
     }
     lines = [COMMENT, *(f"{k}: {header[k]}" for k in HEADER_KEYS), ""]
-    lines.extend(f"{i}. {text}" for i, text in enumerate(record.moves, start=1))
+    before = {g.ply: g for g in record.unseen}
+    for i, text in enumerate(record.moves):
+        if i in before:
+            lines.extend(_unseen_comment(before[i]))
+        lines.append(f"{i + 1}. {text}")
     lines.append(END)
     return "\n".join(lines) + "\n"
 

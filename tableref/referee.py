@@ -23,6 +23,7 @@ from .decisions import (
     Accepted,
     Ambiguous,
     Choice,
+    ChooseUnseen,
     Command,
     Confirm,
     Decision,
@@ -37,8 +38,10 @@ from .decisions import (
     StartGame,
     TakenBack,
     Undo,
+    UnseenChosen,
+    UnseenMoves,
 )
-from .journal import GameRecord, Journal, JournalError
+from .journal import GameRecord, Journal, JournalError, UnseenGroup, substitute
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +119,8 @@ class Referee:
             return self._on_declare(item.move)
         if isinstance(item, StartGame):
             return self._on_start(item)
+        if isinstance(item, ChooseUnseen):
+            return self._on_choose_unseen(item.first_ply, item.number)
         raise TypeError(f"referee: unknown command {item!r}")
 
     # -- board views --------------------------------------------------------------------------------
@@ -144,7 +149,7 @@ class Referee:
             self._status = ("ok", None)
             return []
         if e.verdict is Verdict.LEGAL and not takeback:
-            return self._accept(e.candidates[0].moves, confirmed=False)
+            return self._accept(e.candidates[0].moves, confirmed=False, alternatives=e.candidates[0].texts)
         if e.verdict in (Verdict.LEGAL, Verdict.AMBIGUOUS):
             choices = [
                 Choice(i + 1, c.text, self._describe(c.moves), equivalent=c.texts[1:])
@@ -196,7 +201,9 @@ class Referee:
 
     # -- accepting and taking back ------------------------------------------------------------------
 
-    def _accept(self, moves: tuple, *, confirmed: bool) -> list[Decision]:
+    def _accept(self, moves: tuple, *, confirmed: bool, alternatives: tuple[str, ...] = ()) -> list[Decision]:
+        if len(moves) > 1:
+            return self._accept_unseen(moves, confirmed, alternatives)
         out: list[Decision] = []
         for m in moves:
             before = self.state
@@ -210,6 +217,55 @@ class Referee:
         self._choices = ()
         self._status = ("ok", None)
         return out
+
+    def _accept_unseen(self, moves: tuple, confirmed: bool, alternatives: tuple[str, ...]) -> list[Decision]:
+        """Several moves shown at once: recorded together, marked unseen. If more than one
+        sequence reaches the board, the record keeps them all and the players are asked —
+        a question that does not hold up play — never a guess written down as a fact."""
+        steps, s = [], self.state
+        for m in moves:
+            after = s.apply(m)
+            steps.append((s.move_text(m), s.describe_move(m), after))
+            s = after
+        first = self.ply
+        group = self.journal.record_sequence(self.record, [(t, a) for t, _, a in steps], alternatives)
+        out: list[Decision] = []
+        for i, (text, description, after) in enumerate(steps):
+            out.append(self._emit(Accepted(self.record.id, first + i + 1, text, description, after.to_dict(),
+                                           confirmed, unseen=True)))
+        if group is not None:
+            out.append(self._emit(self._unseen_question(group)))
+        if s.is_game_over():
+            out.append(self._emit(GameOver(self.record.id, self.ply, s.outcome().to_dict())))
+        self._choices = ()
+        self._status = ("ok", None)
+        return out
+
+    def _unseen_question(self, group: UnseenGroup) -> UnseenMoves:
+        before = self.record.states[group.ply]
+        words = []
+        for alt in group.alternatives:
+            texts, _ = substitute(before, alt, self.record.states[group.ply + group.count])
+            words.append(self._describe_from(before, texts))
+        return UnseenMoves(self.record.id, self.ply, group.ply, group.count, group.alternatives, tuple(words),
+                           group.chosen)
+
+    @staticmethod
+    def _describe_from(state: State, texts: list[str]) -> str:
+        parts = []
+        for t in texts:
+            m = state.parse_move(t)
+            parts.append(state.describe_move(m))
+            state = state.successor(m)
+        return "; then ".join(parts)
+
+    def _on_choose_unseen(self, first_ply: int, number: int) -> list[Decision]:
+        try:
+            group = self.journal.choose_unseen(self.record, first_ply, number)
+        except JournalError as exc:
+            return [self.refuse(f"choose unseen moves {first_ply + 1}", str(exc))]
+        return [self._emit(UnseenChosen(self.record.id, self.ply, group.ply,
+                                        tuple(self.record.moves[group.ply:group.ply + group.count])))]
 
     def _take_back(self, depth: int) -> list[Decision]:
         out: list[Decision] = []
@@ -236,7 +292,7 @@ class Referee:
         match = next((c for c in e.candidates if c.text == choice.text), None)
         if match is None:  # cannot happen unless the game moved on under the question
             return [self._emit(Rejected(self.record.id, self.ply, f"confirm {number}", "the board has changed"))]
-        return self._accept(match.moves, confirmed=True)
+        return self._accept(match.moves, confirmed=True, alternatives=match.texts)
 
     def _on_undo(self) -> list[Decision]:
         if not self.record.moves:

@@ -169,6 +169,19 @@ def undo() -> Any:
     return _queued()
 
 
+@bp.post("/unseen")
+@admin_required
+def unseen() -> Any:
+    """Which sequence of moves never seen one by one the players played (docs/api.md)."""
+    body = _body()
+    first, number = body.get("first_ply"), body.get("number")
+    for name, value, low in (("first_ply", first, 0), ("number", number, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            return _error(f"'{name}' must be a whole number from {low}", 400)
+    table().choose_unseen(first, number)
+    return _queued()
+
+
 @bp.post("/declare")
 @admin_required
 def declare() -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 from rules import MORE, Fidelity, RulesError, SpaceFix, State, get_game
 from tableref.decisions import (
     Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
-    Rejected, Restored, StartGame, TakenBack, Undo,
+    ChooseUnseen, Rejected, Restored, StartGame, TakenBack, Undo, UnseenChosen, UnseenMoves,
 )
 
 from .boards import palette, space_labels
@@ -56,6 +56,7 @@ class LiveTable:
         self._lock = threading.RLock()
         self._recent: deque[dict[str, Any]] = deque(maxlen=history)
         self._question: list[dict[str, Any]] = []
+        self._unseen: list[dict[str, Any]] = []  # open "which moves were played?" questions
         self._status: dict[str, Any] = {"kind": "ok"}
         self._notice: dict[str, Any] | None = None
         self._last: dict[str, Any] | None = None
@@ -79,7 +80,7 @@ class LiveTable:
     def _fold(self, d: Decision) -> None:
         if isinstance(d, NewGame):
             state = get_game(d.game).from_dict(d.position)
-            moves = self._journal_moves(d.game_id) if d.resumed else []
+            moves, self._unseen = self._journal_moves(d.game_id) if d.resumed else ([], [])
             if self._pending_options is not None and self._pending_options[0] == d.game:
                 options = self._pending_options[1]
             else:
@@ -101,6 +102,7 @@ class LiveTable:
             self._state = get_game(self._game).from_dict(d.position)
             if self._moves:
                 self._moves.pop()
+            self._unseen = [u for u in self._unseen if u["first_ply"] + u["count"] <= len(self._moves)]
             self._position_changed()
             self._last = {"kind": d.kind, "text": f"took back {d.move}", "move": d.move,
                           "highlight": _spaces(self._state, d.move)}
@@ -119,20 +121,30 @@ class LiveTable:
             self._status = {"kind": "illegal", **_fixes(d.restore, self._state)}
         elif isinstance(d, Restored):
             self._question, self._status = [], {"kind": "ok"}
+        elif isinstance(d, UnseenMoves):
+            self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply] + [_unseen_question(d)]
+        elif isinstance(d, UnseenChosen):
+            self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply]
+            self._moves[d.first_ply:d.first_ply + len(d.moves)] = list(d.moves)
         elif isinstance(d, Rejected):
             self._notice = {"text": f"{d.command} refused: {d.reason}", "at": time.time()}
 
-    def _journal_moves(self, game_id: int) -> list[str]:
+    def _journal_moves(self, game_id: int) -> tuple[list[str], list[dict[str, Any]]]:
+        """A resumed game's moves and its open unseen-moves questions, from the journal."""
         if self.journal_path is None:
-            return []
+            return [], []
         from tableref.journal import Journal, JournalError  # the web's own read connection
 
         try:
             with Journal(self.journal_path) as journal:
-                return list(journal.load(game_id).moves)
+                record = journal.load(game_id)
         except JournalError as exc:
             log.error("live table: cannot read the moves of game %s: %s", game_id, exc)
-            return []
+            return [], []
+        questions = [{"first_ply": g.ply, "count": g.count,
+                      "choices": [{"number": i + 1, "text": a, "description": a} for i, a in enumerate(g.alternatives)]}
+                     for g in record.unseen if g.is_open]
+        return list(record.moves), questions
 
     def _set_game(self, game_id: int, state: State, moves: list[str], options: dict[str, Any]) -> None:
         self._game_id, self._game, self._state = game_id, state.game_name, state
@@ -171,7 +183,7 @@ class LiveTable:
             "position": position, "view": self._view, "labels": self._labels,
             "to_move": s.to_move, "phase": s.phase, "scores": dict(s.scores()), "target": position.get("target"),
             "outcome": self._outcome, "moves": list(self._moves), "last": self._last,
-            "question": list(self._question), "board_status": dict(self._status), "notice": self._notice,
+            "question": list(self._question), "unseen": list(self._unseen), "board_status": dict(self._status), "notice": self._notice,
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
         }
@@ -186,6 +198,9 @@ class LiveTable:
 
     def undo(self) -> None:
         self._submit(Undo())
+
+    def choose_unseen(self, first_ply: int, number: int) -> None:
+        self._submit(ChooseUnseen(first_ply, number))
 
     def declare(self, move: str) -> None:
         self._submit(Declare(move))
@@ -251,6 +266,12 @@ class LiveTable:
             self._source = {**self._source, "status": status, "text": text}
             snapshot = self._snapshot()
         self.broadcaster.publish("source", {"live": snapshot})
+
+
+def _unseen_question(d: UnseenMoves) -> dict[str, Any]:
+    return {"first_ply": d.first_ply, "count": d.count,
+            "choices": [{"number": i + 1, "text": a, "description": w}
+                        for i, (a, w) in enumerate(zip(d.alternatives, d.descriptions))]}
 
 
 def _spaces(state: State, text: str) -> list[str]:

@@ -44,12 +44,14 @@ def replay(journal: Journal, game_id: int) -> dict[str, Any]:
         step = _step(record.states[ply], text, ply)
         step.update(description=before.describe_move(move), player=before.to_move,
                     highlight=sorted(before.move_spaces(move)))
+        step["unseen"] = any(g.ply < ply <= g.ply + g.count for g in record.unseen)
         steps.append(step)
     outcome = record.state.outcome()
     return {
         "id": record.id, "game": record.game, "title": game.title, "players": list(game.players),
         "options": record.options, "fidelity": record.fidelity, "finished": record.finished,
         "outcome": outcome.to_dict() if outcome else None, "moves": list(record.moves), "steps": steps,
+        "unseen": [g.to_dict() for g in record.unseen],  # moves never seen one by one
     }
 
 

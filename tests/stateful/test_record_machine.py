@@ -26,7 +26,7 @@ from tableref.serve import Service
 
 PIN = "2468"
 FAST_SCRYPT = "scrypt:1024:8:1"
-EXAMPLES = int(os.environ.get("TABLEREF_STATEFUL_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("TABLEREF_STATEFUL_EXAMPLES", "20"))
 
 
 class RecordMachine(RuleBasedStateMachine):
@@ -95,6 +95,36 @@ class RecordMachine(RuleBasedStateMachine):
         self._board(state.successor(move).view(self.referee.fidelity))
         self._after(allowed_takeback=False)
 
+    @rule(data=st.data())
+    def play_two_moves_unseen(self, data):
+        """The board is not looked at in between: two moves show as one change."""
+        state = self.referee.state
+        moves = state.legal_moves()
+        if not moves:
+            return
+        first = state.successor(moves[data.draw(st.integers(0, len(moves) - 1), label="first")])
+        after = first.legal_moves()
+        if first.is_game_over() or not after:
+            return
+        second = first.successor(after[data.draw(st.integers(0, len(after) - 1), label="second")])
+        self._board(second.view(self.referee.fidelity))
+        self._after(allowed_takeback=False)
+
+    @rule(data=st.data())
+    def say_which_unseen_moves_were_played(self, data):
+        open_ = self.svc.table.snapshot()["unseen"]
+        if not open_:
+            return
+        q = open_[data.draw(st.integers(0, len(open_) - 1), label="question")]
+        choice = q["choices"][data.draw(st.integers(0, len(q["choices"]) - 1), label="choice")]
+        self.post("/api/unseen", {"first_ply": q["first_ply"], "number": choice["number"]})
+        before = list(self.model)
+        # The chosen sequence replaces the recorded one: the same number of moves, same position.
+        rec = self.referee.record
+        assert rec.moves[q["first_ply"]:q["first_ply"] + q["count"]] == choice["text"].split() or " " in choice["text"]
+        assert len(rec.moves) == len(before)
+        self.model = list(rec.moves)
+
     @rule(seed=st.integers(0, 2**16))
     def disturb_the_board(self, seed):
         rng = random.Random(seed)
@@ -107,8 +137,13 @@ class RecordMachine(RuleBasedStateMachine):
             view[rng.choice(spaces)] = (rng.choice(palette),)
         from rules import View
 
-        self._board(View(view))
-        self._after(allowed_takeback=False)
+        board = View(view)
+        fid = self.referee.fidelity
+        # A disturbance that happens to show an earlier position of this game is the players
+        # restoring it: a takeback they may make.
+        earlier = any(s.view(fid).matches(board) for s in self.referee.record.states[:-1])
+        self._board(board)
+        self._after(allowed_takeback=earlier)
         if self.referee._status and self.referee._status[0] == "illegal":
             assert self.svc.table.snapshot()["board_status"].get("fixes"), "illegal with nothing to change"
 

@@ -141,6 +141,37 @@
     });
   }
 
+  /* Moves the board showed all at once, reached by more than one sequence: the record keeps
+     them all until the players say which they played. Play goes on meanwhile. */
+  function renderUnseen() {
+    let box = $("#unseen");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "unseen";
+      box.className = "card unseen";
+      $("#choices").after(box);
+    }
+    const open = live.unseen || [];
+    box.hidden = !open.length;
+    box.innerHTML = "";
+    for (const q of open) {
+      const head = document.createElement("p");
+      head.className = "headline";
+      head.textContent = `Moves ${q.first_ply + 1}–${q.first_ply + q.count} were never seen one by one. ` +
+        "Which did you play? (the game goes on meanwhile)";
+      box.append(head);
+      for (const c of q.choices) {
+        const b = document.createElement("button");
+        b.className = "choice";
+        b.innerHTML = `<b>${esc(c.number)}.</b> ${esc(c.text)}` +
+          (c.description !== c.text ? ` <span class="detail">— ${esc(c.description)}</span>` : "");
+        b.disabled = !window.TR.session.admin;
+        b.addEventListener("click", () => act("/api/unseen", { first_ply: q.first_ply, number: c.number }));
+        box.append(b);
+      }
+    }
+  }
+
   function renderControls() {
     const admin = window.TR.session.admin;
     $("#undo").disabled = !admin || live.ply === 0;
@@ -319,6 +350,7 @@
     if (!live) return;
     renderStatus();
     renderDecision();
+    renderUnseen();
     renderControls();
     renderLists();
     renderBoard();

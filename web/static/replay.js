@@ -83,7 +83,8 @@
       head.textContent = at ? `${at}. ${cap(s.player)}: ${s.move}` : "Start position";
       const detail = document.createElement("div");
       detail.className = "detail";
-      detail.textContent = (at ? s.description + " — " : "") + `${cap(s.to_move)} to move` + (scores ? ` · ${scores}` : "");
+      detail.textContent = (at ? s.description + (s.unseen ? " (never seen on its own)" : "") + " — " : "") +
+        `${cap(s.to_move)} to move` + (scores ? ` · ${scores}` : "");
       card.append(head, detail);
       [...ol.children].forEach((li, i) => li.classList.toggle("current", i === at - 1));
       $("#first").disabled = $("#prev").disabled = at === 0;
