@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import shutil
@@ -170,6 +171,7 @@ def ms(values: list[float]) -> str:
 
 
 PER_PROCESS = 50  # simulated tables per process (paho's select() stops at descriptor 1023)
+_STEPS = itertools.count()
 
 
 def run_step(url: str, hub: subprocess.Popen, port: int, directory: Path, boards: int, interval: float,
@@ -193,10 +195,13 @@ def run_step(url: str, hub: subprocess.Popen, port: int, directory: Path, boards
     where = Path("/dev/shm") if Path("/dev/shm").is_dir() else directory
     journals = Path(tempfile.mkdtemp(dir=where, prefix="hub-bench-"))
     sims = []
+    # Each step's tables are new boards (new journals): new names too, as a hub keys games by
+    # (board, game) and a board's journal is never replaced under the same name (docs/hub.md).
+    offset = 1000 * next(_STEPS)
     for first in range(1, boards + 1, PER_PROCESS):
         n = min(PER_PROCESS, boards - first + 1)
         sims.append(subprocess.Popen(
-            [sys.executable, "-m", "tableref", "hub", "simulate", "--boards", str(n), "--first", str(first),
+            [sys.executable, "-m", "tableref", "hub", "simulate", "--boards", str(n), "--first", str(first + offset),
              "--broker", f"mqtt://127.0.0.1:{port}", "--interval", str(interval), "--duration", str(duration),
              "--dir", str(journals / f"p{first}")], cwd=ROOT, stdout=subprocess.PIPE, text=True))
     played = 0

@@ -32,9 +32,10 @@ def _sse(kind: str, data: Any, event_id: int | None = None) -> bytes:
 class Fanout:
     """Events from any thread to every spectator's coroutine. ``publish`` never blocks.
 
-    Updates are merged for ``every`` seconds (the tables that changed, latest first wins; the
-    commit times of every move) and sent as one event: at 200 tables a spectator gets at most
-    1/``every`` events a second, however busy the club, and each is encoded once for all."""
+    Updates are merged (the tables that changed, the latest of each; the commit times of every
+    move) and sent as one event, at most one per ``every`` seconds: at 200 tables a spectator
+    gets at most 1/``every`` events a second however busy the club, each encoded once for all;
+    in a quiet moment an update goes at once."""
 
     def __init__(self, snapshot: Callable[[], dict[str, Any]], *, capacity: int = 64, every: float = 0.1) -> None:
         self.snapshot, self.capacity, self.every = snapshot, capacity, every
@@ -46,6 +47,7 @@ class Fanout:
         self._boards: dict[str, Any] = {}
         self._commits: list[float] = []
         self._scheduled = False
+        self._last_flush = 0.0
 
     def publish(self, kind: str, data: dict[str, Any]) -> None:
         loop = self.loop
@@ -58,12 +60,16 @@ class Fanout:
             if self._scheduled:
                 return
             self._scheduled = True
+        # At once if nothing was sent for ``every`` s (a quiet club: no added delay); else when
+        # ``every`` s have passed since the last event (a busy one: at most 1/every a second).
+        wait = max(0.0, self._last_flush + self.every - time.monotonic())
         try:
-            loop.call_soon_threadsafe(loop.call_later, self.every, self._flush)
+            loop.call_soon_threadsafe(loop.call_later, wait, self._flush)
         except RuntimeError:  # the loop has closed: the server is stopping
             pass
 
     def _flush(self) -> None:
+        self._last_flush = time.monotonic()
         with self._lock:
             boards, commits = list(self._boards.values()), self._commits
             self._boards, self._commits, self._scheduled = {}, [], False

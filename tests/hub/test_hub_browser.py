@@ -29,6 +29,7 @@ pytestmark = [needs_mosquitto, pytest.mark.skipif(not os.path.exists(CHROMIUM),
 
 def test_club_page_with_twenty_tables_live(broker, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
+    expect = sync_api.expect
     fanout = Fanout(lambda: hub.snapshot())
     hub = Hub(HubServerConfig(broker=BrokerConfig(port=broker.port), data_dir=tmp_path / "hub",
                               event="Thursday club"), on_change=fanout.publish).start()
@@ -56,19 +57,17 @@ def test_club_page_with_twenty_tables_live(broker, tmp_path):
                     page = browser.new_page(viewport={"width": width, "height": height})
                     page.goto(url)
                     page.click("#pin-cancel")  # just watch
-                    page.wait_for_function("document.querySelectorAll('.tile').length === 20", timeout=15000)
-                    page.wait_for_function("[...document.querySelectorAll('.tile .players')]"
-                                           ".every(e => e.textContent.startsWith('Player'))", timeout=15000)
+                    # Locators, not wait_for_function: the page's CSP forbids eval (as it should).
+                    expect(page.locator(".tile")).to_have_count(20, timeout=15000)
+                    expect(page.locator(".tile .players").filter(has_text="Player")).to_have_count(20, timeout=15000)
                     first = page.text_content("#t-table-01 .foot")
-                    page.wait_for_function(f"document.querySelector('#t-table-01 .foot').textContent !== {first!r}",
-                                           timeout=15000)  # the tile follows the game
+                    expect(page.locator("#t-table-01 .foot")).not_to_have_text(first, timeout=15000)  # it follows
                     assert page.locator("#t-table-01 svg circle").count() > 10
                     page.screenshot(path=str(ARTIFACTS / f"hub-club-{name}.png"))
                     page.close()
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.goto(url + "table/table-03")
-                page.wait_for_function("document.querySelector('#table-players').textContent.includes('Player 5')",
-                                       timeout=15000)
+                expect(page.locator("#table-players")).to_contain_text("Player 5", timeout=15000)
                 page.goto(url + "standings")
                 assert "Round 1" in page.text_content("main")
             finally:
