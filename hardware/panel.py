@@ -220,9 +220,12 @@ class Buttons(_Managed):
 
     def __init__(self, handler: Callable[[str, bool], None], *, pin_factory: Any, scheduler: Scheduler,
                  confirm: PinSpec = 23, undo: PinSpec = 24, end_turn: PinSpec = 25, cycle: PinSpec = 12,
-                 hold_button: str = "confirm", hold_time: float = 3.0, bounce_time: float | None = 0.03) -> None:
-        if hold_button not in self.NAMES:
-            raise ValueError(f"hold_button must be one of {', '.join(self.NAMES)}, got {hold_button!r}")
+                 hold_button: str | tuple[str, ...] = "confirm", hold_time: float = 3.0,
+                 bounce_time: float | None = 0.03) -> None:
+        holders = (hold_button,) if isinstance(hold_button, str) else tuple(hold_button)
+        for name in holders:
+            if name not in self.NAMES:
+                raise ValueError(f"hold_button must be one of {', '.join(self.NAMES)}, got {name!r}")
         if not hold_time > 0:
             raise ValueError(f"hold_time must be > 0 seconds, got {hold_time!r}")
         self.pins = {"confirm": check_pin(confirm, "confirm button pin"), "undo": check_pin(undo, "undo button pin"),
@@ -231,13 +234,18 @@ class Buttons(_Managed):
         self.handler = handler
         self.pin_factory = pin_factory
         self.scheduler = scheduler
-        self.hold_button = hold_button
+        self.hold_buttons = holders
         self.hold_time = float(hold_time)
         self.bounce_time = bounce_time
         self._devices: dict[str, Any] = {}
-        self._hold_timer: Timer | None = None
-        self._held = False
+        self._hold_timers: dict[str, Timer] = {}
+        self._held: set[str] = set()
         self._lock = threading.Lock()
+
+    @property
+    def hold_button(self) -> str:
+        """The button whose long press starts a new game."""
+        return self.hold_buttons[0]
 
     def start(self) -> None:
         # DigitalInputDevice, not gpiozero's Button: Button starts a hold thread of its own
@@ -264,9 +272,9 @@ class Buttons(_Managed):
     def close(self) -> None:
         with self._lock:
             devices, self._devices = self._devices, {}
-            if self._hold_timer is not None:
-                self._hold_timer.cancel()
-                self._hold_timer = None
+            for timer in self._hold_timers.values():
+                timer.cancel()
+            self._hold_timers.clear()
         for dev in devices.values():
             dev.when_activated = dev.when_deactivated = None
             dev.close()
@@ -278,34 +286,32 @@ class Buttons(_Managed):
         return fire
 
     def _pressed(self, name: str) -> None:
-        if name != self.hold_button:
+        if name not in self.hold_buttons:
             self.handler(name, False)
             return
         with self._lock:
-            self._held = False
-            if self._hold_timer is not None:
-                self._hold_timer.cancel()
-            self._hold_timer = self.scheduler.call_later(self.hold_time, self._hold_reached)
+            self._held.discard(name)
+            if name in self._hold_timers:
+                self._hold_timers[name].cancel()
+            self._hold_timers[name] = self.scheduler.call_later(self.hold_time, lambda: self._hold_reached(name))
 
-    def _hold_reached(self) -> None:
+    def _hold_reached(self, name: str) -> None:
         with self._lock:
-            if self._hold_timer is None:
+            if self._hold_timers.pop(name, None) is None:
                 return
-            self._hold_timer = None
-            self._held = True
-        self.handler(self.hold_button, True)
+            self._held.add(name)
+        self.handler(name, True)
 
     def _released(self, name: str) -> None:
-        if name != self.hold_button:
+        if name not in self.hold_buttons:
             return
         with self._lock:
-            if self._hold_timer is None:
-                if not self._held:
-                    return  # a release with no press seen (opened while held down)
-                self._held = False
+            timer = self._hold_timers.pop(name, None)
+            if timer is None:
+                # held already reported, or a release with no press seen (opened while held down)
+                self._held.discard(name)
                 return
-            self._hold_timer.cancel()
-            self._hold_timer = None
+            timer.cancel()
         self.handler(name, False)
 
 
@@ -321,7 +327,8 @@ class Panel(_Managed):
                  new_game: StartGame | None = None, end_turn_move: str = "end",
                  reminders: Mapping[str, Pattern] | None = None, tone_hz: float | None = None,
                  bounce_time: float | None = 0.03,
-                 on_highlight: Callable[[int], None] | None = None) -> None:
+                 on_highlight: Callable[[int], None] | None = None,
+                 on_undo_hold: Callable[[], Any] | None = None) -> None:
         self.pins = pins if pins is not None else PanelPins()
         self.submit = submit
         self._own_scheduler = scheduler is None
@@ -330,10 +337,15 @@ class Panel(_Managed):
         self.end_turn_move = end_turn_move
         self.reminders = dict(reminders) if reminders is not None else {"drift": DRIFT}
         self.on_highlight = on_highlight
+        # With a hook for it (the voice's mute), undo's long press is taken: undo then acts
+        # on release, so that a hold is not also an undo.
+        self.on_undo_hold = on_undo_hold
+        self.hold_button = hold_button
+        holders = (hold_button, "undo") if on_undo_hold is not None and hold_button != "undo" else (hold_button,)
         p = self.pins
         self.buttons = Buttons(self._button, pin_factory=pin_factory, scheduler=self.scheduler,
                                confirm=p.confirm, undo=p.undo, end_turn=p.end_turn, cycle=p.cycle,
-                               hold_button=hold_button, hold_time=hold_time, bounce_time=bounce_time)
+                               hold_button=holders, hold_time=hold_time, bounce_time=bounce_time)
         self.lights = Lights(pin_factory=pin_factory, scheduler=self.scheduler,
                              ready=p.ready, waiting=p.waiting, illegal=p.illegal)
         self.beeper = Beeper(p.buzzer, pin_factory=pin_factory, scheduler=self.scheduler, tone_hz=tone_hz)
@@ -460,6 +472,9 @@ class Panel(_Managed):
     def _button(self, name: str, held: bool) -> None:
         command: Command | None = None
         sound: Pattern | None = None
+        if held and name == "undo" and name != self.hold_button:
+            self._undo_held()
+            return
         with self._lock:
             if held:
                 command = self.next_game()
@@ -486,6 +501,17 @@ class Panel(_Managed):
             self.on_highlight(highlighted)
         if command is not None:
             self.submit(command)  # outside the lock: a synchronous referee calls on_decision back
+
+
+    def _undo_held(self) -> None:
+        """Undo held: the hook (mute or unmute the voice); the HELD beep says it was taken."""
+        try:
+            self.on_undo_hold()
+        except Exception:  # the voice must not take the buttons down with it
+            log.exception("panel: the undo long-press hook failed")
+            self.beeper.play(CHIRP)
+            return
+        self.beeper.play(HELD)
 
 
 def open_panel(submit: Callable[[Command], None], *, pins: PanelPins | None = None,

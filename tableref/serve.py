@@ -218,8 +218,10 @@ class Service:
             return
         # The long press starts the configured game, with its options and set-up (issue 23).
         configured = StartGame(self.game, dict(self.options), self.setup)
+        # Undo held mutes or unmutes the voice, when there is one (docs/voice.md).
+        mute = {"on_undo_hold": self.speaker.toggle_mute} if self.speaker is not None else {}
         self.panel = open_panel(self.submit, pins=self.panel_config.pins, pin_factory=self.pin_factory,
-                                new_game=configured)
+                                new_game=configured, **mute)
         if self.panel is None:
             self.notices.append("the GPIO panel could not start (see the log); running without it")
             return
