@@ -178,8 +178,12 @@
     $("#new-game").disabled = !admin;
     $("#watch-hint").hidden = admin;
     const dec = $("#declare");
+    const wasOpen = !!dec.querySelector("details[open]");  // a re-render must not fold it away
     dec.innerHTML = "";
-    for (const d of live.declarable || []) {
+    // Moves made off the board (resigning) are buttons; moves that leave the board looking
+    // as it was (a ring bumping an equal ring back onto its own start) are folded away with
+    // why they are there: the sensors cannot tell them from no move.
+    const button = (d) => {
       const b = document.createElement("button");
       b.textContent = d.description;
       b.title = d.why ? `${d.move}: ${d.why}` : d.move;
@@ -187,7 +191,21 @@
       b.addEventListener("click", () => {
         if (confirm(`${d.description}?`)) act("/api/declare", { move: d.move });
       });
-      dec.append(b);
+      return b;
+    };
+    const all = live.declarable || [];
+    const off = all.filter((d) => d.why !== "the board looks the same after it");
+    const same = all.filter((d) => d.why === "the board looks the same after it");
+    off.forEach((d) => dec.append(button(d)));
+    if (same.length) {
+      const box = document.createElement("details");
+      box.className = "unseen-moves";
+      box.innerHTML = `<summary>Moves the board cannot show (${same.length})</summary>` +
+        "<p class=\"hint\">Each leaves the board looking exactly as it was, so the sensors cannot tell it " +
+        "from no move: if you played one, record it here.</p>";
+      same.forEach((d) => box.append(button(d)));
+      box.open = wasOpen;
+      dec.append(box);
     }
   }
 
