@@ -199,7 +199,9 @@ class Reader:
     on_space = 0.3  # a tag further than this many pitches from its space is off it
     ignored_tags: frozenset[int] = frozenset()  # ids read elsewhere (DRIFT's ring markers)
 
-    names_unread = True  # a piece seen but not named is read OCCUPIED (DRIFT: spaces hold two tokens)
+    # A piece seen but not named is read OCCUPIED, and shadowed paper by a piece read empty (DRIFT:
+    # spaces hold two tokens, and its silver coins and grey pieces look like shadowed paper).
+    names_unread = True
     heights = True  # tags looked for where the pieces' tops are (DRIFT: not yet, its piles reach 90 mm)
 
     def __init__(self, grid: SampleGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND, *,
@@ -392,7 +394,8 @@ class Reader:
             share = fg.mean()
             if share <= EMPTY_MAX and hidden.any():
                 del why[sid]  # the piece in front, nothing here
-            elif share > EMPTY_MAX and shadowy[sl][seen][fg].mean() >= SHADOW_ALL and self._caster_near(i, solid):
+            elif share > EMPTY_MAX and self.names_unread and shadowy[sl][seen][fg].mean() >= SHADOW_ALL \
+                    and self._caster_near(i, solid):
                 del why[sid]  # a shadow cast by a piece next to it: the paper, only darker
             elif share >= OCCUPIED_MIN and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
                     and shadowy[sl][seen][fg].mean() < 0.5:
