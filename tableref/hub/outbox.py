@@ -64,14 +64,17 @@ class Outbox:
         rows = self.db.execute(
             "SELECT g.id, g.finished, g.outcome,"
             " (SELECT COALESCE(MAX(seq), -1) FROM events e WHERE e.game_id = g.id),"
-            " COALESCE(o.header, 0), COALESCE(o.acked_seq, -1), o.acked_end"
+            " COALESCE(o.header, 0), COALESCE(o.acked_seq, -1), o.acked_end,"
+            " (SELECT COALESCE(MAX(round), 0) FROM game_players p WHERE p.game_id = g.id)"
             " FROM games g LEFT JOIN hub_outbox o ON o.game_id = g.id WHERE g.id >= ? ORDER BY g.id", (low,)
         ).fetchall()
         out = []
-        for gid, finished, outcome, last, header, acked, acked_end in rows:
+        for gid, finished, outcome, last, header, acked, acked_end, rnd in rows:
             done = finished is not None
             key = end_key(last + 1, json.loads(outcome) if outcome else None) if done else None
-            out.append(Cursor(gid, last, done, key, bool(header), acked, acked_end))
+            # header holds 1 + the players' round the hub acknowledged: a header acknowledged
+            # before the names came is not the one with the names.
+            out.append(Cursor(gid, last, done, key, header >= 1 + rnd, acked, acked_end))
         return out
 
     def header(self, game: int) -> GameHeader:
@@ -100,7 +103,7 @@ class Outbox:
             "INSERT INTO hub_outbox(game_id, header, acked_seq, acked_end) VALUES (?, ?, ?, ?)"
             " ON CONFLICT(game_id) DO UPDATE SET header = MAX(header, excluded.header),"
             " acked_seq = MAX(acked_seq, excluded.acked_seq), acked_end = COALESCE(excluded.acked_end, acked_end)",
-            (ack.game, int(ack.header), ack.seq, ack.end))
+            (ack.game, (1 + (ack.round or 0)) if ack.header else 0, ack.seq, ack.end))
 
     # -- players ---------------------------------------------------------------------------------
 

@@ -109,6 +109,7 @@ class Ack:
     header: bool
     seq: int  # -1: no event yet
     end: str | None = None
+    round: int | None = None  # the round of the players' names the hub holds with the header
 
 
 @dataclass(frozen=True)

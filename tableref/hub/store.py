@@ -154,11 +154,12 @@ class HubStore:
                 break
             nxt += 1
         self._next[key] = nxt
-        row = self.db.execute("SELECT end_events, outcome FROM games WHERE board=? AND game=?", (board, game)).fetchone()
+        row = self.db.execute("SELECT end_events, outcome, round FROM games WHERE board=? AND game=?",
+                              (board, game)).fetchone()
         end = None
         if row is not None and row[0] is not None:
             end = f"{row[0]}:{json.dumps(json.loads(row[1]), sort_keys=True)}"
-        return Ack(game, row is not None, nxt - 1, end)
+        return Ack(game, row is not None, nxt - 1, end, row[2] if row is not None else None)
 
     # -- rounds and pairings ----------------------------------------------------------------------
 

@@ -55,7 +55,16 @@ def all_in(hub: Hub, tables: list[SimTable]) -> bool:
 
 
 def wait_all_in(hub: Hub, tables: list[SimTable], timeout: float = 20.0) -> None:
-    wait_for(lambda: all_in(hub, tables), timeout, "every journal to be in the hub, acknowledged", interval=0.2)
+    try:
+        wait_for(lambda: all_in(hub, tables), timeout, "every journal to be in the hub, acknowledged", interval=0.2)
+    except AssertionError as exc:
+        lines = [str(exc)]
+        for t in tables:
+            mine, theirs = journal_games(t), hub_games(hub, t.name)
+            diff = {g: sorted(k for k in set(mine[g]) | set(theirs.get(g, {}))
+                              if mine[g].get(k) != theirs.get(g, {}).get(k)) for g in mine}
+            lines.append(f"{t.name}: {t.publisher.link if t.publisher else None}; differs: {diff}")
+        raise AssertionError("\n".join(lines)) from None
 
 
 def secured_broker(tmp_path):

@@ -45,6 +45,10 @@ def test_an_older_journal_gains_the_hub_tables_and_keeps_its_games(tmp_path):
         [c] = outbox.cursors(0)
         assert not c.header_acked  # the names go to the hub with the header, again
         assert outbox.header(1).players == {"A": "Ada", "B": "Bo"}
+        outbox.ack(Ack(1, True, 0))  # a late acknowledgement of the header without the names
+        assert not outbox.cursors(0)[0].header_acked
+        outbox.ack(Ack(1, True, 0, None, 1))  # the hub holds round 1's names
+        assert outbox.cursors(0)[0].header_acked
     finally:
         outbox.close()
     with Journal(path) as j:
