@@ -93,6 +93,7 @@ class HubPublisher:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_connect_fail = self._on_connect_fail
         self._set_link("connecting")
         client.connect_async(self.config.broker.host, self.config.broker.port, keepalive=15)
         client.loop_start()
@@ -180,6 +181,11 @@ class HubPublisher:
         self._live_dirty = self._live is not None
         self._set_link("connected")
         self._wake.set()
+
+    def _on_connect_fail(self, client: Any, userdata: Any) -> None:
+        if self._link.state != "refused" and not self._stop.is_set():
+            self._set_link("offline", "cannot connect to the broker (network, address, or its TLS certificate "
+                                      "not signed by ca_file); retrying, the journal keeps every move")
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any = None,
                        properties: Any = None) -> None:
