@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidStateError
+from ..strict import expect_keys
 from .anacund import (
     GROUP_SIZE,
     GROUPS,
@@ -27,8 +28,7 @@ def _bad(msg: str) -> InvalidStateError:
 
 def _groups(raw: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     form = f"'groups' must be {{\"A\": [n, n, n], \"B\": [n, n, n]}}: the pieces left in each player's {GROUPS} groups (0-{GROUP_SIZE})"
-    if not isinstance(raw, Mapping) or set(raw) != set(PLAYERS):
-        raise _bad(form)
+    expect_keys(raw, required=PLAYERS, where="anacund position", path="groups")
     out = []
     for p in PLAYERS:
         sizes = raw[p]
@@ -59,13 +59,9 @@ def _cells(raw: Any) -> list[str]:
 
 
 def parse_position(data: Mapping[str, Any]) -> AnacundState:
-    if not isinstance(data, Mapping):
-        raise _bad("expected a JSON object")
+    expect_keys(data, required=("groups",), optional=KEYS, where="anacund position")
     if data.get("game", "anacund") != "anacund":
         raise _bad(f"'game' is {data.get('game')!r}, expected 'anacund'")
-    unknown = [k for k in data if k not in KEYS]
-    if unknown:
-        raise _bad(f"unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
     shape = data.get("shape", "loop")
     if shape not in SHAPES:
         raise _bad(f"'shape' must be 'loop' or 'line', not {shape!r}")
@@ -78,8 +74,6 @@ def parse_position(data: Mapping[str, Any]) -> AnacundState:
         raise _bad(f"'track': {exc}") from None
     if "to_move" in data and data["to_move"] not in PLAYERS:
         raise _bad(f"'to_move' must be 'A' or 'B', not {data['to_move']!r}")
-    if "groups" not in data:
-        raise _bad("no 'groups': the pieces left in each player's groups, e.g. {\"A\": [6, 6, 6], \"B\": [6, 6, 6]}")
     groups = _groups(data["groups"])
     cells = _cells(data.get("pieces", {}))
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidStateError
+from ..strict import expect_keys
 from .annelids import PLAYERS, Annelid, AnnelidsState
 from .annelids_geometry import geometry
 
@@ -28,8 +29,8 @@ def _count(data: Mapping[str, Any], key: str, default: int) -> int:
 def _annelid(i: int, raw: Any, used: dict[str, str]) -> Annelid:
     geo = geometry()
     where = f"annelids[{i}]"
-    if not isinstance(raw, Mapping):
-        raise _bad(f"{where}: expected an object with 'tail', 'colour', 'heading', 'segments'")
+    expect_keys(raw, required=("tail", "colour", "heading"), optional=("segments",),
+                where="annelids position", path=where)
     tail, colour, heading = raw.get("tail"), raw.get("colour"), raw.get("heading")
     segments = raw.get("segments", [])
     if not isinstance(tail, str) or tail not in geo.edge_set:
@@ -59,8 +60,8 @@ def _annelid(i: int, raw: Any, used: dict[str, str]) -> Annelid:
 
 
 def parse_position(data: Mapping[str, Any]) -> AnnelidsState:
-    if not isinstance(data, Mapping):
-        raise _bad("expected a JSON object")
+    expect_keys(data, required=("annelids",), optional=("game", "to_move", "quota", "placed", "winner", "reason"),
+                where="annelids position")
     if data.get("game", "annelids") != "annelids":
         raise _bad(f"'game' is {data.get('game')!r}, expected 'annelids'")
     player = data.get("to_move", "blue")

@@ -25,6 +25,7 @@ from ..board import Board, load_board
 from ..errors import IllegalMoveError, InvalidStateError, MoveSyntaxError
 from ..game import Game, OptionSpec, Outcome, State
 from ..registry import register
+from ..strict import expect_keys
 from ..view import OCCUPIED, Fidelity, View
 from .annihilation_turns import (
     BLACK,
@@ -286,8 +287,8 @@ def _parse_position(data: Mapping[str, Any]) -> AnnihilationState:
     def bad(msg: str) -> InvalidStateError:
         return InvalidStateError(f"annihilation position: {msg}")
 
-    if not isinstance(data, Mapping):
-        raise bad("expected a JSON object")
+    expect_keys(data, required=("board",), where="annihilation position",
+                optional=("game", "to_move", "phase", "reserves", "scores", "target", "winner"))
     if data.get("game", "annihilation") != "annihilation":
         raise bad(f"'game' is {data.get('game')!r}, expected 'annihilation'")
     player = data.get("to_move", WHITE)
@@ -317,7 +318,8 @@ def _parse_position(data: Mapping[str, Any]) -> AnnihilationState:
                   "(2 annihilators; carriers 1,1,1,1,2,2,3,3,5,5,8,8), "
                   f"found {sorted(total.elements())}")
     scores = data.get("scores", {WHITE: 0, BLACK: 0})
-    if not isinstance(scores, Mapping) or any(
+    expect_keys(scores, required=PLAYERS, where="annihilation position", path="scores")
+    if any(
         not isinstance(scores.get(p), int) or isinstance(scores.get(p), bool) or scores.get(p) < 0 for p in PLAYERS
     ):
         raise bad("'scores' must be {\"white\": n, \"black\": n} with whole numbers >= 0")
@@ -350,8 +352,7 @@ def _reserves(raw: Any, particles: Mapping[str, str], bad) -> tuple[tuple[int, .
                 raise bad(f"{NAME[p]}'s particles on the board are not one player's set: give 'reserves' explicitly")
             out.append(tuple(sorted(left.elements())))
         return out[0], out[1]
-    if not isinstance(raw, Mapping) or set(raw) != set(PLAYERS):
-        raise bad("'reserves' must be {\"white\": [charges], \"black\": [charges]}")
+    expect_keys(raw, required=PLAYERS, where="annihilation position", path="reserves")
     out = []
     for p in PLAYERS:
         r = raw[p]

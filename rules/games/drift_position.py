@@ -6,13 +6,20 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidStateError
-from .drift_battle import RANK_OF, ROMAN, roster
+from ..strict import expect_keys
+from .drift_battle import ROMAN, roster
 from .drift_geometry import COIN_TYPES, RIVERS, geometry
 
 if TYPE_CHECKING:
     from .drift import DriftState
 
 PHASES = ("setup", "play", "drift", "over")
+WHERE = "drift position"
+# Keys a file may leave out (their defaults are in parse_position); turn.left_river and
+# turn.crowded came later, so older files and journals lack them.
+OPTIONAL = ("game", "ranks", "phase", "to_move", "rotations", "carrying", "coins", "repositories", "turn",
+            "to_place")
+TURN_OPTIONAL = ("left_river", "crowded")
 
 
 def _bad(msg: str) -> InvalidStateError:
@@ -49,18 +56,20 @@ def _count(value: Any, what: str, top: int) -> int:
     return value
 
 
-def _obj(data: Mapping[str, Any], key: str, default: Any = None) -> Any:
+def _obj(data: Mapping[str, Any], key: str, default: Any = None, required: tuple[str, ...] | None = None) -> Any:
+    """``data[key]`` (or the default), an object; with ``required``, holding exactly those keys."""
     value = data.get(key, default)
     if not isinstance(value, Mapping):
         raise _bad(f"'{key}' must be an object")
+    if required is not None:
+        expect_keys(value, required=required, where=WHERE, path=key)
     return value
 
 
 def parse_position(data: Mapping[str, Any]) -> "DriftState":
     from .drift import COLOURS, DriftState
 
-    if not isinstance(data, Mapping):
-        raise _bad("expected a JSON object")
+    expect_keys(data, required=("players", "pieces"), optional=OPTIONAL, where=WHERE)
     if data.get("game", "drift") != "drift":
         raise _bad(f"'game' is {data.get('game')!r}, expected 'drift'")
     geo = geometry()
@@ -69,7 +78,8 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
         raise _bad("'players' must list 2-6 players as {\"colour\": ..., \"home\": marker}")
     players, homes = [], []
     for i, p in enumerate(raw_players):
-        if not isinstance(p, Mapping) or p.get("colour") not in COLOURS or p.get("home") not in geo.markers:
+        expect_keys(p, required=("colour", "home"), where=WHERE, path=f"players[{i}]")
+        if p.get("colour") not in COLOURS or p.get("home") not in geo.markers:
             raise _bad(f"players[{i}]: needs 'colour' (one of {', '.join(COLOURS)}) and 'home' "
                        f"(one of {', '.join(geo.markers)})")
         players.append(p["colour"])
@@ -79,9 +89,7 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
     if homes != sorted(homes, key=geo.markers.index):
         raise _bad("'players' must be in turn order: clockwise from the circle "
                    f"({', '.join(geo.markers)})")
-    ranks_raw = _obj(data, "ranks", {"III": 2, "II": 2, "I": 2})
-    if set(ranks_raw) != set(RANK_OF):
-        raise _bad("'ranks' must give the pieces per player of rank III, II and I")
+    ranks_raw = _obj(data, "ranks", {"III": 2, "II": 2, "I": 2}, required=tuple(ROMAN[r] for r in (3, 2, 1)))
     ranks = tuple(_count(ranks_raw[ROMAN[r]], f"ranks.{ROMAN[r]}", 6) for r in (3, 2, 1))
     if not 1 <= sum(ranks) <= 6:
         raise _bad("a player has 1-6 pieces")
@@ -96,9 +104,7 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
     seat = players.index(to_move)
     if phase in ("setup", "drift") and seat != 0:
         raise _bad(f"in the {phase} phase 'to_move' is the first player, {players[0]}")
-    rot_raw = _obj(data, "rotations", dict.fromkeys(RIVERS, 0))
-    if set(rot_raw) != set(RIVERS):
-        raise _bad(f"'rotations' must give {', '.join(RIVERS)}")
+    rot_raw = _obj(data, "rotations", dict.fromkeys(RIVERS, 0), required=RIVERS)
     rots = tuple(_count(rot_raw[r], f"rotations.{r}", river.size - 1) for r, river in zip(RIVERS, geo.rivers))
 
     locs = [-1] * len(ro.ids)
@@ -133,18 +139,14 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
         if not isinstance(coins, list) or any(c not in COIN_TYPES for c in coins):
             raise _bad(f"coins: {where}: expected a list of coin types ({', '.join(COIN_TYPES)})")
         lying += [(geo.index[where], c) for c in coins]
-    repo_raw = _obj(data, "repositories", {c: [] for c in players})
-    if set(repo_raw) != set(players):
-        raise _bad("'repositories' must list every player's deposited coins")
+    repo_raw = _obj(data, "repositories", {c: [] for c in players}, required=tuple(players))
     repos = []
     for c in players:
         r = repo_raw[c]
         if not isinstance(r, list) or any(t not in COIN_TYPES for t in r) or len(set(r)) != len(r):
             raise _bad(f"repositories: {c}: at most one coin of each type ({', '.join(COIN_TYPES)})")
         repos.append(tuple(sorted(r, key=COIN_TYPES.index)))
-    place_raw = _obj(data, "to_place", dict.fromkeys(COIN_TYPES, 0))
-    if set(place_raw) != set(COIN_TYPES):
-        raise _bad(f"'to_place' must give {', '.join(COIN_TYPES)}")
+    place_raw = _obj(data, "to_place", dict.fromkeys(COIN_TYPES, 0), required=COIN_TYPES)
     to_place = tuple(_count(place_raw[t], f"to_place.{t}", n) for t in COIN_TYPES)
     for t, left in zip(COIN_TYPES, to_place):
         total = left + sum(1 for _, c in lying if c == t) + carried.count(t) + sum(t in r for r in repos)
@@ -159,6 +161,7 @@ def parse_position(data: Mapping[str, Any]) -> "DriftState":
         raise _bad("'phase' is 'over' exactly when a repository holds one coin of each type")
 
     turn = _obj(data, "turn", {"moved": [], "current": None, "points": 0})
+    expect_keys(turn, required=("moved", "current", "points"), optional=TURN_OPTIONAL, where=WHERE, path="turn")
     moved_raw, current_raw = turn.get("moved", []), turn.get("current")
     if not isinstance(moved_raw, list) or any(m not in ro.index for m in moved_raw):
         raise _bad("turn.moved must list pieces")

@@ -21,6 +21,7 @@ from ..board import Board, load_board
 from ..errors import IllegalMoveError, InvalidStateError, MoveSyntaxError
 from ..game import Game, OptionSpec, Outcome, State
 from ..registry import register
+from ..strict import expect_keys
 from ..view import OCCUPIED, Fidelity, View
 
 SOUTH, NORTH = "south", "north"
@@ -387,8 +388,8 @@ def _parse_position(data: Mapping[str, Any]) -> GygesState:
     def bad(msg: str) -> InvalidStateError:
         return InvalidStateError(f"gyges position: {msg}")
 
-    if not isinstance(data, Mapping):
-        raise bad("expected a JSON object")
+    expect_keys(data, required=("rings",), where="gyges position",
+                optional=("game", "to_move", "phase", "winner", "variant", "captures", "needed"))
     if data.get("game", "gyges") != "gyges":
         raise bad(f"'game' is {data.get('game')!r}, expected 'gyges'")
     player = data.get("to_move", SOUTH)
@@ -413,7 +414,8 @@ def _parse_position(data: Mapping[str, Any]) -> GygesState:
 
     def pair(key: str, default: int) -> tuple[int, int]:
         raw = data.get(key, {SOUTH: default, NORTH: default})
-        if not isinstance(raw, Mapping) or any(
+        expect_keys(raw, required=PLAYERS, where="gyges position", path=key)
+        if any(
             not isinstance(raw.get(p), int) or isinstance(raw.get(p), bool) or raw.get(p) < 0 for p in PLAYERS
         ):
             raise bad(f"'{key}' must be {{\"south\": n, \"north\": n}} with whole numbers ≥ 0")

@@ -312,7 +312,7 @@ BASE = {"t6": "A", "t18": "A", "t30": "A", "t12": "B", "t24": "B", "t36": "B"}
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"groups": {"A": [5, 5, 5]}}, "'groups' must be"),
+    ({"groups": {"A": [5, 5, 5]}}, "missing key 'groups.B'"),
     ({"groups": {"A": [5, 5, 7], "B": [5, 5, 5]}}, "'groups' must be"),
     ({"pieces": {**BASE, "t40": "A"}}, "no space 't40'"),
     ({"pieces": {**BASE, "t1": "C"}}, "colour must be 'A' or 'B'"),
