@@ -12,7 +12,7 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules import Fidelity, RulesError, get_game

@@ -4,7 +4,6 @@ not sent in the journal. Against a real Mosquitto, with a wrong password too."""
 
 from __future__ import annotations
 
-import time
 
 from tableref.config import load_config
 from tableref.hub.hub import Hub

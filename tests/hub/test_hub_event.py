@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import time
 
 from tableref.hub.standings import results, standings
 

@@ -9,7 +9,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 
 from tableref.hub.store import HubStore
