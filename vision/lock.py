@@ -119,6 +119,7 @@ class BoardLock:
         self.min_markers = int(min_markers)
         self.lost_frames = int(lost_frames)
         self._full = make_detector()
+        self._thorough = make_thorough_detector()  # the far corner of a small board, predicted
         self._small: dict[int, "cv2.aruco.ArucoDetector"] = {}  # per threshold window size
         self._reference = sheet.marker_corners()
         self._K: np.ndarray | None = None
@@ -223,11 +224,18 @@ class BoardLock:
         x1, y1 = int(min(w, c[:, 0].max() + size + 1)), int(min(h, c[:, 1].max() + size + 1))
         if x1 - x0 < 8 or y1 - y0 < 8:
             return {}
-        big = cv2.resize(grey[y0:y1, x0:x1], None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
-        got = detect(self._full, big).get(missing)
+        got = None
+        for scale in (3, 4):
+            big = cv2.resize(grey[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+            for detector in (self._full, self._thorough):
+                got = detect(detector, big).get(missing)
+                if got is not None:
+                    break
+            if got is not None:
+                break
         if got is None:
             return {}
-        got = ((got + 0.5) / 3 - 0.5 + np.float32([x0, y0])).astype(np.float32)
+        got = ((got + 0.5) / scale - 0.5 + np.float32([x0, y0])).astype(np.float32)
         # It must be where the others say (a stray tag elsewhere in the window is not it).
         return {missing: got} if float(np.abs(got - c).max()) < 0.25 * size + 2 else {}
 
@@ -235,10 +243,13 @@ class BoardLock:
         """Marker ``i`` in a window: one sized pass; a small marker on the window enlarged 2x."""
         got = detect(self._tracker(diagonal), crop, offset).get(i)
         if got is None and diagonal < SMALL_MARKER_PX:
-            big = cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
-            c = detect(self._tracker(2 * diagonal), big).get(i)
-            if c is not None:
-                got = ((c + 0.5) / 2 - 0.5 + np.float32(offset)).astype(np.float32)
+            for scale in (2, 3):
+                big = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+                c = detect(self._tracker(scale * diagonal), big).get(i)
+                if c is None:
+                    c = detect(self._thorough, big).get(i)
+                if c is not None:
+                    return ((c + 0.5) / scale - 0.5 + np.float32(offset)).astype(np.float32)
         return got
 
     def _tracker(self, diagonal: float) -> "cv2.aruco.ArucoDetector":
