@@ -12,11 +12,13 @@ File format::
      "connectors": [{"a": "a1", "b": "b1"}, {"a": "S", "b": "a1", "label": "throne"}, ...],
      "zones": {"starting_line_south": ["a1", ...]},
      "areas": [{"id": "reserve_south", "x": 0, "y": 400, "w": 330, "h": 20}]}
+
+Optional: ``description`` (free text), ``annuli`` (DRIFT's rings). Any other key, a missing
+``name``/``spaces``/``id``/``x``/``y``/``a``/``b``, or a key twice is refused (:mod:`rules.strict`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -24,6 +26,11 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import InvalidBoardError
+from .strict import expect_keys, loads
+
+# A board file's keys; ``annuli`` is DRIFT's ring geometry (read by rules/games/drift_geometry.py).
+BOARD_REQUIRED = ("name", "spaces")
+BOARD_OPTIONAL = ("description", "width_mm", "height_mm", "connectors", "zones", "areas", "annuli")
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,7 @@ class Board:
         def fail(msg: str) -> InvalidBoardError:
             return InvalidBoardError(f"{where}: {msg}")
 
-        if not isinstance(data, Mapping):
-            raise fail("expected a JSON object")
+        expect_keys(data, required=BOARD_REQUIRED, optional=BOARD_OPTIONAL, where=where, error=InvalidBoardError)
         name = data.get("name")
         if not isinstance(name, str) or not name:
             raise fail("'name' must be a non-empty string")
@@ -111,7 +117,9 @@ class Board:
         spaces: list[Space] = []
         seen: set[str] = set()
         for i, s in enumerate(raw_spaces):
-            if not isinstance(s, Mapping) or not isinstance(s.get("id"), str):
+            expect_keys(s, required=("id", "x", "y"), optional=("kind",), where=where, path=f"spaces[{i}]",
+                        error=InvalidBoardError)
+            if not isinstance(s.get("id"), str):
                 raise fail(f"spaces[{i}]: needs a string 'id'")
             sid = s["id"]
             if sid in seen:
@@ -129,6 +137,8 @@ class Board:
                 c = {"a": c[0], "b": c[1]}
             if not isinstance(c, Mapping):
                 raise fail(f"connectors[{i}]: expected {{'a':..,'b':..}} or [a, b]")
+            expect_keys(c, required=("a", "b"), optional=("label",), where=where, path=f"connectors[{i}]",
+                        error=InvalidBoardError)
             a, b = c.get("a"), c.get("b")
             for end in (a, b):
                 if end not in seen:
@@ -150,6 +160,7 @@ class Board:
             zones[zname] = tuple(members)
         areas: list[Area] = []
         for i, a in enumerate(data.get("areas", [])):
+            expect_keys(a, required=("id", "x", "y", "w", "h"), where=where, path=f"areas[{i}]", error=InvalidBoardError)
             try:
                 areas.append(Area(str(a["id"]), float(a["x"]), float(a["y"]), float(a["w"]), float(a["h"])))
             except (KeyError, TypeError, ValueError):
@@ -171,11 +182,7 @@ class Board:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise InvalidBoardError(f"{path}: cannot read board file: {exc.strerror}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidBoardError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-        return cls.from_dict(data, where=str(path))
+        return cls.from_dict(loads(text, where=str(path), error=InvalidBoardError), where=str(path))
 
     def to_dict(self) -> dict:
         return {
@@ -199,4 +206,5 @@ def load_board(name: str) -> Board:
         text = ref.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InvalidBoardError(f"no built-in board named {name!r}") from None
-    return Board.from_dict(json.loads(text), where=f"rules/boards/{name}.json")
+    where = f"rules/boards/{name}.json"
+    return Board.from_dict(loads(text, where=where, error=InvalidBoardError), where=where)

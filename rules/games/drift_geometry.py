@@ -11,7 +11,6 @@ cached: a game sees one triple per round.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -19,6 +18,9 @@ from importlib import resources
 from typing import Any
 
 from ..errors import InvalidBoardError
+from ..strict import expect_keys, loads
+
+ANNULI_KEYS = ("markers", "land", "rivers", "outcrops", "homes", "marker_spaces", "repositories")
 
 RIVERS = ("outer", "middle", "inner")
 COIN_TYPES = ("copper", "gold", "silver")
@@ -60,6 +62,7 @@ class Geometry:
         ann = data.get("annuli") if isinstance(data, Mapping) else None
         if not isinstance(ann, Mapping):
             raise fail("missing the 'annuli' object (rings, homes, markers)")
+        expect_keys(ann, required=ANNULI_KEYS, where=where, path="annuli", error=InvalidBoardError)
         try:
             self.markers: tuple[str, ...] = tuple(ann["markers"])
             land = list(ann["land"])
@@ -75,6 +78,8 @@ class Geometry:
         sectors: list[tuple[float, float]] = []
         land_rings: dict[str, tuple[int, ...]] = {}
         for i, ring in enumerate(land):
+            expect_keys(ring, required=("ring", "spaces", "sectors"), where=where, path=f"annuli.land[{i}]",
+                        error=InvalidBoardError)
             name, spaces, secs = ring.get("ring"), ring.get("spaces"), ring.get("sectors")
             if not isinstance(spaces, list) or not isinstance(secs, list) or len(spaces) != len(secs) or len(spaces) < 3:
                 raise fail(f"land[{i}]: 'spaces' and 'sectors' must be lists of one length (at least 3)")
@@ -88,6 +93,8 @@ class Geometry:
         river_list: list[River] = []
         banks: list[tuple[str, str]] = []
         for k, r in enumerate(rivers):
+            expect_keys(r, required=("ring", "flow", "outside", "inside", "arrows", "sectors", "rotation_space"),
+                        where=where, path=f"annuli.rivers[{k}]", error=InvalidBoardError)
             arrows, secs = r.get("arrows"), r.get("sectors")
             if not isinstance(arrows, list) or not isinstance(secs, list) or len(arrows) != len(secs) or len(arrows) < 3:
                 raise fail(f"rivers[{k}]: 'arrows' and 'sectors' must be lists of one length (at least 3)")
@@ -132,6 +139,8 @@ class Geometry:
         self.repository: dict[str, str] = {m: str(repos[m]) for m in self.markers}
         crops: list[tuple[int, tuple[float, float]]] = []
         for i, o in enumerate(outcrops):
+            expect_keys(o, required=("marker", "sector"), where=where, path=f"annuli.outcrops[{i}]",
+                        error=InvalidBoardError)
             if not isinstance(o, Mapping) or o.get("marker") not in self.markers:
                 raise fail(f"outcrops[{i}]: needs a 'marker' from the markers list")
             crops.append((self.marker_space[o["marker"]], self._sector(o.get("sector"), f"outcrop {o['marker']}", fail)))
@@ -198,12 +207,10 @@ def _load(name: str) -> Geometry:
     where = f"rules/boards/{name}.json"
     ref = resources.files("rules") / "boards" / f"{name}.json"
     try:
-        data = json.loads(ref.read_text(encoding="utf-8"))
+        text = ref.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InvalidBoardError(f"no built-in board named {name!r}") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidBoardError(f"{where}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    return Geometry(data, where)
+    return Geometry(loads(text, where=where, error=InvalidBoardError), where)
 
 
 @cache
