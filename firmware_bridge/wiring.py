@@ -17,7 +17,6 @@ be wired exactly once: an unwired space would always read empty and mislead the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,12 +24,14 @@ from pathlib import Path
 
 from rules import Fidelity, View
 from rules.errors import RulesError
+from rules.strict import expect_keys, loads
 from rules.view import OCCUPIED
 
 from .protocol import MAX_CHANNELS, Capability, Reading
 
 VERSION = 1
-_KEYS = ("wiring", "game", "description", "reads", "tokens", "channels")
+_REQUIRED = ("wiring", "game", "channels")
+_OPTIONAL = ("description", "reads", "tokens")
 _READS = {"occupancy": Capability.OCCUPANCY, "polarity": Capability.POLARITY}
 
 
@@ -98,14 +99,10 @@ class Wiring:
         def fail(msg: str) -> WiringError:
             return WiringError(f"{where}: {msg}")
 
-        if not isinstance(data, Mapping):
-            raise fail("expected a JSON object")
+        expect_keys(data, required=_REQUIRED, optional=_OPTIONAL, where=where, error=WiringError)
         version = data.get("wiring")
         if isinstance(version, bool) or version != VERSION:
             raise fail(f"'wiring' must be {VERSION} (the format version), got {version!r}")
-        unknown = [k for k in data if k not in _KEYS]
-        if unknown:
-            raise fail(f"unknown field {unknown[0]!r} (known: {', '.join(_KEYS)})")
         game = data.get("game")
         if not isinstance(game, str) or not game:
             raise fail(f"'game' must be a game name, got {game!r}")
@@ -122,8 +119,10 @@ class Wiring:
         tokens: dict[Reading, str] = {}
         raw_tokens = data.get("tokens")
         if reads is Capability.POLARITY:
-            if (not isinstance(raw_tokens, Mapping) or set(raw_tokens) != {"north", "south"}
-                    or not all(isinstance(t, str) and t for t in raw_tokens.values())):
+            if not isinstance(raw_tokens, Mapping):
+                raise fail("a polarity board needs 'tokens': {\"north\": TOKEN, \"south\": TOKEN}")
+            expect_keys(raw_tokens, required=("north", "south"), where=where, path="tokens", error=WiringError)
+            if (not all(isinstance(t, str) and t for t in raw_tokens.values())):
                 raise fail("a polarity board needs 'tokens': {\"north\": TOKEN, \"south\": TOKEN}")
             tokens = {Reading.NORTH: raw_tokens["north"], Reading.SOUTH: raw_tokens["south"]}
         elif raw_tokens is not None:
@@ -133,8 +132,7 @@ class Wiring:
             raise fail("'channels' must be a non-empty list of {\"channel\": N, \"space\": ID}")
         spaces: dict[int, str] = {}
         for i, entry in enumerate(raw):
-            if not isinstance(entry, Mapping) or set(entry) != {"channel", "space"}:
-                raise fail(f"channels[{i}]: expected {{\"channel\": N, \"space\": ID}}, got {entry!r}")
+            expect_keys(entry, required=("channel", "space"), where=where, path=f"channels[{i}]", error=WiringError)
             channel, space = entry["channel"], entry["space"]
             if isinstance(channel, bool) or not isinstance(channel, int) or not 0 <= channel < MAX_CHANNELS:
                 raise fail(f"channels[{i}]: 'channel' must be an integer 0..{MAX_CHANNELS - 1}, got {channel!r}")
@@ -159,11 +157,7 @@ class Wiring:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise WiringError(f"{path}: cannot read wiring file: {getattr(exc, 'strerror', None) or exc}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise WiringError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-        return cls.from_dict(data, where=str(path))
+        return cls.from_dict(loads(text, where=str(path), error=WiringError), where=str(path))
 
     @classmethod
     def builtin(cls, game: str) -> "Wiring":
@@ -173,7 +167,8 @@ class Wiring:
             text = ref.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise WiringError(f"no reference wiring for {game!r}: give a wiring file") from None
-        return cls.from_dict(json.loads(text), where=f"firmware_bridge/wiring/{game}.json")
+        where = f"firmware_bridge/wiring/{game}.json"
+        return cls.from_dict(loads(text, where=where, error=WiringError), where=where)
 
     def to_dict(self) -> dict:
         out: dict = {"wiring": VERSION, "game": self.game, "description": self.description,

@@ -30,12 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from rules.board import Board
+from rules.strict import expect_keys, loads
 from rules.view import OCCUPIED, Fidelity, Observation, View
 
 from .pins import PinConfigError, PinSpec, check_distinct, check_pin, gpio_name
 
 VERSION = 1
-_KEYS = ("wiring", "board", "description", "rows", "columns", "grid")
+_REQUIRED = ("wiring", "rows", "columns", "grid")
+_OPTIONAL = ("board", "description")
 
 
 class WiringError(ValueError):
@@ -61,11 +63,7 @@ class MatrixWiring:
 
     @classmethod
     def parse(cls, text: str, *, where: str = "<wiring>", board: Board | None = None) -> "MatrixWiring":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise WiringError(f"{where}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-        return cls.from_dict(data, where=where, board=board)
+        return cls.from_dict(loads(text, where=where, error=WiringError), where=where, board=board)
 
     @classmethod
     def from_file(cls, path: str | Path, *, board: Board | None = None) -> "MatrixWiring":
@@ -88,11 +86,7 @@ class MatrixWiring:
 
     @classmethod
     def from_dict(cls, data: object, *, where: str = "<wiring>", board: Board | None = None) -> "MatrixWiring":
-        if not isinstance(data, dict):
-            raise WiringError(f'{where}: expected an object {{"wiring": 1, "rows": [...], ...}}, got {type(data).__name__}')
-        unknown = [k for k in data if k not in _KEYS]
-        if unknown:
-            raise WiringError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(_KEYS)})")
+        expect_keys(data, required=_REQUIRED, optional=_OPTIONAL, where=where, error=WiringError)
         version = data.get("wiring")
         if isinstance(version, bool) or version != VERSION:
             raise WiringError(f"{where}: 'wiring' must be {VERSION} (the format version), got {version!r}")

@@ -41,9 +41,10 @@ def expect_keys(
     place inside it (``"turn"``, ``"spaces[3]"``), so the key is named in full."""
     required = tuple(required)
     known = required + tuple(k for k in optional if k not in required)
-    label = f"'{path}'" if path else "the file"
     if not isinstance(data, Mapping):
-        raise error(f"{where}: {label} must be a JSON object, not {_kind(data)}")
+        if path:
+            raise error(f"{where}: '{path}' must be a JSON object, not {_kind(data)}")
+        raise error(f"{where}: expected a JSON object, not {_kind(data)}")
     for key in data:
         if key not in known:
             expected = ", ".join(known) if known else "no keys"

@@ -54,7 +54,7 @@ def test_capabilities_must_fit():
 @pytest.mark.parametrize("change, fault", [
     (lambda d: d.update(wiring=2), "'wiring' must be 1"),
     (lambda d: d.update(game="chess"), "unknown game 'chess'"),
-    (lambda d: d.update(colour="red"), "unknown field 'colour'"),
+    (lambda d: d.update(colour="red"), "unknown key 'colour'"),
     (lambda d: d["channels"].pop(), "spaces without a sensor: N"),
     (lambda d: d["channels"].__setitem__(1, {"channel": 0, "space": "a6"}), "channels\\[1\\]: channel 0 is already wired"),
     (lambda d: d["channels"].__setitem__(1, {"channel": 1, "space": "N"}), "space 'N' is wired twice"),

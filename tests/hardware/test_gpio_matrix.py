@@ -40,7 +40,7 @@ def _wiring(**changes):
 
 @pytest.mark.parametrize("changes, message", [
     ({"wiring": 2}, r"x\.json: 'wiring' must be 1"),
-    ({"colour": "red"}, r"x\.json: unknown field 'colour'"),
+    ({"colour": "red"}, r"x\.json: unknown key 'colour'"),
     ({"rows": [5, 6, 13, 19, 26]}, r"x\.json: 'grid' must be a list of 5 rows"),
     ({"rows": [5, 6, 13, 19, 26, 20]}, r"pin 20 is given to both 'row 6' and 'column 1'"),
     ({"columns": [20, 21, 4, 11, 9, 10, 99]}, r"columns\[6\]: BCM pin 99 is not on the 40-pin header"),
@@ -68,7 +68,7 @@ def test_wiring_must_fit_the_board(tmp_path):
         MatrixWiring.from_dict(data, where="x.json")
     bad = tmp_path / "bad.json"
     bad.write_text('{"wiring": 1,')
-    with pytest.raises(WiringError, match=r"bad\.json: not valid JSON"):
+    with pytest.raises(WiringError, match=r"bad\.json: line 1: not valid JSON"):
         MatrixWiring.from_file(bad)
     with pytest.raises(WiringError, match=r"missing\.json: cannot read wiring file"):
         MatrixWiring.from_file(tmp_path / "missing.json")
@@ -227,7 +227,7 @@ def test_gpio_scan_prints_the_board_grid(mock_factory, reed_board, capsys, tmp_p
     bad.write_text("[]")
     args = _gpio_args("scan", "--wiring", str(bad))
     assert run_scan(args, pin_factory=mock_factory) == 2
-    assert "w.json: expected an object" in capsys.readouterr().err
+    assert "w.json: expected a JSON object" in capsys.readouterr().err
 
 
 def test_the_wiring_doc_matches_the_defaults():
