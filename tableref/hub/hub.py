@@ -36,6 +36,8 @@ class Counters:
     acks: int = 0
     batches: int = 0
 
+    replaced: int = 0  # games refused: a board's journal replaced under the same name
+
     def to_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
 
@@ -178,6 +180,7 @@ class Hub:
         acks = self.store.apply(journal) if journal else []  # committed before anything is acknowledged
         fresh = self.store.last_new if journal else []
         self.counters.stored += len(journal)
+        self.counters.replaced = len(self.store.replaced)
         self.counters.batches += 1
         client = self._client
         for board, ack in acks:

@@ -10,6 +10,7 @@ rules only when it is turned into a text game record for download.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from .protocol import Ack, GameEnd, GameEvent, GameHeader, Message
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 
@@ -95,6 +98,7 @@ class HubStore:
         self.db = db
         self._next: dict[tuple[str, int], int] = {}  # (board, game) → first seq not yet stored
         self.last_new: list[GameEvent] = []
+        self.replaced: set[tuple[str, int]] = set()  # (board, game) sent again by a different journal
 
     def close(self) -> None:
         with self.lock:
@@ -115,6 +119,9 @@ class HubStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 for board, m in batch:
+                    if (board, m.game) in self.replaced or isinstance(m, GameHeader) and self._replaced(board, m):
+                        touched[(board, m.game)] = None
+                        continue  # another journal's game under a number this board used: kept out
                     if isinstance(m, GameHeader):
                         db.execute(
                             "INSERT INTO games(board, game, name, options, fidelity, start, created, players, round)"
@@ -145,8 +152,25 @@ class HubStore:
             self.last_new = new  # the events this batch stored for the first time (repeats left out)
             return [(board, self._ack(board, game)) for board, game in touched]
 
+    def _replaced(self, board: str, header: GameHeader) -> bool:
+        """A header for a game number this board already used, begun at another time: the board's
+        journal was replaced under the same name. Nothing of that game is acknowledged, so the
+        board keeps it (and says so, its messages unacknowledged) instead of it being taken for
+        repeats; the club must give the board a new name (docs/hub.md)."""
+        row = self.db.execute("SELECT created FROM games WHERE board=? AND game=?", (board, header.game)).fetchone()
+        if row is None or abs(row[0] - header.created) < 1e-3:
+            return False
+        if (board, header.game) not in self.replaced:
+            log.error("hub: %s sent game %d begun at %s, but its game %d began at %s: a new journal under an old "
+                      "name? Nothing of it is acknowledged; give the board a new name.", board, header.game,
+                      header.created, header.game, row[0])
+        self.replaced.add((board, header.game))
+        return True
+
     def _ack(self, board: str, game: int) -> Ack:
         key = (board, game)
+        if key in self.replaced:
+            return Ack(game, False, -1)
         nxt = self._next.get(key, 0)
         for (seq,) in self.db.execute("SELECT seq FROM events WHERE board=? AND game=? AND seq>=? ORDER BY seq",
                                       (board, game, nxt)):

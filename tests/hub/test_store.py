@@ -41,3 +41,17 @@ def test_a_store_that_is_not_sqlite_is_one_clear_error(tmp_path):
     bad.write_bytes(b"not a database at all" * 100)
     with pytest.raises(StoreError, match="not a usable hub store"):
         HubStore(bad)
+
+
+def test_a_journal_replaced_under_the_same_name_is_not_taken_for_repeats(tmp_path):
+    store = HubStore(tmp_path / "hub.sqlite3")
+    try:
+        store.apply([("t1", GameHeader(1, "anacund", {}, "kind", {}, 1.0)), ("t1", _ev(0))])
+        # a new SD card: game 1 again, begun later, with other moves
+        fresh = GameHeader(1, "anacund", {}, "kind", {}, 999.0)
+        assert store.apply([("t1", fresh), ("t1", _ev(0))]) == [("t1", Ack(1, False, -1))]
+        assert store.replaced == {("t1", 1)}
+        assert store.apply([("t1", _ev(1))]) == [("t1", Ack(1, False, -1))]  # nothing of it acknowledged
+        assert store.event_count() == 1  # nor stored into the old game's record
+    finally:
+        store.close()
