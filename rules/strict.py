@@ -14,7 +14,7 @@ it from here and pass their own error class.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .errors import InvalidStateError
@@ -32,13 +32,14 @@ def expect_keys(
     optional: Iterable[str] = (),
     where: str,
     path: str = "",
-    error: type[ValueError] = InvalidStateError,
+    error: Callable[[str], Exception] = InvalidStateError,
 ) -> Mapping[str, Any]:
     """``data`` itself if it is an object holding every ``required`` key and no key outside
     ``required`` and ``optional``; otherwise ``error`` naming the first key at fault.
 
     ``where`` names the file (``"gyges position"``, ``"wiring.json"``); ``path`` the object's
-    place inside it (``"turn"``, ``"spaces[3]"``), so the key is named in full."""
+    place inside it (``"turn"``, ``"spaces[3]"``), so the key is named in full. ``error`` is
+    the reader's own error class (or any callable making one from the message)."""
     required = tuple(required)
     known = required + tuple(k for k in optional if k not in required)
     if not isinstance(data, Mapping):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.board import Board
 from rules.errors import RulesError
+from rules.strict import DuplicateKeyError, expect_keys, refuse_duplicates
 from rules.game import Move, State
 from rules.view import OCCUPIED, Fidelity, Observation, View
 
@@ -27,8 +28,10 @@ if TYPE_CHECKING:
 
 VERSION = 1
 SETUPS = ("start", "default")
-_HEADER_KEYS = ("board_script", "game", "fidelity", "options", "start", "setup", "description")
-_FRAME_KEYS = ("t", "board", "unreadable")
+_HEADER_REQUIRED = ("board_script", "game", "fidelity")
+_HEADER_OPTIONAL = ("options", "start", "setup", "description")
+_FRAME_REQUIRED = ("t", "board")
+_FRAME_OPTIONAL = ("unreadable",)
 
 
 class BoardScriptError(ValueError):
@@ -84,9 +87,13 @@ class BoardScript:
                 return BoardScriptError(f"{where}:{_n}: {msg}", where=where, line=_n)
 
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, object_pairs_hook=refuse_duplicates)
             except json.JSONDecodeError as exc:
                 raise fail(f"not valid JSON: {exc.msg} (column {exc.colno})") from None
+            except DuplicateKeyError as exc:
+                raise fail(f"duplicate key '{exc.key}' (a key may appear once in an object)") from None
+            except (ValueError, RecursionError) as exc:  # an integer too long; nesting too deep
+                raise fail(f"not valid JSON: {exc}") from None
             if header is None:
                 header = _check_header(obj, fail)
                 continue
@@ -154,9 +161,7 @@ def _check_header(obj: object, fail: Callable[[str], BoardScriptError]) -> dict[
     version = obj["board_script"]
     if isinstance(version, bool) or version != VERSION:
         raise fail(f"unsupported board_script version {version!r} (this reader knows {VERSION})")
-    unknown = [k for k in obj if k not in _HEADER_KEYS]
-    if unknown:
-        raise fail(f"unknown header field {unknown[0]!r} (known: {', '.join(_HEADER_KEYS)})")
+    expect_keys(obj, required=_HEADER_REQUIRED, optional=_HEADER_OPTIONAL, where="header", error=fail)
     game = obj.get("game")
     if not isinstance(game, str) or not game:
         raise fail(f"header 'game' must be a non-empty string, got {game!r}")
@@ -189,18 +194,12 @@ def _check_frame(
 ) -> Frame:
     if not isinstance(obj, dict):
         raise fail(f'expected a frame object {{"t": ..., "board": {{...}}}}, got {type(obj).__name__}')
-    unknown = [k for k in obj if k not in _FRAME_KEYS]
-    if unknown:
-        raise fail(f"unknown frame field {unknown[0]!r} (known: {', '.join(_FRAME_KEYS)})")
-    if "t" not in obj:
-        raise fail("frame has no 't' (seconds)")
+    expect_keys(obj, required=_FRAME_REQUIRED, optional=_FRAME_OPTIONAL, where="frame", error=fail)
     t = obj["t"]
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
         raise fail(f"'t' must be a number of seconds, got {t!r}")
     if prev_t is not None and t < prev_t:
         raise fail(f"'t' goes backwards ({t!r} after {prev_t!r})")
-    if "board" not in obj:
-        raise fail("frame has no 'board' (use {} for an empty board)")
     board = obj["board"]
     if not isinstance(board, dict):
         raise fail(f"'board' must be an object of space -> token(s), got {type(board).__name__}")

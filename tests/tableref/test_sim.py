@@ -125,14 +125,14 @@ F = '{"t": 1, "board": {}}'
          "sample.jsonl:4: 't' goes backwards (3.2 after 3.5)"),
         (lines(F, "# note", "", '{"t": 2, "board": {"p1": "big"},}'),
          "sample.jsonl:5: not valid JSON: Expecting property name enclosed in double quotes (column 33)"),
-        (lines(F, '{"board": {}}'), "sample.jsonl:3: frame has no 't' (seconds)"),
+        (lines(F, '{"board": {}}'), "sample.jsonl:3: frame: missing key 't'"),
         (lines('{"t": "soon", "board": {}}'), "sample.jsonl:2: 't' must be a number of seconds, got 'soon'"),
         (lines('{"t": true, "board": {}}'), "sample.jsonl:2: 't' must be a number of seconds, got True"),
-        (lines(F, F, '{"t": 2}'), "sample.jsonl:4: frame has no 'board' (use {} for an empty board)"),
+        (lines(F, F, '{"t": 2}'), "sample.jsonl:4: frame: missing key 'board'"),
         (lines('{"t": 2, "board": []}'), "sample.jsonl:2: 'board' must be an object of space -> token(s), got list"),
         (lines('{"t": 2, "board": {"p1": 3}}'), "sample.jsonl:2: space 'p1': expected a token or a list of tokens, got 3"),
         (lines('{"t": 2, "board": {}, "unreadable": "p1"}'), "sample.jsonl:2: 'unreadable' must be a list of space ids, got 'p1'"),
-        (lines('{"t": 2, "board": {}, "hand": true}'), "sample.jsonl:2: unknown frame field 'hand' (known: t, board, unreadable)"),
+        (lines('{"t": 2, "board": {}, "hand": true}'), "sample.jsonl:2: frame: unknown key 'hand' (expected: t, board, unreadable)"),
         (lines('[1, 2]'), "sample.jsonl:2: expected a frame object {\"t\": ..., \"board\": {...}}, got list"),
         (lines(header='{"board_script": 1, "game": "strip", "fidelity": "smell"}'),
          "sample.jsonl:1: unknown fidelity 'smell' (expected one of: occupancy, kind, identity)"),
@@ -140,13 +140,13 @@ F = '{"t": 1, "board": {}}'
          "sample.jsonl:1: unsupported board_script version 2 (this reader knows 1)"),
         ("# header is missing\n" + F + "\n",
          'sample.jsonl:2: expected the header {"board_script": 1, "game": ..., "fidelity": ...} first'),
-        (lines(header='{"board_script": 1, "fidelity": "kind"}'), "sample.jsonl:1: header 'game' must be a non-empty string, got None"),
+        (lines(header='{"board_script": 1, "fidelity": "kind"}'), "sample.jsonl:1: header: missing key 'game'"),
         (lines(header='{"board_script": 1, "game": "strip", "fidelity": "kind", "start": 3}'),
          "sample.jsonl:1: header 'start' must be a position object or null, got int"),
         (lines(header='{"board_script": 1, "game": "strip", "fidelity": "kind", "setup": "later"}'),
          "sample.jsonl:1: header 'setup' must be \"start\" or \"default\", got 'later'"),
         (lines(header='{"board_script": 1, "game": "strip", "fidelity": "kind", "fidelty": "kind"}'),
-         "sample.jsonl:1: unknown header field 'fidelty' (known: board_script, game, fidelity, options, start, setup, description)"),
+         "sample.jsonl:1: header: unknown key 'fidelty' (expected: board_script, game, fidelity, options, start, setup, description)"),
         (lines('{"t": 0, "board": {"p1": "occupied"}}', '{"t": 1, "board": {"p2": "big"}}',
                header='{"board_script": 1, "game": "strip", "fidelity": "occupancy"}'),
          "sample.jsonl:3: space 'p2': token 'big' at fidelity occupancy (only 'occupied' is read)"),
@@ -413,7 +413,7 @@ def test_header_extra_and_bad_moves():
     assert script.duration >= 3.0 - 1e-9 and {f.view for f in script.frames} == {start.view(Fidelity.KIND)}
     with pytest.raises(ValueError, match=r"move 2 \(\('p1', 'p3'\)\) is not legal"):
         render_script(start, [("p1", "p2"), ("p1", "p3")], fidelity="kind")
-    with pytest.raises(BoardScriptError, match="unknown header field 'colour'"):
+    with pytest.raises(BoardScriptError, match="header: unknown key 'colour'"):
         render_script(start, [], fidelity="kind", header_extra={"colour": "red"})
     with pytest.raises(ValueError, match="frame_interval"):
         render_script(start, [], fidelity="kind", frame_interval=0)
