@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import Fidelity, Game, Outcome, RulesError, State, get_game
+from rules.strict import DuplicateKeyError, refuse_duplicates
 
 from .journal import Journal, UnseenGroup
 
@@ -282,9 +283,13 @@ class _Checked:
 
     def _options(self) -> dict[str, Any]:
         try:
-            given = json.loads(self.header["Options"])
+            given = json.loads(self.header["Options"], object_pairs_hook=refuse_duplicates)
         except json.JSONDecodeError as exc:
             raise self.fail("Options", f"expected a JSON object such as {{}}: {exc.msg} (column {exc.colno})") from None
+        except DuplicateKeyError as exc:
+            raise self.fail("Options", f"duplicate key '{exc.key}'") from None
+        except (ValueError, RecursionError) as exc:
+            raise self.fail("Options", f"not valid JSON: {exc}") from None
         if not isinstance(given, dict):
             raise self.fail("Options", f"expected a JSON object such as {{}}, got {self.header['Options']!r}")
         try:
@@ -299,8 +304,10 @@ class _Checked:
         if text == "default":
             return self.game.default_setup(self.options)
         try:
-            position = json.loads(text)
-        except json.JSONDecodeError:
+            position = json.loads(text, object_pairs_hook=refuse_duplicates)
+        except DuplicateKeyError as exc:
+            raise self.fail("Start", f"duplicate key '{exc.key}' in the position") from None
+        except (ValueError, RecursionError):
             raise self.fail("Start", f"expected start, default or a position as one line of JSON, got {text!r}") from None
         try:
             return self.game.from_dict(position)

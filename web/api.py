@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from rules import RulesError, game_names, get_game
+from rules.strict import refuse_duplicates
 from tableref.journal import Journal, JournalError
 
 from . import records
@@ -128,8 +129,8 @@ def journal_import() -> Any:
     upload = request.files.get("record")
     if upload is not None:
         try:
-            data = json.loads(upload.read().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = json.loads(upload.read().decode("utf-8"), object_pairs_hook=refuse_duplicates)
+        except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, a key twice
             return _error(f"{upload.filename or 'upload'}: not a JSON game record ({exc})", 400)
     else:
         data = request.get_json(silent=True)

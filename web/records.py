@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules import Fidelity, RulesError, State, get_game
+from rules.strict import expect_keys
 from tableref.journal import Journal, JournalError
 
 from .boards import space_labels
@@ -65,14 +66,18 @@ def _step(state: State, move: str | None, ply: int) -> dict[str, Any]:
     }
 
 
+# The JSON record's keys (docs/journal.md); a club hub's copy adds where and when it was played.
+RECORD_REQUIRED = ("tableref_game", "game", "start", "moves")
+RECORD_OPTIONAL = ("options", "fidelity", "outcome", "board", "game_id", "players", "round", "created")
+
+
 def import_record(journal: Journal, data: object) -> int:
     """Check a whole game record, then journal it as a finished game; returns its id.
 
     Nothing is written unless every move replays, and then all of it in one transaction
     (``Journal.import_game``): stored finished, so it is never resumed as the live game.
     """
-    if not isinstance(data, Mapping):
-        raise RecordError("game record: expected a JSON object")
+    expect_keys(data, required=RECORD_REQUIRED, optional=RECORD_OPTIONAL, where="game record", error=RecordError)
     if data.get("tableref_game") != 1:
         raise RecordError(f"game record: 'tableref_game' must be 1, got {data.get('tableref_game')!r}")
     try:
