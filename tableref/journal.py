@@ -473,7 +473,7 @@ class Journal:
         """The game record as a documented JSON object (see docs/journal.md)."""
         record = self.load(game_id)
         outcome = record.state.outcome()
-        return {
+        data = {
             "tableref_game": 1,
             "game": record.game,
             "options": record.options,
@@ -482,6 +482,11 @@ class Journal:
             "moves": list(record.moves),
             "outcome": outcome.to_dict() if outcome else None,
         }
+        players = self.db.execute("SELECT side, name FROM game_players WHERE game_id=? ORDER BY side",
+                                  (game_id,)).fetchall()
+        if players:  # the names from a club hub's pairing (docs/hub.md)
+            data["players"] = dict(players)
+        return data
 
 
 def _same_position(recorded: Any, replayed: Any) -> bool:

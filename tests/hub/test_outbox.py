@@ -53,3 +53,4 @@ def test_an_older_journal_gains_the_hub_tables_and_keeps_its_games(tmp_path):
         outbox.close()
     with Journal(path) as j:
         assert j.load(1).moves == [start.move_text(move)]
+        assert j.export(1)["players"] == {"A": "Ada", "B": "Bo"}  # the names are in the board's own record
