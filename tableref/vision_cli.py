@@ -4,7 +4,7 @@ paper and set-up (see ``docs/vision.md``).
     tableref print-board --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
     tableref print-tags --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
     tableref calibrate --source SPEC --game G --out FILE.npz [--position start|FILE.json]
-                       [--frames N] [--snapshot FILE.png]
+                       [--frames N] [--snapshot FILE.png] [--lens LENS.json]
     tableref calibrate-lens [--print-sheet FILE.png] [--source SPEC|IMG,IMG,... --out LENS.json]
 
 Malformed input prints one line ``tableref: WHERE: WHAT`` on stderr and exits 2. OpenCV is
@@ -49,6 +49,8 @@ def add_parser(subparsers: Any) -> None:
                         "docs/vision.md) or a position file (JSON); learns the pieces' colours into --out")
     p.add_argument("--frames", type=int, default=10, help="frames to average (default 10)")
     p.add_argument("--snapshot", type=Path, default=None, help="write a PNG of the frame with the lock drawn")
+    p.add_argument("--lens", type=Path, default=None,
+                   help="the camera's lens file (tableref calibrate-lens): give the same one as [source.camera] lens")
     p.set_defaults(func=cmd_calibrate)
 
     p = subparsers.add_parser("calibrate-lens", help="print the ChArUco sheet, or measure the camera's lens from it",
@@ -124,6 +126,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail("--game", str(exc))
     if args.frames < 1:
         return _fail("--frames", f"must be at least 1, got {args.frames}")
+    lens = None
+    if args.lens is not None:
+        from vision.lens import Lens, LensError
+
+        try:
+            lens = Lens.load(args.lens)
+        except LensError as exc:
+            return _fail("--lens", str(exc))
     grid = grid_for(sheet)
     view = None
     if args.position is not None:
@@ -140,7 +150,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                     break
     except CaptureError as exc:
         return _fail("--source", str(exc))
-    locked = lock_on(sheet, frames)
+    locked = lock_on(sheet, frames, lens=lens)
     if not locked:
         return _fail("--source", f"the four corner markers of the {args.game} board are not all in view "
                                  "(print it with `tableref print-board`, light it evenly)")
@@ -158,8 +168,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail("--out", str(exc))
     frame, H = locked[-1]
+    from vision.pose import as_pose
+
     w, h = sheet.size
-    corners = cv2.perspectiveTransform(np.float32([[[0, 0], [w, 0], [w, h], [0, h]]]), H)[0]
+    corners = as_pose(H).to_px(np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    H = as_pose(H).H
     print(json.dumps({"game": args.game, "calibration": str(args.out), "mode": cal.mode,
                       "frames": len(locked[-args.frames:]),
                       "sheet_corners_px": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
