@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rules import MORE, Fidelity, RulesError, SpaceFix, State, get_game
+from rules import MORE, OCCUPIED, Fidelity, RulesError, SpaceFix, State, get_game
 from tableref.decisions import (
     Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
     ChooseUnseen, Rejected, Restored, StartGame, TakenBack, Undo, UnseenChosen, UnseenMoves,
@@ -299,10 +299,18 @@ def _fixes(fixes: Sequence[SpaceFix], state: State | None = None) -> dict[str, A
         if words:
             say.append(words)
             continue
-        want, got = Counter(f.expected), Counter(t for t in f.observed if t != MORE)
+        want = Counter(f.expected)
+        # A piece the camera saw but could not name ("occupied" in a kind view) may be any
+        # piece that is missing here: it is never asked to be put down again, and only the
+        # unnamed pieces nothing missing accounts for are asked to be taken off.
+        named = OCCUPIED in want
+        got = Counter(t for t in f.observed if t != MORE and (named or t != OCCUPIED))
+        unnamed = 0 if named else sum(1 for t in f.observed if t == OCCUPIED)
+        short = list((want - got).elements())
         if MORE not in f.observed:  # a pile's top is seen, not what is missing beneath it
-            missing += [(f.space, t) for t in (want - got).elements()]
+            missing += [(f.space, t) for t in short[unnamed:]]
         extra += [(f.space, t) for t in (got - want).elements()]
+        extra += [(f.space, OCCUPIED)] * max(0, unnamed - len(short))
     arrows = []
     for src, token in list(extra):
         dst = next((m for m in missing if m[1] == token), None)

@@ -92,3 +92,16 @@ def test_a_move_the_board_cannot_show_is_offered_on_the_page_with_why(tmp_path):
         assert "c1-d1/c1" not in declarable  # a single and a double swap: the board shows it
     finally:
         svc.close()
+
+
+def test_what_to_put_back_treats_an_unnamed_piece_as_any_piece():
+    from rules import OCCUPIED, SpaceFix
+    from web.live import _fixes
+
+    out = _fixes([SpaceFix("a1", ("2",), (OCCUPIED,)), SpaceFix("b1", (), (OCCUPIED,)),
+                  SpaceFix("c1", ("1", "3"), ("3",))])
+    assert out["put"] == [{"space": "c1", "token": "1"}]  # a1's unnamed piece may be the 2
+    assert out["take"] == [{"space": "b1", "token": OCCUPIED}]  # nothing belongs on b1
+    # at occupancy fidelity "occupied" is the token itself
+    occ = _fixes([SpaceFix("a1", (OCCUPIED,), ()), SpaceFix("b1", (), (OCCUPIED,))])
+    assert occ["arrows"] == [{"from": "b1", "to": "a1", "token": OCCUPIED}]

@@ -30,7 +30,8 @@
     const lines = [...(st.say || [])]; // the game's own words (DRIFT: "turn the inner river one arrow clockwise")
     for (const a of st.arrows || []) lines.push(`move ${a.token} from ${a.from} back to ${a.to}`);
     for (const p of st.put || []) lines.push(`put ${p.token} on ${p.space}`);
-    for (const t of st.take || []) lines.push(`take ${t.token} off ${t.space}`);
+    // "occupied": a piece the camera saw but could not name
+    for (const t of st.take || []) lines.push(t.token === "occupied" ? `take the piece off ${t.space}` : `take ${t.token} off ${t.space}`);
     return lines;
   }
 
