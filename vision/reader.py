@@ -416,7 +416,8 @@ class Reader:
         if pose.camera is None or not solid:
             return
         # Spaces read empty: enough of them must have been in view to say so. Only spaces whose
-        # body's box some piece's outline overlaps by a tenth are worth the exact test.
+        # body's box the pieces' outlines overlap by 30 % are worth the exact test (hiding 65 % of
+        # a body — even a diagonal strip's — takes over 40 % of its box).
         starts = g.body.start[:-1]
         lo = np.minimum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
         hi = np.maximum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
@@ -427,7 +428,7 @@ class Reader:
         own = np.array([j for j, _ in solid])
         inter[own, np.arange(len(solid))] = 0
         box = np.maximum((hi - lo).prod(axis=1), 1e-6)
-        for i in np.flatnonzero(inter.sum(axis=1) >= 0.1 * box):
+        for i in np.flatnonzero(inter.sum(axis=1) >= 0.3 * box):
             s = g.spaces[int(i)]
             if s.id in tokens or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
                 continue
