@@ -27,6 +27,7 @@ from typing import Any, TextIO
 
 import rules
 from rules import Fidelity, Game, State, View
+from rules.strict import refuse_duplicates
 
 EXIT_OK = 0
 EXIT_INPUT = 2  # malformed input or usage
@@ -322,22 +323,13 @@ def _read_json(path: str) -> tuple[str, Any]:
     if not text.strip():
         raise InputError(where, "empty file, expected JSON")
     try:
-        return where, json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return where, json.loads(text, object_pairs_hook=refuse_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(where, f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except ValueError as exc:  # from the hooks, or an integer too long to convert
         raise InputError(where, f"not valid JSON: {exc}") from None
     except RecursionError:
         raise InputError(where, "not valid JSON: nested too deeply") from None
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
 
 
 def _no_constant(name: str) -> Any:

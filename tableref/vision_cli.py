@@ -245,12 +245,10 @@ def _position_view(game_name: str, position: str, sheet: Any) -> Any:
         return game.start().view(Fidelity.KIND)
     if position == "layout":
         return colour_layout(sheet)
+    from rules.strict import loads  # duplicate keys refused, like every position reader
+
     path = Path(position)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    return game.from_dict(data).view(Fidelity.KIND)
+    return game.from_dict(loads(path.read_text(encoding="utf-8"), where=str(path), error=ValueError)).view(Fidelity.KIND)
 
 
 def main(argv: list[str] | None = None) -> int:

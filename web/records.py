@@ -87,6 +87,9 @@ def import_record(journal: Journal, data: object) -> int:
         start = game.from_dict(data.get("start"))
     except RulesError as exc:
         raise RecordError(f"game record: {exc}") from None
+    if data.get("outcome") is not None:  # recomputed by the replay, but checked as written
+        expect_keys(data["outcome"], required=("winner", "reason", "scores"), where="game record", path="outcome",
+                    error=RecordError)
     moves = data.get("moves")
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
         raise RecordError("game record: 'moves' must be a list of move texts")
