@@ -138,6 +138,11 @@ class StabiliserConfig:
 class WebConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
+    # The HTTP server's limits (tableref/http_server.py, docs/deploy.md).
+    threads: int = 6  # workers for pages and the API
+    max_streams: int = 64  # live-update streams open at once; one more gets a 503
+    idle_timeout: float = 30.0  # seconds a connection may send and take nothing before it is closed
+    connections: int = 500  # open connections at once
 
 
 @dataclass(frozen=True)
@@ -505,8 +510,14 @@ class _Reader:
             return WebConfig()
         host = _host(t.get("host", str, DEFAULT_HOST), t.path("host"), self.where)
         port = _port(t.get("port", int, DEFAULT_PORT), t.path("port"), self.where)
+        threads = self.whole(t, "threads", WebConfig.threads, least=1)
+        streams = self.whole(t, "max_streams", WebConfig.max_streams, least=1)
+        idle = self.number(t, "idle_timeout", WebConfig.idle_timeout, positive=True)
+        if idle < 1:
+            raise self.error(t.path("idle_timeout"), f"expected a number of seconds >= 1, got {idle!r}")
+        connections = self.whole(t, "connections", WebConfig.connections, least=streams + threads)
         t.done()
-        return WebConfig(host, port)
+        return WebConfig(host, port, threads, streams, idle, connections)
 
     def panel(self, t: _Table | None, source: SourceConfig) -> PanelConfig:
         cfg = PanelConfig()

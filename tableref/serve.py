@@ -10,15 +10,14 @@ Wiring (one process)::
     browsers, panel buttons ── commands (confirm, undo, declare, new game) ──▶ RefereeLoop's queue
 
 Threads: the referee's (RefereeLoop), the source's (Pump, or the simulated board's scanner;
-a serial board adds its I/O thread), the panel's (gpiozero), and the HTTP server's (one per
-request). :class:`Service` starts them in ``start()``; ``close()`` stops them and releases
+a serial board adds its I/O thread), the panel's (gpiozero), and the HTTP server's (waitress:
+its loop, and a fixed pool of workers). :class:`Service` starts them in ``start()``; ``close()`` stops them and releases
 the devices, safe twice. The configuration is ``tableref.config`` (file, then flags).
 """
 
 from __future__ import annotations
 
 import argparse
-import errno
 import logging
 import signal
 import sys
@@ -36,6 +35,7 @@ from hardware.pins import default_pin_factory
 
 from .config import Config, ConfigError, PanelConfig, SimulatedConfig, load_config
 from .decisions import Command, Decision, StableView, StartGame
+from .http_server import ServerLimits
 from .journal import Journal, JournalError
 from .referee import Referee, RefereeLoop
 from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
@@ -111,7 +111,6 @@ class Service:
         self._pump: Pump | None = None
         self._scanner: threading.Thread | None = None
         self._server: Any = None
-        self._server_thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._scan_lock = threading.Lock()
         self._handle_lock = threading.Lock()
@@ -238,21 +237,17 @@ class Service:
         self._pump = Pump(feed, self.stabiliser, self.submit)
         self._pump.start()
 
-    def serve_http(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> str:
-        """Start the HTTP server in its own thread; returns the page's URL."""
-        from werkzeug.serving import make_server
+    def serve_http(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, limits: Any = None) -> str:
+        """Start the HTTP server (waitress, tableref/http_server.py) in its own thread; returns
+        the page's URL. ``limits``: a :class:`~tableref.http_server.ServerLimits` (default: its defaults)."""
+        from .http_server import HttpServer, ServerLimits
 
-        try:
-            self._server = make_server(host, port, self.app, threaded=True)
-        except SystemExit:
-            # werkzeug prints its own hint and exits when the port is taken: one error instead.
-            raise OSError(errno.EADDRINUSE, "the port is in use by another program") from None
-        self._server_thread = threading.Thread(target=self._server.serve_forever, name="http", daemon=True)
-        self._server_thread.start()
-        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
-        if ":" in shown:
-            shown = f"[{shown}]"
-        return f"http://{shown}:{self._server.server_port}/"
+        limits = limits or ServerLimits()
+        self.app.config["TABLEREF_MAX_STREAMS"] = limits.max_streams  # web/stream.py refuses the one beyond
+        server = HttpServer(self.app, host, port, limits)
+        url = server.start()  # OSError when the port is taken
+        self._server = server
+        return url
 
     def close(self) -> None:
         """Stop serving, release the devices, let the referee finish what is queued, close
@@ -261,12 +256,8 @@ class Service:
         if self.table is not None:
             self.table.broadcaster.close()  # ends every open event stream
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
-        if self._server_thread is not None:
-            self._server_thread.join(5)
-            self._server_thread = None
         if self.panel is not None:
             self.panel.close()  # no more button presses
             self.panel = None
@@ -445,7 +436,7 @@ def _on_the(config: Config, service: Service) -> str:
 def cmd_serve(args: argparse.Namespace) -> int:
     from web.auth import AdminError
 
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth" lines: load is shown by /api/health
     stop = threading.Event()
     try:
         config, service = build_service(args)
@@ -456,7 +447,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         service.start()
         try:
-            url = service.serve_http(host, port)
+            web = config.web
+            url = service.serve_http(host, port, ServerLimits(web.threads, web.max_streams, web.idle_timeout,
+                                                              web.connections))
         except OSError as exc:
             return _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         record = service.referee.record
