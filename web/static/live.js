@@ -386,7 +386,12 @@
     };
     for (const kind of ["snapshot", "decision", "board", "source"]) es.addEventListener(kind, take);
     // EventSource reconnects by itself, sending Last-Event-ID: missed events are replayed.
-    es.onerror = () => { $("#conn").hidden = false; };
+    // It gives up on an answer that is not a stream (a 503: the table's viewers are full):
+    // try again after the Retry-After the server asks for (web/stream.py).
+    es.onerror = () => {
+      $("#conn").hidden = false;
+      if (es.readyState === EventSource.CLOSED) setTimeout(connect, 10000);
+    };
   }
 
   document.addEventListener("DOMContentLoaded", () => {
