@@ -22,6 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from rules.strict import expect_keys, loads
+
 LENS_VERSION = 1
 
 
@@ -97,13 +99,14 @@ class Lens:
     def load(cls, path: str | Path) -> "Lens":
         where = str(path)
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
             raise LensError(f"lens file {where} not found (make one with `tableref calibrate-lens`)") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise LensError(f"lens file {where}: cannot read it as JSON ({e})") from None
-        if not isinstance(data, dict):
-            raise LensError(f"lens file {where}: expected a JSON object")
+        except (OSError, UnicodeDecodeError) as e:
+            raise LensError(f"lens file {where}: cannot read it ({e})") from None
+        data = loads(text, where=f"lens file {where}", error=LensError)
+        expect_keys(data, required=("version", "size", "K", "dist"), optional=("error_px",),
+                    where=f"lens file {where}", error=LensError)
         if data.get("version") != LENS_VERSION:
             raise LensError(f"lens file {where}: key 'version' is {data.get('version')!r}, expected {LENS_VERSION}")
         try:

@@ -29,13 +29,13 @@ calibrate --pieceset my-set.json``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations_with_replacement
 from pathlib import Path
 
+from rules.strict import expect_keys, loads
 from rules.view import MORE, OCCUPIED
 
 PIECESETS_DIR = Path(__file__).with_name("piecesets")
@@ -156,11 +156,12 @@ def load_pieceset(game: str, path: str | Path | None = None) -> PieceSet:
 
 def _read(path: Path) -> object:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise PieceSetError(f"piece set file {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise PieceSetError(f"piece set file {path}: cannot read it as JSON ({e})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise PieceSetError(f"piece set file {path}: cannot read it ({e})") from None
+    return loads(text, where=f"piece set file {path}", error=PieceSetError)
 
 
 def _num(where: str, value: object, *, positive: bool = True) -> float:
@@ -180,11 +181,7 @@ def _tokens(where: str, value: object) -> tuple[str, ...]:
 
 
 def _parse(data: object, path: Path, game: str) -> PieceSet:
-    if not isinstance(data, Mapping):
-        raise PieceSetError(f"{path}: expected a JSON object")
-    unknown = set(data) - {"game", "about", "pieces", "stacks"}
-    if unknown:
-        raise PieceSetError(f"{path}: unknown key(s) {sorted(unknown)}")
+    expect_keys(data, required=("game", "pieces"), optional=("about", "stacks"), where=str(path), error=PieceSetError)
     if data.get("game") != game:
         raise PieceSetError(f"{path}: key 'game' is {data.get('game')!r}, expected {game!r}")
     raw = data.get("pieces")
@@ -194,13 +191,12 @@ def _parse(data: object, path: Path, game: str) -> PieceSet:
     seen: set[str] = set()
     for i, p in enumerate(raw):
         where = f"{path}: pieces[{i}]"
-        if not isinstance(p, Mapping):
-            raise PieceSetError(f"{where}: expected an object")
-        shape = p.get("shape")
-        allowed = {"name", "tokens", "shape", "height_mm", "top", "about",
-                   *(("diameter_mm",) if shape == "cylinder" else ("length_mm", "width_mm"))}
-        if set(p) - allowed:
-            raise PieceSetError(f"{where}: unknown key(s) {sorted(set(p) - allowed)} for shape {shape!r}")
+        shape = p.get("shape") if isinstance(p, Mapping) else None
+        if isinstance(p, Mapping) and "shape" in p and shape not in SHAPES:  # the keys it needs depend on it
+            raise PieceSetError(f"{where}.shape: {shape!r} is not one of {list(SHAPES)}")
+        expect_keys(p, required=("tokens", "shape", "height_mm", *(("diameter_mm",) if shape == "cylinder" else
+                                                                  ("length_mm", "width_mm"))),
+                    optional=("name", "top", "about"), where=str(path), path=f"pieces[{i}]", error=PieceSetError)
         if shape not in SHAPES:
             raise PieceSetError(f"{where}.shape: {shape!r} is not one of {list(SHAPES)}")
         top = p.get("top", "tag")
@@ -225,8 +221,8 @@ def _parse(data: object, path: Path, game: str) -> PieceSet:
         raise PieceSetError(f"{path}: key 'stacks' must be a list")
     for i, s in enumerate(raw_stacks):
         where = f"{path}: stacks[{i}]"
-        if not isinstance(s, Mapping) or set(s) - {"space_kind", "tokens", "max", "base_mm", "about"}:
-            raise PieceSetError(f"{where}: expected an object with space_kind, tokens, max, base_mm")
+        expect_keys(s, required=("space_kind", "tokens", "max"), optional=("base_mm", "about"), where=str(path),
+                    path=f"stacks[{i}]", error=PieceSetError)
         kind = s.get("space_kind")
         if not isinstance(kind, str) or not kind:
             raise PieceSetError(f"{where}.space_kind: expected a space kind of the board (e.g. 'home')")
