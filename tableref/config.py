@@ -238,8 +238,12 @@ def load_config(path: str | Path) -> Config:
         text = str(exc)
         at = re.search(r"\s*\(at line (\d+), column (\d+)\)$", text)
         if at:
+            why = text[:at.start()]
+            if why.startswith(("Cannot overwrite", "Cannot declare")):  # tomllib names no key: name it
+                lines = raw.decode("utf-8").splitlines()[int(at.group(1)) - 1:][:1] or [""]
+                why = f"{lines[0].split('#')[0].split('=')[0].strip()!r} given twice"
             raise ConfigError(where, "", f"line {at.group(1)}, column {at.group(2)}: not valid TOML: "
-                                         f"{text[:at.start()]}") from None
+                                         f"{why}") from None
         raise ConfigError(where, "", f"not valid TOML: {text}") from None
     return Config.from_dict(data, where=where, base=Path(path).parent)
 
