@@ -202,7 +202,8 @@ class Reader:
     # A piece seen but not named is read OCCUPIED, and shadowed paper by a piece read empty (DRIFT:
     # spaces hold two tokens, and its silver coins and grey pieces look like shadowed paper).
     names_unread = True
-    heights = True  # tags looked for where the pieces' tops are (DRIFT: not yet, its piles reach 90 mm)
+    heights = True  # tags looked for where the pieces' tops are
+    second_looks = SECOND_LOOK_MAX  # spaces given the slower second look, per read
 
     def __init__(self, grid: SampleGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND, *,
                  lens: Lens | None = None, pieceset: PieceSet | None = None) -> None:
@@ -232,6 +233,7 @@ class Reader:
         self._poses: dict[tuple[bytes, tuple[int, int]], Pose] = {}
         self._pose: Pose | None = None  # the frame being read's
         self._shadow_pt = np.zeros(0, bool)  # the frame being read's shadow-like body points
+        self._tops_seen: list[tuple[np.ndarray, float]] = []  # the frame's tags: centre mm, height found
         self._K: dict[tuple[int, int], np.ndarray] = {}
         self._ref = np.concatenate([self.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
         kinds = {s.id: s.kind for s in self.sheet.board.spaces}
@@ -274,6 +276,7 @@ class Reader:
         if not self.heights:
             pose = Pose(pose.H, pose.lens)  # the lens still, no parallax
         self._pose = pose
+        self._tops_seen = []
         gains, spread, harsh = _gains(g, self.cal, frame, pose)
         body_px = pose.to_px(g.body.mm)
         body = remap_px(frame, body_px)
@@ -465,7 +468,12 @@ class Reader:
         """How high the top of space ``i``'s tokens stands (a pile, or a token the piece set
         does not know: the highest it may be)."""
         ps = self.pieceset
-        if ps is None or i in self._stacked:
+        if i in self._stacked:
+            # A pile: as high as its top tag was found standing (the tallest it may be, unseen).
+            s = self.grid.spaces[i]
+            seen = [h for c, h in self._tops_seen if math.hypot(c[0] - s.x, c[1] - s.y) <= 0.5 * self.sheet.pitch]
+            return max(seen) if seen else float(self._max_top[i])
+        if ps is None:
             return float(self._max_top[i])
         try:
             return max(ps.height(t) for t in toks)
@@ -485,7 +493,7 @@ class Reader:
         # A second, slower look only where a piece is seen but not (all) its tags — and only
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
-        if 0 < len(again) <= SECOND_LOOK_MAX:
+        if 0 < len(again) <= self.second_looks:
             # Tags only a few pixels a cell (DRIFT's 64 cm board) read far better enlarged.
             self._scan(grey, H, again, self._thorough, found, upscale=2 if self._cell_px(H) < 5 else 1)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
@@ -570,7 +578,9 @@ class Reader:
             for i in np.argpartition(d[k], min(2, len(self._points) - 1))[:3]:
                 if d[k, i] < best_d and (h == 0 or any(abs(h - t) < 0.05 for t in self._tops[int(i)])):
                     best, best_d = h, float(d[k, i])
-        return (pose.drop(plane, best) if best else plane).astype(np.float32)
+        out = (pose.drop(plane, best) if best else plane).astype(np.float32)
+        self._tops_seen.append((out.mean(axis=0), best))
+        return out
 
     def covers(self, pts: np.ndarray, c: np.ndarray, reach: float, height: float) -> np.ndarray:
         """Which board-plane points ``pts`` a piece standing at ``c``, ``height`` mm tall, may
