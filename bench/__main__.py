@@ -1,6 +1,7 @@
 """``python -m bench``: measure the whole chain, print one table, write the figures as JSON.
 
     python3 -m bench [--quick] [--json FILE] [--only explain,serial,vision,e2e,serve]
+    python3 -m bench --cpu-budget 0.25 [--quick]   # the same chain on a Pi's share of a core (bench/budget.py)
 
 Sections (each row has its target, from the issue that set it, and met / MISSED):
 
@@ -350,7 +351,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small counts: a smoke run (noisier figures)")
     ap.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"where to write the results (default {DEFAULT_JSON.relative_to(ROOT)})")
     ap.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections: {', '.join(SECTIONS)}")
+    ap.add_argument("--cpu-budget", type=float, default=None, metavar="SHARE",
+                    help="run the chain inside a cgroup CPU quota of SHARE of one core, beside full speed "
+                         "(0.25: a Pi 4, 0.7: a Pi 5; bench/budget.py, needs root)")
     args = ap.parse_args(argv)
+    if args.cpu_budget is not None:
+        from bench import budget
+
+        out = args.json if args.json != DEFAULT_JSON else DEFAULT_JSON.with_name(f"budget-{args.cpu_budget:g}.json")
+        return budget.main(["--budget", str(args.cpu_budget), "--json", str(out), *(["--quick"] if args.quick else [])])
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown or not chosen:
