@@ -193,6 +193,7 @@ class Service:
 
             extra = {"client_factory": self.hub_client_factory} if self.hub_client_factory else {}
             self.publisher = HubPublisher(self.hub_config, self.journal_path, version=version(), **extra)
+            self.publisher.on_players = self.table.set_players  # the pairing's names on the board's page
             self.referee.subscribe(self.publisher.on_decision)
         if feed is not None:
             self.referee.subscribe(feed.on_decision)

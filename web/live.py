@@ -57,6 +57,7 @@ class LiveTable:
         self._recent: deque[dict[str, Any]] = deque(maxlen=history)
         self._question: list[dict[str, Any]] = []
         self._unseen: list[dict[str, Any]] = []  # open "which moves were played?" questions
+        self._names: dict[str, Any] = {}  # the club hub's pairing: {"players": {side: name}, "round": n}
         self._status: dict[str, Any] = {"kind": "ok"}
         self._notice: dict[str, Any] | None = None
         self._last: dict[str, Any] | None = None
@@ -183,7 +184,8 @@ class LiveTable:
             "position": position, "view": self._view, "labels": self._labels,
             "to_move": s.to_move, "phase": s.phase, "scores": dict(s.scores()), "target": position.get("target"),
             "outcome": self._outcome, "moves": list(self._moves), "last": self._last,
-            "question": list(self._question), "unseen": list(self._unseen), "board_status": dict(self._status), "notice": self._notice,
+            "question": list(self._question), "unseen": list(self._unseen), "names": dict(self._names),
+            "board_status": dict(self._status), "notice": self._notice,
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
         }
@@ -257,6 +259,16 @@ class LiveTable:
         if self._on_sim_edit is not None:
             self._on_sim_edit()
         self.broadcaster.publish("board", {"live": self.snapshot()})
+
+    def set_players(self, players: Mapping[str, str], round_: int | None) -> None:
+        """The players' names of the game, from the round's pairing the club hub pushed."""
+        with self._lock:
+            names = {"players": dict(players), "round": round_}
+            if names == self._names:
+                return
+            self._names = names
+            snapshot = self._snapshot()
+        self.broadcaster.publish("board", {"live": snapshot})
 
     def set_source_status(self, status: str, text: str) -> None:
         """The source's state (steady, settling, hand, lost): published when it changes."""

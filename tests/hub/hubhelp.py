@@ -11,7 +11,7 @@ from tableref.journal import Journal
 
 from tableref.hub import credentials
 
-from conftest import Broker, wait_for
+from mosquittohelp import Broker, wait_for
 
 
 def make_hub(port: int, data: Path, **kw) -> Hub:

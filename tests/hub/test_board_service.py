@@ -11,7 +11,7 @@ from tableref.hub.settings import BrokerConfig, HubServerConfig
 from tableref.serve import Service
 from tableref.status_cli import report
 
-from conftest import needs_mosquitto, wait_for
+from mosquittohelp import needs_mosquitto, wait_for
 from hubhelp import secured_broker
 
 pytestmark = needs_mosquitto
@@ -55,3 +55,19 @@ def test_a_wrong_password_is_refused_and_the_health_says_so(tmp_path):
     finally:
         service.close()
         b.stop()
+
+
+def test_the_rounds_pairing_shows_the_players_names_on_the_boards_own_page(broker, tmp_path):
+    hub = Hub(HubServerConfig(broker=BrokerConfig(port=broker.port), data_dir=tmp_path / "hub")).start()
+    service = Service.from_config(_config(tmp_path, broker.port), pin_hash="scrypt:1024:8:1").start()
+    try:
+        wait_for(lambda: service.publisher.link.connected, 10, "the board to reach the broker")
+        assert hub.push_pairing(2, "table-07", {"south": "Alice", "north": "Bob"})
+        client = service.app.test_client()
+        wait_for(lambda: client.get("/api/state").get_json()["names"].get("players"), 10, "the names on the page")
+        assert client.get("/api/state").get_json()["names"] == {"players": {"south": "Alice", "north": "Bob"},
+                                                                "round": 2}
+    finally:
+        service.close()
+        hub.stop()
+

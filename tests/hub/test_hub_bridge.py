@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tableref.hub.settings import load_server_config
 
-from conftest import Broker, needs_mosquitto, wait_for
+from mosquittohelp import Broker, needs_mosquitto, wait_for
 from hubhelp import hub_games, journal_games, make_hub, make_tables, wait_all_in
 
 pytestmark = needs_mosquitto

@@ -18,7 +18,7 @@ from tableref.hub.settings import BrokerConfig, HubServerConfig
 from tableref.hub.simulate import drive
 from web.auth import AdminStore
 
-from conftest import needs_mosquitto, wait_for
+from mosquittohelp import needs_mosquitto, wait_for
 from hubhelp import make_tables
 
 CHROMIUM = "/usr/bin/chromium"

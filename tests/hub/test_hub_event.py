@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tableref.hub.standings import results, standings
 
-from conftest import needs_mosquitto, wait_for
+from mosquittohelp import needs_mosquitto, wait_for
 from hubhelp import hub_games, journal_games, make_hub, make_tables, wait_all_in
 
 pytestmark = needs_mosquitto

@@ -18,7 +18,7 @@ from tableref.hub.protocol import MAX_PAYLOAD, GameEvent, encode, topic
 from tableref.hub.settings import BrokerConfig
 from tableref.hub.simulate import SimTable
 
-from conftest import needs_mosquitto, wait_for
+from mosquittohelp import needs_mosquitto, wait_for
 from hubhelp import hub_games, journal_games, make_hub, make_tables, secured_broker, wait_all_in
 
 pytestmark = needs_mosquitto

@@ -13,7 +13,7 @@ import urllib.request
 
 from tableref.hub.store import HubStore
 
-from conftest import free_port, needs_mosquitto, wait_for
+from mosquittohelp import free_port, needs_mosquitto, wait_for
 from hubhelp import journal_games, make_tables
 
 pytestmark = needs_mosquitto

@@ -12,7 +12,7 @@ import pytest
 
 from tableref.hub.settings import BrokerConfig
 
-from conftest import Broker, needs_mosquitto, wait_for
+from mosquittohelp import Broker, needs_mosquitto, wait_for
 from hubhelp import hub_games, journal_games, make_hub, wait_all_in
 from tableref.hub.simulate import SimTable
 

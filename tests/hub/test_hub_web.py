@@ -18,7 +18,7 @@ from tableref.hub.simulate import SimTable
 from tableref.records import parse_record
 from web.auth import AdminStore
 
-from conftest import wait_for
+from mosquittohelp import wait_for
 from fakes import FakeBroker
 
 

@@ -10,7 +10,7 @@ from tableref.hub.protocol import decode
 from tableref.hub.settings import BrokerConfig, HubServerConfig
 from tableref.hub.simulate import SimTable
 
-from conftest import wait_for
+from mosquittohelp import wait_for
 from fakes import FakeBroker
 
 

@@ -38,7 +38,11 @@
   /* -- the status line, banner and scores ------------------------------------------------ */
 
   function renderStatus() {
-    $("#game-title").textContent = `${live.title} · game ${live.game_id} · move ${live.ply}`;
+    // The club hub's pairing names the players: "Round 2 · South: Alice · North: Bob".
+    const names = (live.names && live.names.players) || {};
+    const named = Object.keys(names).length ? " — " + (live.names.round ? `Round ${live.names.round} · ` : "") +
+      Object.entries(names).map(([side, who]) => `${cap(side)}: ${who}`).join(" · ") : "";
+    $("#game-title").textContent = `${live.title} · game ${live.game_id} · move ${live.ply}${named}`;
     const banner = $("#banner");
     banner.className = "banner";
     if (live.outcome) {
