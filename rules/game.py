@@ -192,9 +192,12 @@ class Game(ABC):
     def from_dict(self, data: Mapping[str, Any]) -> State:
         if not isinstance(data, Mapping):
             raise InvalidStateError("position: expected a JSON object")
-        if data.get("game") != self.name:
-            raise InvalidStateError(f"position: 'game' is {data.get('game')!r}, expected {self.name!r}")
-        return self.state_class.from_dict(data)
+        if "game" in data and data["game"] != self.name:
+            raise InvalidStateError(f"position: 'game' is {data['game']!r}, expected {self.name!r}")
+        state = self.state_class.from_dict(data)  # names an unknown key (a misspelt 'game' too)
+        if "game" not in data:
+            raise InvalidStateError(f"{self.name} position: missing key 'game'")
+        return state
 
     def parse_options(self, pairs: Mapping[str, Any] | Sequence[str] | None) -> dict[str, Any]:
         """Options from ``KEY=VALUE`` strings or a mapping, checked against :attr:`options`."""

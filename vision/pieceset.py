@@ -180,6 +180,9 @@ def _tokens(where: str, value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+_PIECE_KEYS = ("name", "tokens", "shape", "height_mm", "top", "about", "diameter_mm", "length_mm", "width_mm")
+
+
 def _parse(data: object, path: Path, game: str) -> PieceSet:
     expect_keys(data, required=("game", "pieces"), optional=("about", "stacks"), where=str(path), error=PieceSetError)
     if data.get("game") != game:
@@ -192,7 +195,9 @@ def _parse(data: object, path: Path, game: str) -> PieceSet:
     for i, p in enumerate(raw):
         where = f"{path}: pieces[{i}]"
         shape = p.get("shape") if isinstance(p, Mapping) else None
-        if isinstance(p, Mapping) and "shape" in p and shape not in SHAPES:  # the keys it needs depend on it
+        if isinstance(p, Mapping) and shape not in SHAPES:  # the keys it needs depend on it
+            expect_keys(p, required=("shape",), optional=_PIECE_KEYS, where=str(path), path=f"pieces[{i}]",
+                        error=PieceSetError)
             raise PieceSetError(f"{where}.shape: {shape!r} is not one of {list(SHAPES)}")
         expect_keys(p, required=("tokens", "shape", "height_mm", *(("diameter_mm",) if shape == "cylinder" else
                                                                   ("length_mm", "width_mm"))),

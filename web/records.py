@@ -84,9 +84,12 @@ def import_record(journal: Journal, data: object) -> int:
         game = get_game(str(data.get("game")))
         options = game.parse_options(data.get("options") or {})
         fidelity = Fidelity.parse(str(data.get("fidelity", "kind")))
-        start = game.from_dict(data.get("start"))
     except RulesError as exc:
         raise RecordError(f"game record: {exc}") from None
+    try:
+        start = game.from_dict(data.get("start"))
+    except RulesError as exc:
+        raise RecordError(f"game record: start: {exc}") from None
     if data.get("outcome") is not None:  # recomputed by the replay, but checked as written
         expect_keys(data["outcome"], required=("winner", "reason", "scores"), where="game record", path="outcome",
                     error=RecordError)

@@ -179,6 +179,8 @@ def _check_header(obj: object, fail: Callable[[str], BoardScriptError]) -> dict[
     start = obj.get("start")
     if start is not None and not isinstance(start, dict):
         raise fail(f"header 'start' must be a position object or null, got {type(start).__name__}")
+    if start is not None:
+        _check_start(game, start, fail)
     setup = obj.get("setup", "start")
     if setup not in SETUPS:
         raise fail(f"header 'setup' must be \"start\" or \"default\", got {setup!r}")
@@ -187,6 +189,20 @@ def _check_header(obj: object, fail: Callable[[str], BoardScriptError]) -> dict[
         raise fail(f"header 'description' must be a string, got {type(description).__name__}")
     return {"game": game, "fidelity": fidelity, "options": options, "start": start,
             "setup": setup, "description": description}
+
+
+def _check_start(game: str, start: Mapping[str, Any], fail: Callable[[str], BoardScriptError]) -> None:
+    """The header's start position, read now so a bad one is named with the script's file and line."""
+    from rules.registry import get_game  # late: the registry imports every game
+
+    try:
+        rules_game = get_game(game)
+    except RulesError:
+        return  # a game this tableref does not know: said when the script is played
+    try:
+        rules_game.from_dict(start)
+    except RulesError as exc:
+        raise fail(f"header 'start': {exc}") from None
 
 
 def _check_frame(
