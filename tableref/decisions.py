@@ -18,10 +18,11 @@ class Choice:
     description: str
     takeback: int = 0  # moves to take back, for a "the board shows an earlier position" choice
     equivalent: tuple[str, ...] = ()  # other notations of the same outcome (a bump that equals a move)
+    then: str = ""  # after the takeback, this move instead (the last move was not finished when taken)
 
     def to_dict(self) -> dict[str, Any]:
         return {"number": self.number, "text": self.text, "description": self.description,
-                "takeback": self.takeback, "equivalent": list(self.equivalent)}
+                "takeback": self.takeback, "equivalent": list(self.equivalent), "then": self.then}
 
 
 @dataclass(frozen=True)

@@ -175,9 +175,33 @@ class Referee:
             texts = tuple(c.text for c in e.candidates)
             words = tuple(self._describe(c.moves) for c in e.candidates)
             return self._status_change(("partial", view), Partial(self.record.id, self.ply, texts, e.pending, words))
+        replays = self._replay_choices(view)
+        if replays:
+            self._choices, self._choice_view = replays, view
+            return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, replays))
         # The game may keep parts of a move already done right (DRIFT: a river turned right).
         restore = self.state.restore(view, e.restore)
         return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, restore))
+
+    def _replay_choices(self, view: View) -> tuple[Choice, ...]:
+        """A board no move explains, but one move from the position before the last does: the
+        last move was accepted part-way (a hand that left the board mid-move, then came back to
+        finish it). Offered as a question — take it back and record the finished move — never
+        done unasked."""
+        if not self.record.moves:
+            return ()
+        before, last = self.record.states[-2], self.record.moves[-1]
+        alt = explain(before, view, self.fidelity, max_sequence=1)
+        if alt.verdict not in (Verdict.LEGAL, Verdict.AMBIGUOUS):
+            return ()
+        out = []
+        for c in alt.candidates:
+            if c.text == last:
+                continue
+            words = "; then ".join(before.describe_move(m) for m in c.moves)
+            out.append(Choice(len(out) + 1, f"takeback {last} then {c.text}",
+                              f"take back {last}: it was {c.text} ({words})", 1, then=c.text))
+        return tuple(out)
 
     def _takeback_depth(self, view: View) -> int:
         """How many moves back the board shows an earlier position (0 if it does not)."""
@@ -287,7 +311,14 @@ class Referee:
         if text is not None and text != choice.text:
             return [self.refuse(f"confirm {number}", f"the question has changed ({number} is now {choice.text})")]
         if choice.takeback:
-            return self._take_back(choice.takeback)
+            out = self._take_back(choice.takeback)
+            if not choice.then:
+                return out
+            e = explain(self.state, self._choice_view, self.fidelity, max_sequence=1)
+            match = next((c for c in e.candidates if c.text == choice.then), None)
+            if match is None:  # the journal and the board cannot disagree here, but never guess
+                return out + [self.refuse(f"confirm {number}", "the board no longer shows that move")]
+            return out + self._accept(match.moves, confirmed=True)
         e = explain(self.state, self._choice_view, self.fidelity, max_sequence=self.max_sequence)
         match = next((c for c in e.candidates if c.text == choice.text), None)
         if match is None:  # cannot happen unless the game moved on under the question
