@@ -285,8 +285,76 @@ def probe_viewers(group: Group, quick: bool, viewers: int) -> dict[str, Any]:
             "service_cpu_share": cpu / wall, "last_viewer_lag_ms": 1000 * last, "threads_only": threads_only}
 
 
+def probe_idle(group: Group, quick: bool, idle: int = 200) -> dict[str, Any]:
+    """``idle`` connections opened and left idle (half with half a request sent), then the page
+    loaded by a new viewer; the service alone in the group, as in ``probe_viewers``."""
+    import http.client
+    import logging
+    import socket
+
+    from tableref.serve import Service
+
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory() as tmp:
+        service = Service(os.path.join(tmp, "j.sqlite3"), os.path.join(tmp, "admin.json"), new=True,
+                          pin_hash="scrypt:1024:8:1")
+        group.enter_thread()
+        try:
+            service.start()
+            url = service.serve_http("127.0.0.1", 0)
+        finally:
+            group.leave_thread()
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        socks, loads = [], []
+        try:
+            for i in range(idle):
+                s = socket.create_connection(("127.0.0.1", port))
+                if i % 2:
+                    s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n")
+                socks.append(s)
+            time.sleep(0.5)
+            threads = threading.active_count()
+            for _ in range(5 if quick else 20):
+                t0 = time.perf_counter()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("GET", "/")
+                r = conn.getresponse()
+                body = r.read()
+                conn.close()
+                if r.status != 200 or b"<html" not in body.lower():
+                    raise RuntimeError(f"the page answered {r.status}")
+                loads.append((time.perf_counter() - t0) * 1000)
+        finally:
+            for s in socks:
+                s.close()
+            service.close()
+    return {"idle": idle, "loads": len(loads), "p50_ms": statistics.median(loads), "max_ms": max(loads),
+            "threads": threads}
+
+
+def probe_camera_decision(group: Group, quick: bool) -> dict[str, Any]:
+    """bench/decision_latency.py (scripted Gygès camera games, film time from the hand leaving to
+    the decision plus this machine's wall time over that frame and the referee) in the group."""
+    import resource
+
+    group.enter_process()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "decision_latency.py"), "--games", "1",
+                           "--moves", "2" if quick else "4", "--only", "gyges"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if parts[:2] == ["all", "hand"]:
+            moves, decided, p50, p99 = int(parts[2]), int(parts[3]), float(parts[4]), float(parts[5])
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            return {"moves": moves, "decided": decided, "p50_ms": p50, "p99_ms": p99, "run_cpu_s": cpu}
+    raise RuntimeError(f"bench/decision_latency.py printed no 'all hand' row (exit {proc.returncode})")
+
+
 PROBES = {"serve": probe_serve, "explain": probe_explain, "serial": probe_serial, "vision": probe_vision,
-          "viewers1": lambda g, q: probe_viewers(g, q, 1), "viewers50": lambda g, q: probe_viewers(g, q, 50)}
+          "viewers1": lambda g, q: probe_viewers(g, q, 1), "viewers50": lambda g, q: probe_viewers(g, q, 50),
+          "idle200": probe_idle, "camera_decision": probe_camera_decision}
 
 
 # -- running them ------------------------------------------------------------------------------------
@@ -344,10 +412,14 @@ def rows_from(share: float, full: dict[str, dict], low: dict[str, dict]) -> list
     add("serve start-up (to the first /api/health answer)", "serve", "{:.2f} s", lambda r: r["startup_s"],
         "≤ 6 s", lambda v: v <= 6, lambda r: r["cpu_s"], "{:.2f} s CPU per start+stop")
     explain_targets = {"annihilation": 20, "drift": 20, "annelids": 5}
+    # Under a quota an op much shorter than the period is often timed between two stalls, not
+    # across one; so the figure held is the larger of its measured p99 and its CPU p99 ÷ the share
+    # (what a core that much slower would take). At full speed the share is 1.
     for game in sorted(set(full.get("explain", {})) | set(low.get("explain", {})) - {"error"}):
         t = explain_targets.get(game)
-        add(f"{game} explain, kind view", "explain", "{:.2f} ms p99",
-            lambda r, g=game: r[g]["p99_ms"] if g in r else float("nan"),
+        add(f"{game} explain, kind view (max of timed, CPU ÷ share)", "explain", "{:.2f} ms p99",
+            lambda r, g=game: max(r[g]["p99_ms"], r[g]["cpu_p99_ms"] / (share if r is low.get("explain") else 1))
+            if g in r else float("nan"),
             f"≤ {4 * t} ms p99 (4× issue's {t})" if t else "— (no full-speed target stated)",
             (lambda v, t=t: v <= 4 * t) if t else None,
             lambda r, g=game: r[g]["cpu_ms"] if g in r else float("nan"), "{:.2f} ms CPU per explain")
@@ -359,6 +431,8 @@ def rows_from(share: float, full: dict[str, dict], low: dict[str, dict]) -> list
         lambda v: v >= 30, lambda r: r["watch_cpu_ms"], "{:.2f} ms CPU per frame")
     add("camera full board read, 1280x720 (gyges)", "vision", "{:.0f} ms p50", lambda r: r["read_p50_ms"],
         "≤ 120 ms p50", lambda v: v <= 120, lambda r: r["read_cpu_ms"], "{:.1f} ms CPU per read")
+    add("camera: decision after the hand leaves (gyges, 30 fps film)", "camera_decision", "{:.0f} ms p99",
+        lambda r: r["p99_ms"], "≤ 400 ms p99", lambda v: v <= 400)
     add("decision after the settle at the SSE client, 1 viewer", "viewers1", "{:.0f} ms p99",
         lambda r: r["p99_ms"], "≤ 400 ms p99", lambda v: v <= 400, lambda r: r["cpu_ms_per_decision"],
         "{:.0f} ms service CPU per decision")
@@ -367,6 +441,8 @@ def rows_from(share: float, full: dict[str, dict], low: dict[str, dict]) -> list
         "{:.0f} ms service CPU per decision")
     add("… the 50th viewer's lag behind the first", "viewers50", "{:.0f} ms", lambda r: r["last_viewer_lag_ms"],
         "—", None)
+    add("the page for a new viewer, 200 connections open and idle", "idle200", "{:.0f} ms max",
+        lambda r: r["max_ms"], "loads (≤ 2000 ms)", lambda v: v <= 2000)
     return rows
 
 

@@ -137,24 +137,38 @@ class HttpServer:
         if server is None:
             return
         done = threading.Event()
+        trigger = server.trigger
 
         def close_all() -> None:  # on the loop thread: no channel is touched by two threads
             from waitress.channel import HTTPChannel
 
             for d in list(_map_of(server).values()):
                 try:
-                    d.handle_close() if isinstance(d, HTTPChannel) else d.close()
+                    if d is trigger:
+                        # Out of the loop's map but left open: a worker finishing a request still
+                        # pulls it, and a closed descriptor's number may already be another file's.
+                        d.del_channel()
+                    elif isinstance(d, HTTPChannel):
+                        d.handle_close()
+                    else:
+                        d.close()
                 except OSError:
                     pass
             done.set()
 
         if thread is not None and thread.is_alive():
-            server.trigger.pull_trigger(close_all)
-            thread.join(timeout)
-        if not done.is_set():  # the loop was not running: close from here
+            trigger.pull_trigger(close_all)
+            thread.join(timeout)  # the loop ends once its map is empty
+        elif thread is None:  # never ran: nothing else touches the channels
             close_all()
-        deadline = time.monotonic() + timeout
-        server.task_dispatcher.shutdown(cancel_pending=True, timeout=max(0.1, deadline - time.monotonic()))
+        if not done.is_set():
+            log.warning("the HTTP server's loop did not stop within %.0f s", timeout)
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=timeout)
+        if done.is_set():
+            try:
+                trigger.close()  # every worker has stopped: nothing pulls it any more
+            except OSError:
+                pass
 
     def __enter__(self) -> "HttpServer":
         self.start()
