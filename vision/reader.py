@@ -30,6 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from rules.strict import expect_keys, loads
 from rules.view import OCCUPIED, Fidelity, View
 
 from . import layout
@@ -158,11 +159,21 @@ class Calibration:
         where = str(path)
         try:
             with np.load(where, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
+                # The arrays and the meta's keys are checked like every input file (rules/strict.py).
+                expect_keys(dict.fromkeys(z.files), required=("lo", "hi", "tint", "probe_ref", "meta"), where=where,
+                            error=CalibrationError)
+                meta = loads(str(z["meta"]), where=f"{where}: meta", error=CalibrationError)
+                expect_keys(meta, required=("version", "game", "mode", "classes"), where=where, path="meta",
+                            error=CalibrationError)
+                for i, c in enumerate(meta["classes"] if isinstance(meta["classes"], list) else ()):
+                    expect_keys(c, required=("name", "mean", "tol", "headed"), where=where, path=f"meta.classes[{i}]",
+                                error=CalibrationError)
                 lo, hi, probe = z["lo"].astype(np.float32), z["hi"].astype(np.float32), z["probe_ref"]
                 tint = z["tint"].astype(np.float32)
         except OSError as exc:
             raise CalibrationError(f"{where}: cannot read the calibration: {exc}") from None
+        except CalibrationError:
+            raise  # already one line naming the key
         except (KeyError, ValueError, json.JSONDecodeError) as exc:
             raise CalibrationError(f"{where}: not a tableref calibration file ({exc})") from None
         if meta.get("version") != CALIBRATION_VERSION:

@@ -428,3 +428,47 @@ def test_line_formats_refuse_one_key_renamed_dropped_or_duplicated(which, data):
     # is named as missing ('game.name'), the new name after it is put back.
     assert (named in message or (key == "Format" and "'Format: " in message)
             or (op == "rename" and required and f"{key}: missing" in message)), f"{op} {key!r}: {message}"
+
+
+# -- the camera's calibration file (an .npz: arrays and a JSON meta) ----------------------------------
+
+
+def _calibration_file(tmp_path: Path, change_meta=lambda m: m, extra_array: bool = False) -> tuple[Path, object]:
+    from vision.layout import Sheet
+    from vision.reader import Calibration, ColourClass
+    from vision.samples import SampleGrid
+
+    grid = SampleGrid(Sheet.for_board(get_game("anacund").board()))
+    n, p = len(grid.body.mm), len(grid.probes)
+    cal = Calibration("anacund", "colour", np.zeros((n, 3), np.uint8), np.full((n, 3), 255, np.uint8),
+                      np.ones((n, 3), np.float32), np.zeros((p, 3), np.float32),
+                      (ColourClass("A", np.array([10, 20, 30], np.float32), 25.0),))
+    path = tmp_path / "cal.npz"
+    cal.save(path)
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["meta"] = np.array(json.dumps(change_meta(json.loads(str(arrays["meta"])))))
+    if extra_array:
+        arrays["colours"] = np.zeros(3)
+    np.savez_compressed(path, **arrays)
+    return path, grid
+
+
+@pytest.mark.parametrize("change, extra_array, message", [
+    (lambda m: m, False, None),
+    (lambda m: {**m, "lamp": 1}, False, r"unknown key 'meta\.lamp'"),
+    (lambda m: {k: v for k, v in m.items() if k != "mode"}, False, r"missing key 'meta\.mode'"),
+    (lambda m: {**m, "classes": [{**m["classes"][0], "hue": 3}]}, False, r"unknown key 'meta\.classes\[0\]\.hue'"),
+    (lambda m: {**m, "classes": [{k: v for k, v in m["classes"][0].items() if k != "tol"}]}, False,
+     r"missing key 'meta\.classes\[0\]\.tol'"),
+    (lambda m: m, True, r"unknown key 'colours'"),
+])
+def test_calibration_file_keys(tmp_path, change, extra_array, message):
+    from vision.reader import Calibration, CalibrationError
+
+    path, grid = _calibration_file(tmp_path, change, extra_array)
+    if message is None:
+        assert Calibration.load(path, grid).classes[0].name == "A"
+        return
+    with pytest.raises(CalibrationError, match=rf"^{re.escape(str(path))}: {message}"):
+        Calibration.load(path, grid)
