@@ -23,6 +23,8 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request, session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from rules.strict import expect_keys, loads
+
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -44,10 +46,13 @@ class AdminStore:
         self._pin_hash: str | None = None
         if self.path.exists():
             try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                text = self.path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
                 raise AdminError(f"{self.path}: admin file unreadable: {exc}") from None
-            if not isinstance(data, dict) or not isinstance(data.get("secret_key"), str) \
+            where = f"{self.path}: admin file"  # (delete it to choose a new PIN)
+            data = expect_keys(loads(text, where=where, error=AdminError), required=("pin", "secret_key"),
+                               where=where, error=AdminError)
+            if not isinstance(data.get("secret_key"), str) \
                     or not isinstance(data.get("pin"), (str, type(None))):
                 raise AdminError(f"{self.path}: admin file must be an object with 'secret_key' and 'pin' "
                                  "(delete it to choose a new PIN)")

@@ -126,12 +126,18 @@ def test_the_pin_is_stored_hashed_with_scrypt(service, tmp_path):
 def test_a_malformed_admin_file_is_one_clear_error_and_is_left_alone(tmp_path):
     path = tmp_path / "admin.json"
     path.write_text("{not json")
-    with pytest.raises(AdminError, match="admin.json: admin file unreadable"):
+    with pytest.raises(AdminError, match="admin.json: admin file: line 1: not valid JSON"):
         AdminStore(path)
     path.write_text('{"pin": 5}')
+    with pytest.raises(AdminError, match="admin.json: admin file: missing key 'secret_key'"):
+        AdminStore(path)
+    path.write_text('{"pin": 5, "secret_key": "ab"}')
     with pytest.raises(AdminError, match="must be an object with 'secret_key' and 'pin'"):
         AdminStore(path)
-    assert path.read_text() == '{"pin": 5}'
+    path.write_text('{"pin": null, "secret_key": "ab", "pin_hint": "1234"}')
+    with pytest.raises(AdminError, match="admin.json: admin file: unknown key 'pin_hint'"):
+        AdminStore(path)
+    assert path.read_text() == '{"pin": null, "secret_key": "ab", "pin_hint": "1234"}'
 
 
 def test_throttle_forgets_after_the_lockout():
