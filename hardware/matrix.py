@@ -20,7 +20,6 @@ reported ``unreadable`` until its first settled reading. Readings are occupancy
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence

@@ -8,7 +8,6 @@ keeps the two writers apart.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import Any
 
 from rules import Fidelity, RulesError, State, get_game
