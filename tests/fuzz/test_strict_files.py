@@ -20,6 +20,8 @@ examples per test (default 60).
 | JSON game record (import) | ``web.records.import_record``             | ``RecordError``       |
 | lens file                 | ``Lens.load``                             | ``LensError``         |
 | piece set file            | ``load_pieceset``                         | ``PieceSetError``     |
+| admin file (PIN)          | ``AdminStore``                            | ``AdminError``        |
+| camera calibration (.npz) | ``Calibration.load`` (unit tests below)   | ``CalibrationError``  |
 | text game record          | ``parse_record`` (header lines)           | ``RecordError``       |
 | config (TOML)             | ``load_config``                           | ``ConfigError``       |
 """
@@ -53,6 +55,7 @@ from tableref.records import Record, RecordError, parse_record, write_record
 from tableref.sources.sim import BoardScript, BoardScriptError, render_script
 from vision.lens import Lens, LensError
 from vision.pieceset import PIECESETS_DIR, PieceSetError, load_pieceset
+from web.auth import AdminError, AdminStore
 from web.records import RecordError as JsonRecordError
 from web.records import import_record
 
@@ -98,9 +101,11 @@ class Format:
         return f"Format({self.name})"
 
 
+_TMP = tempfile.TemporaryDirectory(prefix="strict-")  # one folder, removed at exit; files overwritten
+
+
 def _tmp_file(text: str, name: str) -> Path:
-    d = Path(tempfile.mkdtemp(prefix="strict-"))
-    path = d / name
+    path = Path(_TMP.name) / name
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -120,7 +125,7 @@ def _read_script(text: str) -> object:
     return BoardScript.parse(text, where="script.jsonl").start_state()
 
 
-_JOURNAL = Journal(Path(tempfile.mkdtemp(prefix="strict-")) / "journal.sqlite3")
+_JOURNAL = Journal(Path(_TMP.name) / "journal.sqlite3")
 
 
 def _read_json_record(text: str) -> object:
@@ -183,6 +188,8 @@ def _others() -> list[Format]:
     lens = Lens(np.array([[900.0, 0, 640], [0, 900, 360], [0, 0, 1]]), np.zeros(5), (1280, 720), 0.3).to_json()
     out.append(Format("lens file", lens, [((), ("version", "size", "K", "dist"))],
                       lambda text: Lens.load(_tmp_file(text, "lens.json")), (LensError,)))
+    out.append(Format("admin file", {"pin": None, "secret_key": "ab12"}, [((), EXACT)],
+                      lambda text: AdminStore(_tmp_file(text, "admin.json")), (AdminError,)))
     for g in GAMES:
         pieces = json.loads((PIECESETS_DIR / f"{g}.json").read_text())
         schema = [((), ("game", "pieces")), (("pieces", ANY), ("tokens", "shape", "height_mm", "diameter_mm",
