@@ -27,7 +27,7 @@ pytestmark = [needs_mosquitto, pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                                    reason=f"{CHROMIUM} is missing (scripts/ensure-chromium)")]
 
 
-def test_club_page_with_twenty_tables_live(broker, tmp_path):
+def test_club_page_with_twenty_tables_live(broker, browser, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
     expect = sync_api.expect
     fanout = Fanout(lambda: hub.snapshot())
@@ -50,28 +50,24 @@ def test_club_page_with_twenty_tables_live(broker, tmp_path):
     try:
         wait_for(lambda: all(t.publisher.pairing for t in tables), 10, "the pairings at the boards")
         player.start()
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            try:
-                for width, height, name in ((1280, 900, "desktop"), (390, 844, "390")):
-                    page = browser.new_page(viewport={"width": width, "height": height})
-                    page.goto(url)
-                    page.click("#pin-cancel")  # just watch
-                    # Locators, not wait_for_function: the page's CSP forbids eval (as it should).
-                    expect(page.locator(".tile")).to_have_count(20, timeout=15000)
-                    expect(page.locator(".tile .players").filter(has_text="Player")).to_have_count(20, timeout=15000)
-                    first = page.text_content("#t-table-01 .foot")
-                    expect(page.locator("#t-table-01 .foot")).not_to_have_text(first, timeout=15000)  # it follows
-                    assert page.locator("#t-table-01 svg circle").count() > 10
-                    page.screenshot(path=str(ARTIFACTS / f"hub-club-{name}.png"))
-                    page.close()
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.goto(url + "table/table-03")
-                expect(page.locator("#table-players")).to_contain_text("Player 5", timeout=15000)
-                page.goto(url + "standings")
-                assert "Round 1" in page.text_content("main")
-            finally:
-                browser.close()
+        # the run's one browser (tests/conftest.py): pages are closed, the browser is not
+        for width, height, name in ((1280, 900, "desktop"), (390, 844, "390")):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(url)
+            page.click("#pin-cancel")  # just watch
+            # Locators, not wait_for_function: the page's CSP forbids eval (as it should).
+            expect(page.locator(".tile")).to_have_count(20, timeout=15000)
+            expect(page.locator(".tile .players").filter(has_text="Player")).to_have_count(20, timeout=15000)
+            first = page.text_content("#t-table-01 .foot")
+            expect(page.locator("#t-table-01 .foot")).not_to_have_text(first, timeout=15000)  # it follows
+            assert page.locator("#t-table-01 svg circle").count() > 10
+            page.screenshot(path=str(ARTIFACTS / f"hub-club-{name}.png"))
+            page.close()
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url + "table/table-03")
+        expect(page.locator("#table-players")).to_contain_text("Player 5", timeout=15000)
+        page.goto(url + "standings")
+        assert "Round 1" in page.text_content("main")
     finally:
         stop.set()
         player.join(10)

@@ -3,11 +3,9 @@ the admin mutes the voice with the header's toggle, the chooser switches the pag
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-import pytest
 
 from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine
@@ -16,20 +14,6 @@ from voicefakes import FakeRunner
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "browser"))
 from browserhelp import running  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (scripts/ensure-chromium installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[test]'")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-        yield b
-        b.close()
-
 
 def test_french_page_admin_mutes_the_voice_and_switches_to_english(browser, tmp_path):
     runner = FakeRunner()
