@@ -373,7 +373,10 @@ def run_probe(name: str, share: float | None, quick: bool, timeout: float = 600)
                               timeout=timeout)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-            return {"error": f"exited {proc.returncode}: {tail[0]}"}
+            saved = ROOT / "bench" / "results" / f"budget-{name}-{tag}.stderr"
+            saved.parent.mkdir(parents=True, exist_ok=True)
+            saved.write_text(proc.stderr)  # the whole traceback, for whoever looks into it
+            return {"error": f"exited {proc.returncode}: {tail[0]} (bench/results/{saved.name})"}
         return json.loads(proc.stdout.strip().splitlines()[-1])
     except subprocess.TimeoutExpired:
         return {"error": f"took over {timeout:.0f} s"}

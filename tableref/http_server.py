@@ -140,6 +140,7 @@ class HttpServer:
         trigger = server.trigger
 
         def close_all() -> None:  # on the loop thread: no channel is touched by two threads
+            from waitress import wasyncore
             from waitress.channel import HTTPChannel
 
             for d in list(_map_of(server).values()):
@@ -150,8 +151,8 @@ class HttpServer:
                         d.del_channel()
                     elif isinstance(d, HTTPChannel):
                         d.handle_close()
-                    else:
-                        d.close()
+                    else:  # a listening socket; not its own close(), which closes the trigger too
+                        wasyncore.dispatcher.close(d)
                 except OSError:
                     pass
             done.set()
