@@ -6,9 +6,13 @@ Starts ``python -m tableref serve`` (simulated board, a fresh journal, a free po
 process and plays through the page's own API, as a club would: ``--rate`` moves a second
 (random legal one-step moves of Gygès on the simulated board, each waiting for its decision, a new game every
 ``--game-length`` moves, an undo now and then), while up to ``--viewers`` event streams open,
-read a few events and close. Every 10 s it reads the server's VmRSS from ``/proc``; it prints
-the samples, the figure after the first minute (warm-up: the event log fills) and the growth
-from there to the end, in MB per hour. Issue 23, item 4: the figure must be flat.
+read a few events and close. Every 10 s it reads the server's VmRSS, open files and threads
+from ``/proc``, the journal's size on disk (with its WAL), and times a load of the page; it
+prints the samples, the figures after the first minute (warm-up: the event log fills) and
+each one's slope from there to the end (least squares, per hour). Issue 23, item 4: memory
+must be flat; issue 20, item 4: open files and threads too, the journal growing only with
+the moves, the page answering throughout (``--rate 5 --game-length 40``: an evening's games
+compressed into minutes).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
+import os
 import random
 import subprocess
 import sys
@@ -23,6 +29,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from pathlib import Path
 
@@ -107,12 +114,48 @@ def simple_moves(state) -> list[tuple[str, str]]:
     return out
 
 
+@dataclass(frozen=True)
+class Sample:
+    at: float  # seconds since the start
+    rss_mb: float
+    open_files: int
+    threads: int
+    journal_kb: float
+    page_ms: float  # a GET / (nan: it did not answer)
+
+
+def sample(at: float, pid: int, journal: Path, url: str) -> Sample:
+    status = Path(f"/proc/{pid}/status").read_text()
+    threads = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
+    size = sum(p.stat().st_size for p in journal.parent.glob(journal.name + "*") if p.is_file())
+    t0 = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url + "/", timeout=10) as r:
+            r.read()
+        page = (time.perf_counter() - t0) * 1000
+    except OSError:
+        page = float("nan")
+    return Sample(at, memory_mb(pid)[0], len(os.listdir(f"/proc/{pid}/fd")), threads, size / 1024, page)
+
+
+def slope_per_hour(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of (seconds, value), per hour."""
+    if len(points) < 2:
+        return float("nan")
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return 3600 * sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else float("nan")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=3.0)
     ap.add_argument("--rate", type=float, default=2.0, help="moves a second at most (each waits for its decision)")
     ap.add_argument("--viewers", type=int, default=20)
     ap.add_argument("--game-length", type=int, default=60)
+    ap.add_argument("--warm-up", type=float, default=60.0,
+                    help="seconds before the slopes are taken (default 60; the event log fills in ~170 moves)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="tableref-soak-"))
     port = free_port()
@@ -134,16 +177,19 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("the service did not answer")
         assert client.post("/api/pin", {"pin": PIN}) == 200
         gygès = get_game("gyges")
-        samples: list[tuple[float, float]] = []
+        samples: list[Sample] = []
+        games = 1
         t0 = time.monotonic()
         next_sample, moves, viewers_started = t0, 0, 0
         live: list[threading.Thread] = []
         while time.monotonic() - t0 < args.minutes * 60:
             now = time.monotonic()
             if now >= next_sample:
-                samples.append((now - t0, memory_mb(proc.pid)[0]))
-                print(f"{now - t0:6.0f} s  RSS {samples[-1][1]:6.1f} MB  moves {moves}  viewers {viewers_started} ({len(live)} open)",
-                      flush=True)
+                samples.append(sample(now - t0, proc.pid, work / "j.sqlite3", url))
+                x = samples[-1]
+                print(f"{x.at:6.0f} s  RSS {x.rss_mb:6.1f} MB  files {x.open_files:3d}  threads {x.threads:3d}  "
+                      f"journal {x.journal_kb:7.0f} KB  page {x.page_ms:5.0f} ms  moves {moves}  games {games}  "
+                      f"viewers {viewers_started} ({len(live)} open)", flush=True)
                 next_sample += 10
             live = [t for t in live if t.is_alive()]
             while len(live) < args.viewers:
@@ -156,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             choices = simple_moves(state)
             if snap["ply"] >= args.game_length or not choices or snap["outcome"]:
                 client.post("/api/new-game", {"game": "gyges", "setup": "default"})
+                games += 1
                 wait_until(client, lambda s, gid=snap["game_id"]: s["game_id"] != gid)
             elif snap["ply"] and rng.random() < 0.05:
                 client.post("/api/undo")
@@ -166,18 +213,27 @@ def main(argv: list[str] | None = None) -> int:
                 client.post("/api/sim/move", {"space": a, "to": b})
                 moves += wait_for_decision(client, snap["ply"])
             time.sleep(1 / args.rate)
-        samples.append((time.monotonic() - t0, memory_mb(proc.pid)[0]))
+        samples.append(sample(time.monotonic() - t0, proc.pid, work / "j.sqlite3", url))
     finally:
         stop.set()
         proc.terminate()
         proc.wait(10)
-    warm = next((s for s in samples if s[0] >= 60), samples[0])
-    end = samples[-1]
-    hours = max(end[0] - warm[0], 1e-9) / 3600
-    print(f"\nstart {samples[0][1]:.1f} MB · after warm-up ({warm[0]:.0f} s) {warm[1]:.1f} MB · end {end[1]:.1f} MB"
-          f" · peak {max(s[1] for s in samples):.1f} MB")
-    print(f"growth after warm-up: {(end[1] - warm[1]) / hours:+.1f} MB/h over {end[0] - warm[0]:.0f} s, "
-          f"{moves} moves, {viewers_started} viewers")
+    warm_at = min(args.warm_up, samples[-1].at / 3)
+    after = [x for x in samples if x.at >= warm_at]
+    warm, end = after[0], samples[-1]
+    print(f"\n{end.at:.0f} s, {moves} moves, {games} games, {viewers_started} viewers; warm-up {warm.at:.0f} s")
+    print(f"{'':<12} {'start':>8} {'warm':>8} {'end':>8} {'peak':>8}  slope after warm-up")
+    for name, unit, get in (("RSS", "MB", lambda x: x.rss_mb), ("open files", "", lambda x: x.open_files),
+                            ("threads", "", lambda x: x.threads), ("journal", "KB", lambda x: x.journal_kb)):
+        slope = slope_per_hour([(x.at, get(x)) for x in after])
+        print(f"{name:<12} {get(samples[0]):>8.1f} {get(warm):>8.1f} {get(end):>8.1f} {max(map(get, samples)):>8.1f}"
+              f"  {slope:+.1f} {unit}/h")
+    per_move = (end.journal_kb - samples[0].journal_kb) / max(1, moves)
+    pages = [x.page_ms for x in samples]
+    failed = sum(math.isnan(p) for p in pages)
+    ok = [p for p in pages if not math.isnan(p)]
+    print(f"journal per move: {per_move:.2f} KB; page: answered {len(ok)}/{len(pages)} samples, "
+          f"p50 {sorted(ok)[len(ok) // 2] if ok else float('nan'):.0f} ms, max {max(ok) if ok else float('nan'):.0f} ms")
     return 0
 
 
