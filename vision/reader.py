@@ -20,171 +20,43 @@ from known positions. :class:`Reader` then reads a frame through the lock's homo
 
 from __future__ import annotations
 
-import io
-import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from rules.strict import expect_keys, loads
 from rules.view import OCCUPIED, Fidelity, View
 
 from . import layout
 from .lens import Lens
 from .lock import detect_all, make_sized_detector, make_thorough_detector
-from .pieceset import PieceSet, PieceSetError, load_pieceset
+from .pieceset import PieceSet
 from .pose import Pose, as_pose, pose_from_homography
-from .samples import REF_PX_PER_MM, Group, SampleGrid, warp_to_sheet
+from .samples import SampleGrid
+from .colour_reading import BAND_RATIO, CLASS_MIN, COVER_MIN, OTHER_MAX, ColourReading  # noqa: F401
+# The learned empty board and the frame sampling live beside the reader; their names are
+# re-exported here, where callers have always found them.
+from .empty_board import CALIBRATION_VERSION, Calibration, CalibrationError, ColourClass  # noqa: F401
+from .sampling import (  # noqa: F401
+    LIGHT_OUTLIER, SATURATED, _any_channel, _at, _default_pieceset, _gains, _gather, _inside_convex, _near_rect,
+    _row_mean, _scaled_to, _segment_distance, _share, colour_top, merge_boxes, probe_values, remap_px, sample,
+    warp_through,
+)
 
 EMPTY_MAX = 0.03  # share of foreign body points still read as empty
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
-COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
-CLASS_MIN = 0.75  # share of core points matching the winning colour
-OTHER_MAX = 0.05  # share matching any other colour
-SATURATED = 250  # a clipped pixel hides what is under it
-LIGHT_OUTLIER = 0.08  # a probe off the board's smooth light model by more than this is disturbed
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
 SHADOW_SPREAD = 0.75  # ... counting probes only darkened (a shadow), beyond which it is unsure all the same
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
-BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
 VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
 OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
 SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
 UNNAMED = "something here that is not a readable piece"
 OCCLUDED = "occluded by a piece in front"
-CALIBRATION_VERSION = 1
-
-
-class CalibrationError(ValueError):
-    """A calibration cannot be made, read or used; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class ColourClass:
-    name: str
-    mean: np.ndarray  # (3,) BGR, in the reference frame's light
-    tol: float
-    headed: bool = False  # tokens carry a heading read from a dark end (``blue:N``)
-
-
-@dataclass(frozen=True)
-class Calibration:
-    game: str
-    mode: str  # "tags" or "colour"
-    lo: np.ndarray  # (N_body, 3): the empty board's darkest value within ~1 mm of each body point
-    hi: np.ndarray  # (N_body, 3): and its brightest
-    tint: np.ndarray  # (N_body, 3): the empty board's colour cast there (each channel minus their mean)
-    probe_ref: np.ndarray  # (P, 3): the empty board's paper at each probe
-    classes: tuple[ColourClass, ...] = ()
-
-    @classmethod
-    def from_empty(cls, grid: SampleGrid, frames: Iterable[tuple[np.ndarray, np.ndarray]],
-                   mode: str | None = None) -> "Calibration":
-        """Learn the empty board from ``(frame, H)`` pairs (a few still frames, averaged; ``H`` a
-        homography or a :class:`~vision.pose.Pose`, whose lens the frame is seen through)."""
-        frames = list(frames)
-        warped = [warp_through(f, H, grid.sheet).astype(np.float32) for f, H in frames]
-        if not warped:
-            raise CalibrationError("calibration needs at least one frame of the empty board")
-        ref = np.mean(warped, axis=0)
-        kernel = np.ones((5, 5), np.uint8)
-        lo, hi = cv2.erode(ref, kernel), cv2.dilate(ref, kernel)
-        probe = np.mean([probe_values(grid, f, H) for f, H in frames], axis=0)
-        if (probe.max(axis=1) >= SATURATED).mean() > 0.01:
-            raise CalibrationError("the paper is clipped white in the calibration frames: lower the exposure")
-        if len(grid.probes) < 4 or probe.min() < 20:
-            raise CalibrationError("the empty board's paper is too dark or hidden: light the board and clear it")
-        mode = mode or layout.DEFAULT_MODE.get(grid.sheet.game, "tags")
-        if mode not in ("tags", "colour"):
-            raise CalibrationError(f"reading mode must be 'tags' or 'colour', got {mode!r}")
-        mid = _at(cv2.GaussianBlur(ref, (0, 0), 1.0), grid.body.mm)
-        tint = mid - mid.mean(axis=1, keepdims=True)
-        return cls(grid.sheet.game, mode, _at(lo, grid.body.mm), _at(hi, grid.body.mm), tint, probe)
-
-    def learn_colours(self, grid: SampleGrid, shots: Iterable[tuple[np.ndarray, np.ndarray, View]]) -> "Calibration":
-        """Learn piece colours from ``(frame, H, view)``: frames of known positions (the
-        start position, or a layout showing every kind of piece)."""
-        pix: dict[str, list[np.ndarray]] = {}
-        headed: set[str] = set()
-        ref = np.concatenate([grid.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
-        for frame, H, view in shots:
-            # The colour is on the pieces' top faces: the pose behind the lock says where.
-            if not isinstance(H, Pose):
-                H = pose_from_homography(H, ref, (frame.shape[1], frame.shape[0]))
-            gains, _, _ = _gains(grid, self, frame, H)
-            # Where the top face is seen, or (a flat set) the board's plane: per piece, the look
-            # whose pixels agree best is its top.
-            looks = [sample(frame, H, grid.core.mm, colour_top(self.game)), sample(frame, H, grid.core.mm)]
-            for space, tokens in view.items():
-                i = grid.index.get(space)
-                if i is None or grid.is_area[i] or len(tokens) != 1:
-                    continue
-                name = layout.token_class(self.game, tokens[0])
-                headed |= {name} if ":" in tokens[0] else set()
-                core = min((c[grid.core.of(i)] for c in looks), key=lambda px: float(px.std(axis=0).sum()))
-                pix.setdefault(name, []).append(core / gains[i])
-        if not pix:
-            raise CalibrationError("no pieces in the calibration positions: lay out every kind of piece")
-        names = sorted(pix)
-        means = {n: np.median(np.concatenate(pix[n]), axis=0) for n in names}
-        classes = []
-        for name in names:
-            d = np.linalg.norm(np.concatenate(pix[name]) - means[name], axis=1)
-            # Wide enough for the light's play on this colour, never reaching halfway to another.
-            gap = min((float(np.linalg.norm(means[name] - means[o])) for o in names if o != name), default=1e9)
-            tol = float(np.clip(2.5 * np.percentile(d, 75), 20.0, 0.45 * gap))
-            classes.append(ColourClass(name, means[name].astype(np.float32), tol, name in headed))
-        return Calibration(self.game, self.mode, self.lo, self.hi, self.tint, self.probe_ref, tuple(classes))
-
-    # -- files ----------------------------------------------------------------------------
-
-    def save(self, path: str | Path) -> None:
-        meta = {"version": CALIBRATION_VERSION, "game": self.game, "mode": self.mode,
-                "classes": [{"name": c.name, "mean": c.mean.tolist(), "tol": c.tol, "headed": c.headed}
-                            for c in self.classes]}
-        buf = io.BytesIO()
-        np.savez_compressed(buf, lo=self.lo.astype(np.uint8), hi=self.hi.astype(np.uint8),
-                            tint=self.tint.astype(np.float32), probe_ref=self.probe_ref.astype(np.float32),
-                            meta=np.array(json.dumps(meta)))
-        Path(path).write_bytes(buf.getvalue())
-
-    @classmethod
-    def load(cls, path: str | Path, grid: SampleGrid) -> "Calibration":
-        where = str(path)
-        try:
-            with np.load(where, allow_pickle=False) as z:
-                # The arrays and the meta's keys are checked like every input file (rules/strict.py).
-                expect_keys(dict.fromkeys(z.files), required=("lo", "hi", "tint", "probe_ref", "meta"), where=where,
-                            error=CalibrationError)
-                meta = loads(str(z["meta"]), where=f"{where}: meta", error=CalibrationError)
-                expect_keys(meta, required=("version", "game", "mode", "classes"), where=where, path="meta",
-                            error=CalibrationError)
-                for i, c in enumerate(meta["classes"] if isinstance(meta["classes"], list) else ()):
-                    expect_keys(c, required=("name", "mean", "tol", "headed"), where=where, path=f"meta.classes[{i}]",
-                                error=CalibrationError)
-                lo, hi, probe = z["lo"].astype(np.float32), z["hi"].astype(np.float32), z["probe_ref"]
-                tint = z["tint"].astype(np.float32)
-        except OSError as exc:
-            raise CalibrationError(f"{where}: cannot read the calibration: {exc}") from None
-        except CalibrationError:
-            raise  # already one line naming the key
-        except (KeyError, ValueError, json.JSONDecodeError) as exc:
-            raise CalibrationError(f"{where}: not a tableref calibration file ({exc})") from None
-        if meta.get("version") != CALIBRATION_VERSION:
-            raise CalibrationError(f"{where}: calibration version {meta.get('version')!r}, expected {CALIBRATION_VERSION}")
-        if meta.get("game") != grid.sheet.game or len(lo) != len(grid.body.mm) or len(probe) != len(grid.probes):
-            raise CalibrationError(f"{where}: made for another board ({meta.get('game')!r}); calibrate again")
-        classes = tuple(ColourClass(c["name"], np.array(c["mean"], np.float32), float(c["tol"]), bool(c["headed"]))
-                        for c in meta.get("classes", []))
-        return cls(meta["game"], meta["mode"], lo, hi, tint, probe, classes)
-
-
 @dataclass(frozen=True)
 class Reading:
     """What one frame showed: the view of the spaces read, and the spaces that were not."""
@@ -198,7 +70,7 @@ class Reading:
         return not self.unreadable
 
 
-class Reader:
+class Reader(ColourReading):
     """Reads a locked frame space by space (see the module docstring).
 
     DRIFT's reader (``vision/drift_reader.py``) sets the class knobs below: its spaces may
@@ -716,260 +588,3 @@ class Reader:
             tokens[self.grid.spaces[i].id] = [t for t, _ in got]
 
     # -- colours --------------------------------------------------------------------------
-
-    def _read_colours(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray,
-                      foreign: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
-        g = self.grid
-        busy = busy[(foreign[busy] >= COVER_MIN) & ~g.is_area[busy]]  # the rest stays unreadable
-        if len(busy) == 0:
-            return
-        classes = self.cal.classes
-        # The colour is on the piece's top face: sampled where that projects, not on the board;
-        # and where a piece laid flat would show it (a set without height, a piece knocked over).
-        looks = [self._classify(frame, H, busy, gains, self._max_top[busy])]
-        if H.camera is not None and self._max_top[busy].any():
-            looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
-        for k, i in enumerate(busy):
-            s = g.spaces[i]
-            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings in looks if clear[k]]
-            if len({b for b, _ in clear_looks}) != 1:
-                continue  # not clear, or two looks that disagree on the colour: unreadable
-            b = clear_looks[0][0]
-            c = classes[b]
-            ends = {h for _, h in clear_looks if h is not None}
-            if len(ends) > 1 or (ends and not c.headed):
-                continue  # two headings, or a dark end on a piece that has none
-            heading = next(iter(ends), None)
-            if c.headed:
-                if heading is None:
-                    why[s.id] = f"a {c.name} tail whose flat end cannot be seen"
-                else:
-                    tokens[s.id] = [f"{c.name}:{heading}"]
-            elif heading is None:  # a dark end on a piece that has none: not what it seems
-                tokens[s.id] = [c.name]
-
-    def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
-        """Per busy space, sampling its core at ``heights``: is one colour clear, which, and
-        the edges' headings."""
-        g = self.grid
-        core, starts, counts = _gather(g.core, busy)
-        px = sample(frame, H, core, np.repeat(heights, counts)) / np.repeat(gains[busy], counts, axis=0)
-        d = np.linalg.norm(px[:, None, :] - self._means[None], axis=2)
-        share = np.stack([_share(d[:, k] <= self._tols[k], starts, counts) for k in range(len(self.cal.classes))],
-                         axis=1)
-        best = np.argmax(share, axis=1)
-        top = share[np.arange(len(busy)), best]
-        share[np.arange(len(busy)), best] = 0
-        clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
-        edges = g.is_edge[busy]
-        headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
-        return clear, best, headings
-
-    def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
-                  heights: np.ndarray) -> dict[int, str]:
-        """Edges with one clearly dark end: which way that end faces."""
-        g = self.grid
-        lum = []
-        for grp in (g.end0, g.end1):
-            pts, starts, counts = _gather(grp, spaces)
-            px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
-            lum.append(np.add.reduceat(px.mean(axis=1), starts) / np.maximum(counts, 1))
-        l0, l1 = lum
-        out = {}
-        for k, i in enumerate(spaces):
-            dark = 0 if l0[k] < l1[k] else 1
-            if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]):
-                out[int(i)] = g.spaces[i].heading_to(dark)
-        return out
-
-
-def _scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np.ndarray | Pose":
-    """The lock of a watch-stream frame, for the full-resolution frame of the same instant."""
-    sx, sy = big.shape[1] / small.shape[1], big.shape[0] / small.shape[0]
-    S = np.array([[sx, 0, (sx - 1) / 2], [0, sy, (sy - 1) / 2], [0, 0, 1]])  # pixel centres
-    if isinstance(H, Pose):
-        lens = H.lens.for_size((big.shape[1], big.shape[0])) if H.lens is not None else None
-        return Pose(S @ H.H, lens)
-    return S @ np.asarray(H, np.float64)
-
-
-def remap_px(frame: np.ndarray, px: np.ndarray) -> np.ndarray:
-    """The frame's colour at pixel positions ``px`` (N, 2; bilinear): (N, channels) float32."""
-    n = len(px)
-    if n == 0:
-        return np.zeros((0, frame.shape[2] if frame.ndim == 3 else 1), np.float32)
-    cols = 1024  # remap maps must stay under 32767 on a side
-    rows = math.ceil(n / cols)
-    pad = rows * cols - n
-    mx = np.pad(px[:, 0].astype(np.float32), (0, pad)).reshape(rows, cols)
-    my = np.pad(px[:, 1].astype(np.float32), (0, pad)).reshape(rows, cols)
-    out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return out.reshape(rows * cols, -1)[:n].astype(np.float32)
-
-
-def sample(frame: np.ndarray, H: "np.ndarray | Pose", mm: np.ndarray, height: "float | np.ndarray" = 0.0) -> np.ndarray:
-    """The frame's colour at sheet points ``mm`` raised ``height`` mm, seen through ``H`` (a
-    homography or a pose, with its lens): (N, channels) float32."""
-    return remap_px(frame, as_pose(H).to_px(mm, height))
-
-
-def warp_through(frame: np.ndarray, H: "np.ndarray | Pose", sheet: layout.Sheet,
-                 px_per_mm: float = REF_PX_PER_MM) -> np.ndarray:
-    """The board seen from above at ``px_per_mm`` (the calibration's reference image); through
-    a lens, every pixel's sheet point is mapped through the distortion (once, at calibration)."""
-    pose = as_pose(H)
-    if pose.lens is None:
-        return warp_to_sheet(frame, pose.H, sheet, px_per_mm)
-    w, h = (int(math.ceil(v * px_per_mm)) for v in sheet.size)
-    xs, ys = np.meshgrid((np.arange(w) + 0.5) / px_per_mm - 0.5 / px_per_mm, (np.arange(h) + 0.5) / px_per_mm - 0.5 / px_per_mm)
-    px = pose.to_px(np.stack([xs.ravel(), ys.ravel()], axis=1)).astype(np.float32)
-    return cv2.remap(frame, px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-
-
-def colour_top(game: str) -> float:
-    """The height of a colour-read game's pieces' top face (its colour is sampled there)."""
-    ps = _default_pieceset(game)
-    tops = [p.height_mm for p in ps.pieces if p.top == "colour"] if ps else []
-    return max(tops, default=0.0)
-
-
-def _default_pieceset(game: str) -> PieceSet | None:
-    try:
-        return load_pieceset(game)
-    except PieceSetError:
-        return None
-
-
-def _inside_convex(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
-    """Which of ``pts`` (N, 2) lie inside the convex polygon ``poly`` (M, 2, either winding)."""
-    a = poly
-    b = np.roll(poly, -1, axis=0)
-    cross = (b[None, :, 0] - a[None, :, 0]) * (pts[:, None, 1] - a[None, :, 1]) \
-        - (b[None, :, 1] - a[None, :, 1]) * (pts[:, None, 0] - a[None, :, 0])
-    return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
-
-
-def _near_rect(rect: tuple[float, float, float, float] | None, x: float, y: float, reach: float) -> bool:
-    if rect is None:
-        return False
-    rx, ry, rw, rh = rect
-    return math.hypot(max(rx - x, 0, x - rx - rw), max(ry - y, 0, y - ry - rh)) <= reach
-
-
-def _segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> np.ndarray:
-    ax, ay = a
-    dx, dy = b[0] - ax, b[1] - ay
-    t = np.clip(((pts[:, 0] - ax) * dx + (pts[:, 1] - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
-    return np.hypot(pts[:, 0] - ax - t * dx, pts[:, 1] - ay - t * dy)
-
-
-def _any_channel(flags: np.ndarray) -> np.ndarray:
-    """Per row: is any channel set (``flags.any(axis=1)``, several times faster on N×3)."""
-    out = flags[:, 0].copy()
-    for k in range(1, flags.shape[1]):
-        out |= flags[:, k]
-    return out
-
-
-def _row_mean(v: np.ndarray) -> np.ndarray:
-    """Per row: the channels' mean, as a column (``v.mean(axis=1, keepdims=True)``, faster)."""
-    total = v[:, 0].copy()
-    for k in range(1, v.shape[1]):
-        total += v[:, k]
-    return (total / v.shape[1])[:, None]
-
-
-def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """Pixel boxes (x0, y0, x1, y1) merged pairwise wherever their union is no larger than the
-    two apart (overlapping crops of neighbouring spaces)."""
-    out = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
-
-    def area(b: tuple[int, int, int, int]) -> int:
-        return (b[2] - b[0]) * (b[3] - b[1])
-
-    merged = True
-    while merged:
-        merged = False
-        for a in range(len(out)):
-            for b in range(a + 1, len(out)):
-                u = (min(out[a][0], out[b][0]), min(out[a][1], out[b][1]),
-                     max(out[a][2], out[b][2]), max(out[a][3], out[b][3]))
-                if area(u) <= area(out[a]) + area(out[b]):
-                    out[a] = u
-                    del out[b]
-                    merged = True
-                    break
-            if merged:
-                break
-    return out
-
-
-def _gather(group: "Group", spaces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The points of ``spaces`` in ``group``, concatenated, with each one's start and count."""
-    counts = group.counts[spaces]
-    idx = np.concatenate([np.arange(group.start[i], group.start[i + 1]) for i in spaces])
-    starts = np.zeros(len(spaces), int)
-    starts[1:] = np.cumsum(counts)[:-1]
-    return group.mm[idx], starts, counts
-
-
-def _at(img: np.ndarray, mm: np.ndarray) -> np.ndarray:
-    xy = np.round(mm * REF_PX_PER_MM).astype(int)
-    x = np.clip(xy[:, 0], 0, img.shape[1] - 1)
-    y = np.clip(xy[:, 1], 0, img.shape[0] - 1)
-    return img[y, x].astype(np.float32).reshape(len(mm), -1)
-
-
-def _share(flags: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    if len(flags) == 0:
-        return np.zeros(len(starts))
-    sums = np.add.reduceat(flags.astype(np.int32), np.minimum(starts, len(flags) - 1))
-    sums[counts == 0] = 0
-    return sums / counts
-
-
-def probe_values(grid: SampleGrid, frame: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """Each probe's colour: the mean of its five points."""
-    vals = sample(frame, H, grid.probe_points).reshape(len(grid.probes), 5, -1)
-    return (vals[:, 0] + vals[:, 1] + vals[:, 2] + vals[:, 3] + vals[:, 4]) / 5  # (mean(axis=1), faster)
-
-
-def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
-           ignore: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per space: the light relative to the calibration (B, G, R gains, from a smooth model
-    of the whole board's light), and the share of nearby probes that the model does not
-    explain (a hand, glare or a shadow there). A hand's uniform colour over the probes
-    would otherwise pass for a change of light and make a covered piece look like paper."""
-    ratio = probe_values(grid, frame, H) / np.maximum(cal.probe_ref, 1.0)
-    X = grid.probe_basis
-    use = np.ones(len(ratio), bool) if ignore is None else ~ignore  # probes a piece may cover: left out
-    good = use.copy()
-    coef = np.zeros((X.shape[1], ratio.shape[1]))
-    for _ in range(3):
-        if good.sum() < X.shape[1] * 3:
-            break
-        Xg = X[good]
-        # Normal equations: 6 unknowns, thousands of probes; far cheaper than lstsq's SVD.
-        coef = np.linalg.solve(Xg.T @ Xg + 1e-9 * np.eye(X.shape[1]), Xg.T @ ratio[good])
-        model = X @ coef
-        resid = np.abs(ratio / np.maximum(model, 1e-3) - 1)
-        resid = np.maximum.reduce([resid[:, k] for k in range(resid.shape[1])])
-        good = (resid < LIGHT_OUTLIER) & use
-    gains = grid.space_basis @ coef
-    n_used = np.maximum(use[grid.probe_of].sum(axis=1), 1)
-    bad_share = (~good & use)[grid.probe_of].sum(axis=1) / n_used
-    # A shadow only darkens the paper — lit by the room, not the lamp, it may turn a little
-    # bluer, never warmer (a hand is warmer; glare is brighter).
-    rel = ratio / np.maximum(X @ coef, 1e-3)
-    lo = np.minimum.reduce([rel[:, k] for k in range(rel.shape[1])])
-    hi = np.maximum.reduce([rel[:, k] for k in range(rel.shape[1])])
-    shaded = (hi < 1 - LIGHT_OUTLIER) & (lo > 0.3) & (hi - lo < 0.3)
-    if rel.shape[1] == 3:  # B, G, R
-        shaded &= rel[:, 0] >= rel[:, 2] - 0.03
-    harsh_share = (~good & ~shaded & use)[grid.probe_of].sum(axis=1) / n_used
-    dark = gains.min(axis=1) < 0.15
-    bad_share[dark] = 1.0  # the light is gone: nothing here can be trusted
-    harsh_share[dark] = 1.0
-    return np.maximum(gains, 1e-3).astype(np.float32), bad_share, harsh_share
