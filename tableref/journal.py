@@ -24,6 +24,8 @@ from typing import Any
 
 from rules import RulesError, State, get_game
 
+from .durable import open_durable
+
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -171,27 +173,7 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._db: sqlite3.Connection | None = None
-        db: sqlite3.Connection | None = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(_SCHEMA)
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                raise JournalError(f"{self.path}: journal schema {row[0]}, this tableref reads {SCHEMA_VERSION}")
-        except (sqlite3.DatabaseError, OSError, JournalError) as exc:
-            if db is not None:
-                db.close()
-            if isinstance(exc, JournalError):
-                raise
-            if isinstance(exc, OSError):
-                raise JournalError(f"{self.path}: cannot open journal: {exc.strerror}") from None
-            raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
+        db = open_durable(self.path, _SCHEMA, SCHEMA_VERSION, what="journal", error=JournalError)
         self._db = db
 
     # -- lifecycle ------------------------------------------------------------------------

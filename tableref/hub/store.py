@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..durable import open_durable
 
 from .protocol import Ack, GameEnd, GameEvent, GameHeader, Message
 
@@ -78,23 +79,8 @@ class HubStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.lock = threading.RLock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.executescript(_SCHEMA)
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                db.close()
-                raise StoreError(f"{self.path}: hub store schema {row[0]}, this tableref reads {SCHEMA_VERSION}")
-            db.execute("PRAGMA quick_check").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable hub store: {exc}") from None
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot open the hub store: {exc.strerror}") from None
+        db = open_durable(self.path, _SCHEMA, SCHEMA_VERSION, what="hub store", error=StoreError, timeout=10,
+                          check=True, foreign_keys=False)
         self.db = db
         self._next: dict[tuple[str, int], int] = {}  # (board, game) → first seq not yet stored
         self.last_new: list[GameEvent] = []
