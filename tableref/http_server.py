@@ -83,11 +83,15 @@ class HttpServer:
 
     def start(self) -> str:
         from waitress.server import create_server
+        from waitress.task import ThreadedTaskDispatcher
 
         lim = self.limits
         timeout = max(1, round(lim.idle_timeout))
+        # Our own dispatcher, its workers started only once the port is ours: create_server would
+        # start them first and leave them running when the port is taken.
+        dispatcher = ThreadedTaskDispatcher()
         self._server = create_server(
-            self.app, host=self.host, port=self.port, ident="tableref",
+            self.app, _dispatcher=dispatcher, host=self.host, port=self.port, ident="tableref",
             threads=lim.threads + lim.max_streams, connection_limit=lim.connections,
             channel_timeout=timeout, cleanup_interval=max(1, min(timeout // 2, 30)),
             max_request_body_size=lim.max_body, max_request_header_size=64 * 1024,
@@ -99,6 +103,7 @@ class HttpServer:
             # (``waitress.client_disconnected``, which web/stream.py polls).
             channel_request_lookahead=1, expose_tracebacks=False, log_socket_errors=False,
         )
+        dispatcher.set_thread_count(lim.threads + lim.max_streams)
         for srv in self._listeners():
             srv.maintenance = self._maintenance_of(srv)
         self._thread = threading.Thread(target=self._server.run, name=self.name, daemon=True)

@@ -169,8 +169,10 @@ def test_a_stalled_reader_is_cut_off_and_its_worker_freed(served):
 def test_the_server_refuses_a_taken_port_and_stops_twice(served):
     svc, port = served()
     other = HttpServer(svc.app, "127.0.0.1", port)
+    before = threading.active_count()
     with pytest.raises(OSError):
         other.start()
+    assert threading.active_count() == before  # no workers left behind
     other.stop()
     server = svc._server
     server.stop()
