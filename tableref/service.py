@@ -22,6 +22,7 @@ from typing import Any
 
 from rules import Fidelity, Observation, State, View
 
+from .board_leds import leds_for
 from .decisions import Command, Decision, StableView
 from .referee import Referee, RefereeLoop
 from .stabiliser import Stabiliser
@@ -230,8 +231,6 @@ class SerialFeed(Feed):
         self.set_status(status.state, status.state == CONNECTED, status.detail)
 
     def on_decision(self, decision: Decision) -> None:
-        from .serial_cli import leds_for
-
         leds = leds_for(decision)
         if leds is not None:
             self.board.set_leds({s: v for s, v in leds.items() if s in self.wiring.channels})

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from rules import Fidelity, explain, get_game
 from tableref.journal import Journal
-from tableref.serial_cli import leds_for, main
+from tableref.board_leds import leds_for
+from tableref.cli.serial import main
 from tableref.sources.sim import render_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def test_simulated_board_refereed_by_referee_serial(tmp_path):
     script.dump(script_file)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     sim = subprocess.Popen(
-        [sys.executable, "-m", "tableref.serial_cli", "simulate-board", "--script", str(script_file),
+        [sys.executable, "-m", "tableref.cli.serial", "simulate-board", "--script", str(script_file),
          "--speed", "5", "--hold", "30"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True)
     try:

@@ -15,7 +15,7 @@ from hardware.panel import Panel, PanelPins
 from hardware.pins import PinConfigError, check_distinct, gpio_name, header_pin
 from hardware.schedule import ManualScheduler
 from rules import get_game
-from tableref import config_cli
+from tableref.cli import config_check as config_cli
 from tableref.config import ConfigError, load_config
 from tableref.decisions import Confirm, Undo
 

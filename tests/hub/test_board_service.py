@@ -9,7 +9,7 @@ from tableref.config import load_config
 from tableref.hub.hub import Hub
 from tableref.hub.settings import BrokerConfig, HubServerConfig
 from tableref.serve import Service
-from tableref.status_cli import report
+from tableref.cli.status import report
 
 from mosquittohelp import needs_mosquitto, wait_for
 from hubhelp import secured_broker

@@ -19,7 +19,7 @@ from rules.games.anacund import Capture, Place
 from tableref.decisions import StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
-from tableref.rules_cli import main as rules_main
+from tableref.cli.rules import main as rules_main
 from tableref.sources.sim import BoardScript, Frame, SimulatedBoard
 from tableref.stabiliser import Stabiliser
 

@@ -10,7 +10,7 @@ import pytest
 
 from hardware.panel import PanelPins
 from rules import Fidelity
-from tableref import config_cli
+from tableref.cli import config_check as config_cli
 from tableref.config import (
     CameraConfig, Config, ConfigError, GpioConfig, ReplayConfig, SerialConfig, SimulatedConfig, load_config,
 )

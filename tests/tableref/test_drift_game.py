@@ -265,7 +265,7 @@ def test_a_wrong_drift_puts_back_only_the_wrong_river_on_the_page_and_in_speech(
 
 
 def test_rules_cli_answers_the_issues_examples(tmp_path, capsys):
-    from tableref.rules_cli import main
+    from tableref.cli.rules import main
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "rules" / "drift"
     assert main(["rules", "moves", "--position", str(docs / "exodus-open.json")]) == 0

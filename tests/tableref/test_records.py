@@ -9,7 +9,7 @@ import random
 import pytest
 
 from rules import Fidelity, game_names, get_game
-from tableref import records_cli
+from tableref.cli import records as records_cli
 from tableref.journal import Journal, JournalError
 from tableref.records import (
     RecordError, Record, export_text, import_record, parse_record, read_record, record_from_journal, write_record,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from rules import Fidelity, get_game
-from tableref import rules_cli
-from tableref.rules_cli import main
+from tableref.cli import rules as rules_cli
+from tableref.cli.rules import main
 
 REPO = Path(__file__).resolve().parents[2]
 GYGES = get_game("gyges")
@@ -311,7 +311,7 @@ def test_subprocess_entry_point(tmp_path):
 
     def cli(*argv: str, stdin: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "tableref.rules_cli", "rules", *argv],
+            [sys.executable, "-m", "tableref.cli.rules", "rules", *argv],
             input=stdin, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
         )
 

@@ -126,7 +126,7 @@ def test_serve_on_a_serial_board_survives_sigkill_and_resumes_the_game(tmp_path)
         texts.append(states[-1].move_text(m))
         states.append(states[-1].successor(m))
 
-    board = Proc([sys.executable, "-m", "tableref.serial_cli", "simulate-board", "--game", "gyges"],
+    board = Proc([sys.executable, "-m", "tableref.cli.serial", "simulate-board", "--game", "gyges"],
                  tmp_path, "board", stdin=subprocess.PIPE)
     servers: list[Proc] = []
     try:

@@ -5,7 +5,7 @@ import json
 import numpy as np
 
 from rules import View
-from tableref import vision_cli
+from tableref.cli import vision as vision_cli
 from vision.calibration import colour_layout
 from vision.reader import Calibration
 from vision.video import write_video

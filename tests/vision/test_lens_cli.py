@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from rules import Fidelity, get_game
-from tableref import vision_cli
+from tableref.cli import vision as vision_cli
 from vision.camera_model import CameraModel, CameraSetup, Scene
 from vision.layout import Sheet
 from vision.lens import Lens, charuco_board

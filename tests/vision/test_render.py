@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rules import Fidelity, get_game
-from tableref import vision_cli
+from tableref.cli import vision as vision_cli
 from vision import layout, render
 from vision.layout import Sheet
 from vision.lock import detect, detect_all, make_detector

@@ -7,7 +7,7 @@ import io
 import socket
 from datetime import datetime, timezone
 
-from tableref.status_cli import main as status_main, report
+from tableref.cli.status import main as status_main, report
 from web import create_app
 from web.auth import AdminStore
 from webhelp import FAST_SCRYPT, admin_client, make_service, move

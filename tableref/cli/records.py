@@ -20,10 +20,10 @@ from typing import Any
 
 from rules import RulesError
 
-from .config import ConfigError, load_config
-from .journal import Journal, JournalError
-from .records import RecordError, export_text, import_record, parse_record, read_record, result_text
-from .service import default_journal_path
+from ..config import ConfigError, load_config
+from ..journal import Journal, JournalError
+from ..records import RecordError, export_text, import_record, parse_record, read_record, result_text
+from ..service import default_journal_path
 
 EXIT_INPUT = 2
 
@@ -94,7 +94,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tableref.records_cli export|import ...``, before cli.py wires it in."""
+    """``python -m tableref.cli.records export|import ...``, before cli.py wires it in."""
     parser = argparse.ArgumentParser(prog="tableref")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

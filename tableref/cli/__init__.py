@@ -12,13 +12,13 @@ from pathlib import Path
 from hardware import cli as gpio_cli
 from rules import RulesError
 
-from . import config_cli, demo_video_cli, records_cli, rules_cli, serial_cli, serve, status_cli, vision_cli
-from .hub import cli as hub_cli
-from .journal import Journal, JournalError
-from .referee import Referee
-from .service import default_journal_path, play_observations
-from .sources.sim import BoardScript, BoardScriptError, SimulatedBoard
-from .stabiliser import Stabiliser
+from .. import serve
+from ..hub import cli as hub_cli
+from ..journal import Journal, JournalError
+from ..referee import Referee
+from ..service import default_journal_path, play_observations
+from ..sources.sim import BoardScript, BoardScriptError, SimulatedBoard
+from ..stabiliser import Stabiliser
 
 SAMPLE_SCRIPT = "sample_gyges.jsonl"
 
@@ -53,14 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_arg(games)
     games.set_defaults(func=cmd_games)
 
-    rules_cli.add_parser(sub)
-    records_cli.add_parser(sub)
-    config_cli.add_parser(sub)
-    serial_cli.add_parser(sub)
+    # The command modules, imported here rather than with the package, so that
+    # ``python -m tableref.cli.serial`` runs its module once.
+    from . import config_check, demo_video, records, serial, status, vision
+    from . import rules as rules_group  # not to be confused with the rules package
+
+    rules_group.add_parser(sub)
+    records.add_parser(sub)
+    config_check.add_parser(sub)
+    serial.add_parser(sub)
     serve.add_parser(sub)
-    status_cli.add_parser(sub)
-    vision_cli.add_parser(sub)
-    demo_video_cli.add_parser(sub)
+    status.add_parser(sub)
+    vision.add_parser(sub)
+    demo_video.add_parser(sub)
     gpio_cli.add_parser(sub)
     hub_cli.add_parser(sub)
     return parser

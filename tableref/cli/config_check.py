@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError, load_config
+from ..config import Config, ConfigError, load_config
 
 
 def add_parser(subparsers: Any) -> None:

@@ -37,7 +37,7 @@ def service_url(args: argparse.Namespace) -> str:
     if args.url:
         return args.url.rstrip("/")
     if args.config is not None:
-        from .config import load_config
+        from ..config import load_config
 
         web = load_config(args.config).web
         host = "127.0.0.1" if web.host in ("0.0.0.0", "::", "") else web.host
@@ -116,7 +116,7 @@ def report(data: dict[str, Any], url: str, now: datetime | None = None) -> list[
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from .config import ConfigError
+    from ..config import ConfigError
 
     try:
         url = service_url(args)
@@ -136,7 +136,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tableref.status_cli``: the command on its own, before it is wired into cli.py."""
+    """``python -m tableref.cli.status``: the command on its own, before it is wired into cli.py."""
     parser = argparse.ArgumentParser(prog="tableref")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["status", *(argv if argv is not None else sys.argv[1:])])

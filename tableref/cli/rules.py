@@ -13,7 +13,7 @@ or the offending option (``--game``, ``--option``, ``--fidelity``, ``--setup``).
 
 The lead's ``tableref/cli.py`` calls :func:`add_parser` with its sub-parsers and then
 ``args.func(args)``; :func:`main` builds a parser holding only this group, for tests and
-``python -m tableref.rules_cli rules ...``.
+``python -m tableref.cli.rules rules ...``.
 """
 
 from __future__ import annotations

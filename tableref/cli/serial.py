@@ -26,19 +26,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.protocol import Led
 from firmware_bridge.serial_board import LinkStatus, SerialBoard
 from firmware_bridge.simulator import BoardSimulator, FaultPlan
 from firmware_bridge.wiring import Wiring, WiringError
 from rules import View
 from rules.view import OCCUPIED
 
-from .decisions import Accepted, Decision, Illegal, NewGame, Partial, Restored, TakenBack
-from .journal import Journal
-from .referee import Referee
-from .service import default_journal_path, play_observations
-from .sources.sim import BoardScript, BoardScriptError
-from .stabiliser import Stabiliser
+from ..decisions import Decision
+from ..journal import Journal
+from ..referee import Referee
+from ..board_leds import leds_for
+from ..service import default_journal_path, play_observations
+from ..sources.sim import BoardScript, BoardScriptError
+from ..stabiliser import Stabiliser
 
 
 def add_parser(subparsers: Any) -> None:
@@ -142,18 +142,6 @@ def _take_commands(sim: BoardSimulator, wiring: Wiring) -> bool:
 # -- referee-serial ------------------------------------------------------------------------------------
 
 
-def leds_for(decision: Decision) -> dict[str, Led] | None:
-    """What the board's LEDs show for a decision: where a piece must go (steady), what must
-    be put right (blinking); ``None`` leaves them as they are."""
-    if isinstance(decision, Partial):
-        return {f.space: (Led.ON if f.expected else Led.BLINK) for f in decision.pending}
-    if isinstance(decision, Illegal):
-        return {f.space: Led.BLINK for f in decision.restore}
-    if isinstance(decision, (Accepted, Restored, TakenBack, NewGame)):
-        return {}
-    return None
-
-
 def cmd_referee_serial(args: argparse.Namespace) -> int:
     try:
         wiring = Wiring.from_file(args.wiring)
@@ -205,7 +193,7 @@ def _until(observations: Any, deadline: float, board: SerialBoard) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """These two commands alone (``python -m tableref.serial_cli ...``), for tests and scripts."""
+    """These two commands alone (``python -m tableref.cli.serial ...``), for tests and scripts."""
     parser = argparse.ArgumentParser(prog="tableref")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
