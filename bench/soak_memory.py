@@ -230,7 +230,6 @@ def main(argv: list[str] | None = None) -> int:
               f"  {slope:+.1f} {unit}/h")
     per_move = (end.journal_kb - samples[0].journal_kb) / max(1, moves)
     pages = [x.page_ms for x in samples]
-    failed = sum(math.isnan(p) for p in pages)
     ok = [p for p in pages if not math.isnan(p)]
     print(f"journal per move: {per_move:.2f} KB; page: answered {len(ok)}/{len(pages)} samples, "
           f"p50 {sorted(ok)[len(ok) // 2] if ok else float('nan'):.0f} ms, max {max(ok) if ok else float('nan'):.0f} ms")

@@ -20,7 +20,6 @@ import threading
 import time
 import tracemalloc
 
-import pytest
 
 from drills_common import strength
 from rules import Fidelity, Observation, View, get_game

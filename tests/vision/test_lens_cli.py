@@ -5,7 +5,6 @@ import json
 from dataclasses import replace
 
 import cv2
-import numpy as np
 
 from rules import Fidelity, get_game
 from tableref.cli import vision as vision_cli
