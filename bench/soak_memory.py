@@ -9,7 +9,8 @@ process and plays through the page's own API, as a club would: ``--rate`` moves 
 read a few events and close. Every 10 s it reads the server's VmRSS, open files and threads
 from ``/proc``, the journal's size on disk (with its WAL), and times a load of the page; it
 prints the samples, the figures after the first minute (warm-up: the event log fills) and
-each one's slope from there to the end (least squares, per hour). Issue 23, item 4: memory
+each one's slope from there to the end (least squares, per hour); at the end it checks that
+every game is journalled exactly as the page last showed it (exit 1 if not). Issue 23, item 4: memory
 must be flat; issue 20, item 4: open files and threads too, the journal growing only with
 the moves, the page answering throughout (``--rate 5 --game-length 40``: an evening's games
 compressed into minutes).
@@ -181,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         games = 1
         t0 = time.monotonic()
         next_sample, moves, viewers_started = t0, 0, 0
+        seen: dict[int, list[str]] = {}
         live: list[threading.Thread] = []
         while time.monotonic() - t0 < args.minutes * 60:
             now = time.monotonic()
@@ -198,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                 live.append(t)
                 viewers_started += 1
             snap = client.get("/api/state")
+            seen[snap["game_id"]] = list(snap["moves"])  # what the page showed of each game, last
             state = gygès.from_dict(snap["position"])
             choices = simple_moves(state)
             if snap["ply"] >= args.game_length or not choices or snap["outcome"]:
@@ -214,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
                 moves += wait_for_decision(client, snap["ply"])
             time.sleep(1 / args.rate)
         samples.append(sample(time.monotonic() - t0, proc.pid, work / "j.sqlite3", url))
+        snap = client.get("/api/state")
+        seen[snap["game_id"]] = list(snap["moves"])
+        # Nothing lost: every game's journalled moves are what the page last showed of it.
+        lost = [gid for gid, shown in seen.items() if client.get(f"/api/journal/{gid}")["moves"] != shown]
     finally:
         stop.set()
         proc.terminate()
@@ -233,7 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     ok = [p for p in pages if not math.isnan(p)]
     print(f"journal per move: {per_move:.2f} KB; page: answered {len(ok)}/{len(pages)} samples, "
           f"p50 {sorted(ok)[len(ok) // 2] if ok else float('nan'):.0f} ms, max {max(ok) if ok else float('nan'):.0f} ms")
-    return 0
+    print(f"records: {len(seen) - len(lost)} of {len(seen)} games journalled exactly as the page showed them"
+          + (f"; DIFFERENT: games {lost}" if lost else ""))
+    return 1 if lost else 0
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The club-evening soak (bench/soak_memory.py) in a short setting: a real ``tableref serve``
 process, several games in a row, viewers coming and going; the page answers at every sample
-and the service's threads do not grow. (The long run and its slopes: docs/performance.md.)"""
+and the service's threads do not grow; every game is journalled as the page showed it.
+(The long run and its slopes: docs/performance.md.)"""
 
 from __future__ import annotations
 
@@ -26,3 +27,5 @@ def test_a_short_compressed_evening_keeps_the_page_answering_and_the_threads_fla
     assert answered and answered.group(1) == answered.group(2), out
     threads = [int(t) for t in re.findall(r"threads\s+(\d+)\s+journal", out)]
     assert len(threads) >= 3 and max(threads) - min(threads) <= 2, threads  # a fixed pool, not one per viewer
+    records = re.search(r"records: (\d+) of (\d+) games journalled exactly", out)
+    assert records and records.group(1) == records.group(2) and int(records.group(2)) >= 2, out  # nothing lost
