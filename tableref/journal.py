@@ -107,7 +107,7 @@ def substitute(before: State, notation: str, after: State) -> tuple[list[str], l
     """The moves of ``notation`` (a space-separated sequence) from ``before``, and the states
     they lead to; they must reach ``after`` (ValueError otherwise)."""
     texts, states, s = [], [], before
-    state_moves = _split_sequence(before, notation)
+    state_moves = parse_sequence(before, notation)
     for m in state_moves:
         texts.append(s.move_text(m))
         s = s.apply(m)
@@ -117,8 +117,9 @@ def substitute(before: State, notation: str, after: State) -> tuple[list[str], l
     return texts, states
 
 
-def _split_sequence(state: State, notation: str) -> list[Any]:
-    """Parse a sequence whose move notations may themselves contain spaces (DRIFT's)."""
+def parse_sequence(state: State, notation: str) -> list[Any]:
+    """The moves of a space-separated sequence from ``state``; a move's own notation may
+    contain spaces (DRIFT's). ValueError if it is not a sequence of legal moves."""
     words = notation.split()
     if not words:
         return []
@@ -131,7 +132,7 @@ def _split_sequence(state: State, notation: str) -> list[Any]:
         if not rest:
             return [move]
         try:
-            return [move] + _split_sequence(state.apply(move), rest)
+            return [move] + parse_sequence(state.apply(move), rest)
         except (RulesError, ValueError):
             continue
     raise ValueError(f"{notation!r} is not a sequence of legal moves")
@@ -239,10 +240,7 @@ class Journal:
         with self._transaction():
             first = len(record.moves)
             for i, (text, state) in enumerate(moves):
-                self.db.execute(
-                    "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, ?, ?, ?, ?)",
-                    (record.id, record.next_seq + i, "move", text, json.dumps(state.to_dict()), time.time()),
-                )
+                self._append(record, "move", text, state, seq=record.next_seq + i)
             if len(alternatives) > 1:
                 group = UnseenGroup(first, len(moves), tuple(alternatives))
                 self.db.execute("INSERT OR REPLACE INTO unseen(game_id, ply, count, alternatives) VALUES (?, ?, ?, ?)",
@@ -321,10 +319,12 @@ class Journal:
             (time.time(), json.dumps(outcome.to_dict() if outcome else None), record.id),
         )
 
-    def _append(self, record: GameRecord, kind: str, move: str | None, state: State) -> None:
+    def _append(self, record: GameRecord, kind: str, move: str | None, state: State, *,
+                seq: int | None = None) -> None:
         self.db.execute(
             "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, ?, ?, ?, ?)",
-            (record.id, record.next_seq, kind, move, json.dumps(state.to_dict()), time.time()),
+            (record.id, record.next_seq if seq is None else seq, kind, move, json.dumps(state.to_dict()),
+             time.time()),
         )
 
     # -- reading -------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from .decisions import (
     UnseenChosen,
     UnseenMoves,
 )
-from .journal import GameRecord, Journal, JournalError, UnseenGroup, substitute
+from .journal import GameRecord, Journal, JournalError, UnseenGroup, parse_sequence
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ class Referee:
         for c in alt.candidates:
             if c.text == last:
                 continue
-            words = "; then ".join(before.describe_move(m) for m in c.moves)
+            words = self._describe(c.moves, before)
             out.append(Choice(len(out) + 1, f"takeback {last} then {c.text}",
                               f"take back {last}: it was {c.text} ({words})", 1, then=c.text))
         return tuple(out)
@@ -210,8 +210,8 @@ class Referee:
                 return k
         return 0
 
-    def _describe(self, moves: tuple) -> str:
-        parts, s = [], self.state
+    def _describe(self, moves: tuple | list, start: State | None = None) -> str:
+        parts, s = [], self.state if start is None else start
         for m in moves:
             parts.append(s.describe_move(m))
             s = s.successor(m)
@@ -267,21 +267,9 @@ class Referee:
 
     def _unseen_question(self, group: UnseenGroup) -> UnseenMoves:
         before = self.record.states[group.ply]
-        words = []
-        for alt in group.alternatives:
-            texts, _ = substitute(before, alt, self.record.states[group.ply + group.count])
-            words.append(self._describe_from(before, texts))
-        return UnseenMoves(self.record.id, self.ply, group.ply, group.count, group.alternatives, tuple(words),
+        words = tuple(self._describe(parse_sequence(before, alt), before) for alt in group.alternatives)
+        return UnseenMoves(self.record.id, self.ply, group.ply, group.count, group.alternatives, words,
                            group.chosen)
-
-    @staticmethod
-    def _describe_from(state: State, texts: list[str]) -> str:
-        parts = []
-        for t in texts:
-            m = state.parse_move(t)
-            parts.append(state.describe_move(m))
-            state = state.successor(m)
-        return "; then ".join(parts)
 
     def _on_choose_unseen(self, first_ply: int, number: int) -> list[Decision]:
         try:

@@ -123,7 +123,8 @@ class LiveTable:
         elif isinstance(d, Restored):
             self._question, self._status = [], {"kind": "ok"}
         elif isinstance(d, UnseenMoves):
-            self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply] + [_unseen_question(d)]
+            asked = _unseen_question(d.first_ply, d.count, d.alternatives, d.descriptions)
+            self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply] + [asked]
         elif isinstance(d, UnseenChosen):
             self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply]
             self._moves[d.first_ply:d.first_ply + len(d.moves)] = list(d.moves)
@@ -142,9 +143,9 @@ class LiveTable:
         except JournalError as exc:
             log.error("live table: cannot read the moves of game %s: %s", game_id, exc)
             return [], []
-        questions = [{"first_ply": g.ply, "count": g.count,
-                      "choices": [{"number": i + 1, "text": a, "description": a} for i, a in enumerate(g.alternatives)]}
-                     for g in record.unseen if g.is_open]
+        # Resumed: the notations stand for their descriptions (the page's own words came with the decision).
+        questions = [_unseen_question(g.ply, g.count, g.alternatives, g.alternatives) for g in record.unseen
+                     if g.is_open]
         return list(record.moves), questions
 
     def _set_game(self, game_id: int, state: State, moves: list[str], options: dict[str, Any]) -> None:
@@ -280,10 +281,11 @@ class LiveTable:
         self.broadcaster.publish("source", {"live": snapshot})
 
 
-def _unseen_question(d: UnseenMoves) -> dict[str, Any]:
-    return {"first_ply": d.first_ply, "count": d.count,
+def _unseen_question(first_ply: int, count: int, alternatives: Sequence[str],
+                     descriptions: Sequence[str]) -> dict[str, Any]:
+    return {"first_ply": first_ply, "count": count,
             "choices": [{"number": i + 1, "text": a, "description": w}
-                        for i, (a, w) in enumerate(zip(d.alternatives, d.descriptions))]}
+                        for i, (a, w) in enumerate(zip(alternatives, descriptions))]}
 
 
 def _spaces(state: State, text: str) -> list[str]:
