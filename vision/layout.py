@@ -249,3 +249,26 @@ def _shift(s: SpaceShape, ox: float, oy: float) -> SpaceShape:
     ends = None if s.ends is None else tuple((x + ox, y + oy) for x, y in s.ends)
     rect = None if s.rect is None else (s.rect[0] + ox, s.rect[1] + oy, s.rect[2], s.rect[3])
     return SpaceShape(s.id, s.x + ox, s.y + oy, s.kind, ends, rect)  # type: ignore[arg-type]
+
+
+def area_slots(sheet: "Sheet", rect: tuple[float, float, float, float], n: int,
+               rng: np.random.Generator) -> list[tuple[float, float]]:
+    """Where ``n`` pieces laid in an area (a reserve) lie, in mm: packed in staggered rows, a
+    little jittered; when more pieces than that are there, pushed closer (they may overlap).
+    Both renderers lay reserves out this way (``vision.synth``, ``vision.scene_pieces``)."""
+    x, y, w, h = rect
+    r = sheet.piece_radius
+    dx = 2 * r + 4  # a little apart, as pieces set down one by one lie
+    dy = h - 2 * r  # a second row, staggered, if it clears the first
+    rows = 2 if dy > 0 and math.hypot(dx / 2, dy) >= 2 * r + 1 else 1
+    cols = 1 + max(0, int((w - 2 * r - dx / 2) // dx))
+    if n > rows * cols:
+        cols = math.ceil(n / rows)
+        dx = (w - 2 * r - dx / 2) / max(1, cols - 1)
+    top = y + h / 2 - (dy if rows > 1 else 0) / 2
+    out = []
+    for k in range(n):
+        row, c = divmod(k, cols)
+        out.append((x + r + c * dx + (dx / 2 if row % 2 else 0) + rng.uniform(-0.4, 0.4),
+                    top + row * dy + rng.uniform(-0.4, 0.4)))
+    return out

@@ -153,7 +153,8 @@ def _places(sheet: Sheet, view: View) -> dict[str, list[tuple[tuple[float, float
                 spots.append(((shape.x + rng.uniform(-0.4, 0.4), shape.y + rng.uniform(-0.4, 0.4), a), tok))
             out[space] = spots
         elif shape.kind == "area":
-            out[space] = [((x, y, None), t) for (x, y), t in zip(_slots(sheet, shape, len(tokens), rng), tokens)]
+            slots = layout.area_slots(sheet, shape.rect, len(tokens), rng)
+            out[space] = [((x, y, None), t) for (x, y), t in zip(slots, tokens)]
         else:
             d = rng.uniform(-jitter, jitter, 2)
             out[space] = [((shape.x + d[0], shape.y + d[1], None), t) for t in tokens]
@@ -167,23 +168,6 @@ def _annuli(sheet: Sheet):
     if id(sheet) not in cache:
         cache[id(sheet)] = (sheet, Annuli.for_sheet(sheet))
     return cache[id(sheet)][1]
-
-
-def _slots(sheet: Sheet, shape, n: int, rng: np.random.Generator) -> list[tuple[float, float]]:
-    """Pieces laid in a reserve: staggered rows, pushed closer when there are many (as
-    :meth:`vision.synth.Renderer._slots`)."""
-    x, y, w, h = shape.rect
-    r = sheet.piece_radius
-    dx = 2 * r + 4
-    dy = h - 2 * r
-    rows = 2 if dy > 0 and math.hypot(dx / 2, dy) >= 2 * r + 1 else 1
-    cols = 1 + max(0, int((w - 2 * r - dx / 2) // dx))
-    if n > rows * cols:
-        cols = math.ceil(n / rows)
-        dx = (w - 2 * r - dx / 2) / max(1, cols - 1)
-    top = y + h / 2 - (dy if rows > 1 else 0) / 2
-    return [(x + r + (k % cols) * dx + (dx / 2 if (k // cols) % 2 else 0) + rng.uniform(-0.4, 0.4),
-             top + (k // cols) * dy + rng.uniform(-0.4, 0.4)) for k in range(n)]
 
 
 def _drift_blocks(sheet: Sheet, pset: PieceSet, heights: float) -> list[Solid]:

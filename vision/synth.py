@@ -157,7 +157,7 @@ class Renderer:
             for token in tokens:
                 self._draw_bar(img, shape, token, rng)
         elif shape.kind == "area":
-            for (x, y), token in zip(self._slots(shape, len(tokens), rng), tokens):
+            for (x, y), token in zip(layout.area_slots(self.sheet, shape.rect, len(tokens), rng), tokens):
                 self._draw_disc(img, x, y, token, rng)
         else:
             jitter = self.sheet.pitch * 0.04
@@ -314,26 +314,6 @@ class Renderer:
             p = (cx + sign * ux * half, cy + sign * uy * half)
             q = (cx + sign * ux * (half - band), cy + sign * uy * (half - band))
             _thick_line(img, q, p, width, s, tuple(float(v) for v in bgr(layout.FLAT_END_RGB)))
-
-    def _slots(self, shape: SpaceShape, n: int, rng: np.random.Generator) -> list[tuple[float, float]]:
-        """Places for ``n`` pieces laid in an area, packed in staggered rows; when more
-        pieces than that are there, they are pushed closer (and may cover each other)."""
-        x, y, w, h = shape.rect  # type: ignore[misc]
-        r = self.sheet.piece_radius
-        dx = 2 * r + 4  # a little apart, as pieces set down one by one lie
-        dy = h - 2 * r  # a second row, staggered, if it clears the first
-        rows = 2 if dy > 0 and math.hypot(dx / 2, dy) >= 2 * r + 1 else 1
-        cols = 1 + max(0, int((w - 2 * r - dx / 2) // dx))
-        if n > rows * cols:
-            cols = math.ceil(n / rows)
-            dx = (w - 2 * r - dx / 2) / max(1, cols - 1)
-        top = y + h / 2 - (dy if rows > 1 else 0) / 2
-        out = []
-        for k in range(n):
-            row, c = divmod(k, cols)
-            out.append((x + r + c * dx + (dx / 2 if row % 2 else 0) + rng.uniform(-0.4, 0.4),
-                        top + row * dy + rng.uniform(-0.4, 0.4)))
-        return out
 
 
 def _colour(game: str, token: str) -> tuple[int, int, int]:
