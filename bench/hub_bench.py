@@ -43,11 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from bench.serve_bench import free_port, proc_status  # noqa: E402
 
 
 def start_broker(directory: Path) -> tuple[subprocess.Popen, int]:
@@ -80,17 +76,6 @@ def start_hub(directory: Path, broker_port: int) -> tuple[subprocess.Popen, str]
         sys.exit(f"hub_bench: the hub did not start: {line}{proc.stdout.read()}")
     threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
     return proc, line.rsplit(" ", 1)[-1].strip()
-
-
-def proc_status(pid: int) -> dict[str, float]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = int(value.split()[0]) / 1024
-        elif key == "Threads":
-            out[key] = int(value)
-    return out
 
 
 class Watcher(threading.Thread):

@@ -36,14 +36,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def memory_mb(pid: int) -> tuple[float, float]:
-    """(VmRSS, VmHWM) in MB."""
-    fields = {}
+def proc_status(pid: int) -> dict[str, float]:
+    """A process's resident memory now and at its peak (VmRSS, VmHWM, in MB) and its thread
+    count (Threads), from ``/proc/PID/status``."""
+    out: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
         if key in ("VmRSS", "VmHWM"):
-            fields[key] = int(value.split()[0]) / 1024
-    return fields["VmRSS"], fields["VmHWM"]
+            out[key] = int(value.split()[0]) / 1024
+        elif key == "Threads":
+            out[key] = int(value)
+    return out
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """(VmRSS, VmHWM) in MB."""
+    status = proc_status(pid)
+    return status["VmRSS"], status["VmHWM"]
 
 
 def one_run(config: Path | None, requests: int, workdir: Path) -> tuple[float, float, float, float]:

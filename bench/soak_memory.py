@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.serve_bench import ROOT, free_port, memory_mb  # noqa: E402
+from bench.serve_bench import ROOT, free_port, proc_status  # noqa: E402
 from rules import get_game  # noqa: E402
 
 PIN = "2468"
@@ -126,8 +126,7 @@ class Sample:
 
 
 def sample(at: float, pid: int, journal: Path, url: str) -> Sample:
-    status = Path(f"/proc/{pid}/status").read_text()
-    threads = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
+    status = proc_status(pid)
     size = sum(p.stat().st_size for p in journal.parent.glob(journal.name + "*") if p.is_file())
     t0 = time.perf_counter()
     try:
@@ -136,7 +135,7 @@ def sample(at: float, pid: int, journal: Path, url: str) -> Sample:
         page = (time.perf_counter() - t0) * 1000
     except OSError:
         page = float("nan")
-    return Sample(at, memory_mb(pid)[0], len(os.listdir(f"/proc/{pid}/fd")), threads, size / 1024, page)
+    return Sample(at, status["VmRSS"], len(os.listdir(f"/proc/{pid}/fd")), int(status["Threads"]), size / 1024, page)
 
 
 def slope_per_hour(points: list[tuple[float, float]]) -> float:
