@@ -477,7 +477,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tableref.serve``: the command on its own, before it is wired into cli.py."""
+    """``python -m tableref.serve``: the command on its own."""
     parser = argparse.ArgumentParser(prog="tableref")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["serve", *(argv if argv is not None else sys.argv[1:])])

@@ -94,7 +94,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tableref.cli.records export|import ...``, before cli.py wires it in."""
+    """``python -m tableref.cli.records export|import ...``: the command on its own."""
     parser = argparse.ArgumentParser(prog="tableref")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -11,7 +11,7 @@ or the offending option (``--game``, ``--option``, ``--fidelity``, ``--setup``).
     tableref rules moves --position FILE [--describe]
     tableref rules explain --position FILE --observed FILE [--fidelity occupancy|kind|identity]
 
-The lead's ``tableref/cli.py`` calls :func:`add_parser` with its sub-parsers and then
+``tableref/cli/__init__.py`` calls :func:`add_parser` with its sub-parsers and then
 ``args.func(args)``; :func:`main` builds a parser holding only this group, for tests and
 ``python -m tableref.cli.rules rules ...``.
 """

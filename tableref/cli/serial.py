@@ -13,7 +13,7 @@ prints the device path on the first line of stdout (then keeps running until Ctr
 does from a board script: source → stabiliser → referee (journalled) → printed decisions,
 plus the board's connection status and the board's LEDs showing what the players must do.
 
-The lead's ``tableref/cli.py`` calls :func:`add_parser` with its sub-parsers.
+``tableref/cli/__init__.py`` calls :func:`add_parser` with its sub-parsers.
 """
 
 from __future__ import annotations

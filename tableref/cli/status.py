@@ -4,7 +4,7 @@
 
 Prints the source's connection, the game, the last decision and the uptime. Exit 0 when the
 service answers (whatever it says), 1 when it cannot be reached or does not answer as a
-tableref service, 2 for a bad config file. The lead's ``tableref/cli.py`` calls
+tableref service, 2 for a bad config file. ``tableref/cli/__init__.py`` calls
 :func:`add_parser`.
 """
 
@@ -136,7 +136,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tableref.cli.status``: the command on its own, before it is wired into cli.py."""
+    """``python -m tableref.cli.status``: the command on its own."""
     parser = argparse.ArgumentParser(prog="tableref")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["status", *(argv if argv is not None else sys.argv[1:])])
