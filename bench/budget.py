@@ -234,6 +234,22 @@ def probe_vision(group: Group, quick: bool) -> dict[str, Any]:
             "read_p99_ms": 1000 * pct(reads, 99), "read_cpu_ms": 1000 * rcpu / len(reads), "reads": len(reads)}
 
 
+def _service_in(group: Group, tmp: str, **kw: Any) -> tuple[Any, int, bool]:
+    """A started ``tableref serve`` Service on a free port whose threads all run in ``group``
+    (the caller's stay out): (service, port, whether only its threads are in the group)."""
+    from tableref.serve import Service
+
+    service = Service(os.path.join(tmp, "j.sqlite3"), os.path.join(tmp, "admin.json"), new=True,
+                      pin_hash="scrypt:1024:8:1", **kw)
+    threads_only = group.enter_thread()  # the service's threads start from here: all in the group
+    try:
+        service.start()
+        url = service.serve_http("127.0.0.1", 0)
+    finally:
+        group.leave_thread()
+    return service, int(url.rstrip("/").rsplit(":", 1)[1]), threads_only
+
+
 def probe_viewers(group: Group, quick: bool, viewers: int) -> dict[str, Any]:
     """The sse_latency bench's trials (a simulated-board move → the decision at an SSE client)
     with ``viewers`` - 1 more clients reading the stream; the service alone in the group."""
@@ -241,7 +257,6 @@ def probe_viewers(group: Group, quick: bool, viewers: int) -> dict[str, Any]:
 
     from bench.sse_latency import SseClient, plain_move
     from rules import Fidelity
-    from tableref.serve import Service
 
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     settle, scan, trials = 0.6, 0.1, 6 if quick else 15
@@ -249,15 +264,7 @@ def probe_viewers(group: Group, quick: bool, viewers: int) -> dict[str, Any]:
     views = [before.view(Fidelity.KIND), after.view(Fidelity.KIND)]
     totals: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        service = Service(os.path.join(tmp, "j.sqlite3"), os.path.join(tmp, "admin.json"), settle=settle,
-                          scan_interval=scan, new=True, pin_hash="scrypt:1024:8:1")
-        threads_only = group.enter_thread()  # the service's threads start from here: all in the group
-        try:
-            service.start()
-            url = service.serve_http("127.0.0.1", 0)
-        finally:
-            group.leave_thread()
-        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        service, port, threads_only = _service_in(group, tmp, settle=settle, scan_interval=scan)
         clients = [SseClient("127.0.0.1", port).start() for _ in range(viewers)]
         try:
             time.sleep(settle + 1.0)
@@ -292,19 +299,10 @@ def probe_idle(group: Group, quick: bool, idle: int = 200) -> dict[str, Any]:
     import logging
     import socket
 
-    from tableref.serve import Service
 
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     with tempfile.TemporaryDirectory() as tmp:
-        service = Service(os.path.join(tmp, "j.sqlite3"), os.path.join(tmp, "admin.json"), new=True,
-                          pin_hash="scrypt:1024:8:1")
-        group.enter_thread()
-        try:
-            service.start()
-            url = service.serve_http("127.0.0.1", 0)
-        finally:
-            group.leave_thread()
-        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        service, port, _ = _service_in(group, tmp)
         socks, loads = [], []
         try:
             for i in range(idle):
