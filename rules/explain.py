@@ -177,7 +177,8 @@ def explain(
         still = set.intersection(*(set(observed.resolved(v).diff(v)) for v in views))
         agreed = {s for s in still if len({v.get_tokens(s) for v in views}) == 1}
         return Explanation(Verdict.PARTIAL, cands, pending=_fixes(agreed, views[0], observed))
-    return Explanation(Verdict.ILLEGAL, restore=_fixes(diff, current, observed))
+    # The game may keep parts of a move already done right (DRIFT: a river turned right).
+    return Explanation(Verdict.ILLEGAL, restore=state.restore(observed, _fixes(diff, current, observed)))
 
 
 def _touching(state: State) -> list[tuple[Move, frozenset[str]]]:

@@ -179,9 +179,7 @@ class Referee:
         if replays:
             self._choices, self._choice_view = replays, view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, replays))
-        # The game may keep parts of a move already done right (DRIFT: a river turned right).
-        restore = self.state.restore(view, e.restore)
-        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, restore))
+        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore))
 
     def _replay_choices(self, view: View) -> tuple[Choice, ...]:
         """A board no move explains, but one move from the position before the last does: the

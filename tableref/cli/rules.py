@@ -206,8 +206,6 @@ def _cmd_explain(args: argparse.Namespace, out: TextIO) -> None:
     except ValueError as exc:
         raise InputError(where, str(exc)) from None
     result = explanation.to_dict()
-    # The game may keep parts of a move already done right (DRIFT: a river turned right).
-    result["restore"] = [f.to_dict() for f in state.restore(view, explanation.restore)]
     result["fidelity"] = fidelity.value
     _write_json(out, result)
 
