@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import zipfile
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,12 @@ from typing import Any
 from flask import Flask, Response, abort, jsonify, render_template, request, send_from_directory
 
 from rules import Fidelity, RulesError, get_game
+from tableref.hub.corrections import (
+    Correction, CorrectionError, check_by, check_note, moves_correction, result_correction,
+)
 from tableref.hub.protocol import check_board_name
 from tableref.hub.standings import results, standings
+from tableref.journal import UnseenGroup
 from tableref.records import Record, write_record
 from web import auth
 from web.auth import AdminStore, Throttle, admin_required
@@ -112,7 +117,13 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
             return jsonify(error=str(exc.args[0])), 404
         rules = get_game(record["game"])
         steps = []
-        for e in store().positions(board, game):
+        if any(c["kind"] == "moves" for c in record.get("corrections", ())):
+            # the moves as corrected, replayed through the rules (the board's events stay in the store)
+            state = rules.from_dict(record["start"])
+            for n, text in enumerate(record["moves"]):
+                state = state.apply(state.parse_move(text))
+                steps.append({"seq": n, "kind": "move", "move": text, "view": state.view(Fidelity.KIND).to_dict()})
+        for e in [] if steps else store().positions(board, game):
             try:
                 view = rules.from_dict(e["position"]).view(Fidelity.KIND).to_dict()
             except (RulesError, KeyError, TypeError, ValueError):
@@ -199,6 +210,41 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
             return jsonify(error=str(exc)), 400
         return jsonify(pairings=store().pairings(rnd))
 
+    @app.post("/api/games/<board>/<int:game>/correct")
+    @admin_required
+    def correct(board: str, game: int) -> Any:
+        """The arbiter corrects a game: ``{"by", "note"?, "kind": "result", "winner": side | null |
+        "clear", "reason"?}`` or ``{"by", "note"?, "kind": "moves", "from": N (the first move
+        replaced, 1-based), "moves": [...] or "m1 m2 …"}``."""
+        _board_or_404(board)
+        body = request.get_json(silent=True)
+        try:
+            record = store().export(board, game)
+        except KeyError as exc:
+            return jsonify(error=str(exc.args[0])), 404
+        try:
+            if not isinstance(body, dict):
+                raise CorrectionError("expected a JSON object")
+            by, note, kind = check_by(body.get("by")), check_note(body.get("note")), body.get("kind")
+            if kind == "result":
+                data, replaced = result_correction(record, body.get("winner"), body.get("reason"))
+            elif kind == "moves":
+                first = body.get("from")
+                ply = first - 1 if isinstance(first, int) and not isinstance(first, bool) else first
+                data, replaced = moves_correction(record, ply, body.get("moves"))
+            else:
+                raise CorrectionError('kind: "result" or "moves"')
+        except CorrectionError as exc:
+            return jsonify(error=str(exc)), 400
+        made = store().add_correction(board, game, kind, by=by, address=request.remote_addr or "", note=note,
+                                      data=data, replaced=replaced)
+        return jsonify(correction=made.to_dict(), record=store().export(board, game))
+
+    @app.get("/api/corrections")
+    @admin_required
+    def corrections() -> Any:  # the audit trail, with where each came from
+        return jsonify(corrections=[c.to_dict(address=True) for c in store().corrections()])
+
     @app.errorhandler(413)
     def too_large(_: Exception) -> tuple[Response, int]:
         return jsonify(error="request too large (2 MB at most)"), 413
@@ -218,11 +264,21 @@ def _standings(hub: Any) -> dict[str, Any]:
 
 
 def _text_record(record: dict[str, Any]) -> str:
+    """As ``tableref export`` writes it on the board (moves never seen one by one as comments),
+    with the arbiter's corrections as comments before the end (an import reads the moves)."""
     rules = get_game(record["game"])
     start = rules.from_dict(record["start"])
-    created = 0.0
-    return write_record(Record.replay(start, rules.parse_options(record["options"]), Fidelity.parse(record["fidelity"]),
-                                      list(record["moves"]), record.get("created", created)))
+    replayed = Record.replay(start, rules.parse_options(record["options"]), Fidelity.parse(record["fidelity"]),
+                             list(record["moves"]), record.get("created", 0.0))
+    groups = tuple(UnseenGroup(g["ply"], g["count"], tuple(g["alternatives"]), g["chosen"])
+                   for g in record.get("unseen", ()))
+    text = write_record(replace(replayed, unseen=groups))
+    notes = [Correction.from_dict(c).text() for c in record.get("corrections", ())]
+    if notes:
+        head, end = text.rsplit("End\n", 1)
+        text = head + "\n".join(notes) + "\nEnd\n" + end
+    return text
+
 
 
 def _download(data: str | bytes, name: str, mimetype: str) -> Response:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..journal import _SCHEMA, JournalError
-from .protocol import Ack, GameEnd, GameEvent, GameHeader
+from .protocol import Ack, GameEnd, GameEvent, GameHeader, UnseenState, unseen_key
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,19 @@ class Cursor:
     header_acked: bool
     acked_seq: int
     acked_end: str | None
+    unseen_key: str | None = None  # UnseenState.key of the game's unseen groups; None: none ever
+    acked_unseen: str | None = None
+
+    @property
+    def unseen_due(self) -> bool:
+        return self.unseen_key is not None and self.unseen_key != self.acked_unseen
 
     @property
     def settled(self) -> bool:
-        """Everything of a finished game is in: nothing will ever be sent for it again."""
+        """Everything of a finished game is in: nothing will ever be sent for it again (until the
+        players choose among unseen moves: that makes it due again, see :meth:`Outbox.cursors`)."""
         return self.finished and self.header_acked and self.acked_seq == self.last_seq \
-            and self.acked_end == self.end_key
+            and self.acked_end == self.end_key and not self.unseen_due
 
 
 def end_key(events: int, outcome: Any) -> str:
@@ -50,6 +57,9 @@ class Outbox:
             db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)  # an older journal gains the hub tables
+            columns = [r[1] for r in db.execute("PRAGMA table_info(hub_outbox)")]
+            if "acked_unseen" not in columns:  # a journal from before the unseen message
+                db.execute("ALTER TABLE hub_outbox ADD COLUMN acked_unseen TEXT")
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: not a usable journal: {exc}") from None
         self.db: sqlite3.Connection | None = db
@@ -60,22 +70,64 @@ class Outbox:
             self.db = None
 
     def cursors(self, low: int) -> list[Cursor]:
-        """Every game from id ``low`` on, in order."""
+        """Every game from id ``low`` on, in order; and any earlier game whose unseen groups the
+        hub does not hold as they are (the players chose one after the game was all in)."""
         rows = self.db.execute(
             "SELECT g.id, g.finished, g.outcome,"
             " (SELECT COALESCE(MAX(seq), -1) FROM events e WHERE e.game_id = g.id),"
             " COALESCE(o.header, 0), COALESCE(o.acked_seq, -1), o.acked_end,"
-            " (SELECT COALESCE(MAX(round), 0) FROM game_players p WHERE p.game_id = g.id)"
-            " FROM games g LEFT JOIN hub_outbox o ON o.game_id = g.id WHERE g.id >= ? ORDER BY g.id", (low,)
-        ).fetchall()
+            " (SELECT COALESCE(MAX(round), 0) FROM game_players p WHERE p.game_id = g.id), o.acked_unseen"
+            " FROM games g LEFT JOIN hub_outbox o ON o.game_id = g.id"
+            " WHERE g.id >= ? OR g.id IN (SELECT game_id FROM unseen) OR o.acked_unseen IS NOT NULL ORDER BY g.id",
+            (low,)).fetchall()
+        groups = self._groups({r[0] for r in rows if r[0] < low or r[8] is not None} | self._with_unseen(low))
         out = []
-        for gid, finished, outcome, last, header, acked, acked_end, rnd in rows:
+        for gid, finished, outcome, last, header, acked, acked_end, rnd, acked_unseen in rows:
             done = finished is not None
             key = end_key(last + 1, json.loads(outcome) if outcome else None) if done else None
-            # header holds 1 + the players' round the hub acknowledged: a header acknowledged
-            # before the names came is not the one with the names.
-            out.append(Cursor(gid, last, done, key, header >= 1 + rnd, acked, acked_end))
+            mine = groups.get(gid, [])
+            ukey = unseen_key(mine) if mine or acked_unseen is not None else None
+            c = Cursor(gid, last, done, key, header >= 1 + rnd, acked, acked_end, ukey, acked_unseen)
+            if gid >= low or c.unseen_due:
+                # header holds 1 + the players' round the hub acknowledged: a header acknowledged
+                # before the names came is not the one with the names.
+                out.append(c)
         return out
+
+    def _with_unseen(self, low: int) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT DISTINCT game_id FROM unseen WHERE game_id >= ?", (low,))}
+
+    def _groups(self, games: set[int]) -> dict[int, list[dict[str, Any]]]:
+        out: dict[int, list[dict[str, Any]]] = {}
+        if not games:
+            return out
+        marks = ",".join("?" * len(games))
+        for gid, ply, count, alts, chosen in self.db.execute(
+                f"SELECT game_id, ply, count, alternatives, chosen FROM unseen WHERE game_id IN ({marks})"
+                " ORDER BY game_id, ply", sorted(games)):
+            out.setdefault(gid, []).append({"ply": ply, "count": count, "alternatives": json.loads(alts),
+                                            "chosen": chosen})
+        return out
+
+    def unseen(self, game: int) -> UnseenState:
+        """The game's unseen groups as the journal holds them, with the events the players'
+        choices rewrote (the standing moves of each chosen group)."""
+        groups = self._groups({game}).get(game, [])
+        stack: list[tuple[int, str, str]] = []
+        count = 0
+        for seq, kind, move, position in self.db.execute(
+                "SELECT seq, kind, move, position FROM events WHERE game_id=? ORDER BY seq", (game,)):
+            count += 1
+            if kind == "move":
+                stack.append((seq, move, position))
+            elif stack:
+                stack.pop()
+        rewritten = []
+        for g in groups:
+            if g["chosen"] is not None:
+                rewritten += [{"seq": seq, "move": move, "position": json.loads(position)}
+                              for seq, move, position in stack[g["ply"]:g["ply"] + g["count"]]]
+        return UnseenState(game, count, groups, rewritten)
 
     def header(self, game: int) -> GameHeader:
         name, options, fidelity, start, created = self.db.execute(
@@ -100,10 +152,11 @@ class Outbox:
     def ack(self, ack: Ack) -> None:
         """Record what the hub has committed (never moving backwards)."""
         self.db.execute(
-            "INSERT INTO hub_outbox(game_id, header, acked_seq, acked_end) VALUES (?, ?, ?, ?)"
+            "INSERT INTO hub_outbox(game_id, header, acked_seq, acked_end, acked_unseen) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT(game_id) DO UPDATE SET header = MAX(header, excluded.header),"
-            " acked_seq = MAX(acked_seq, excluded.acked_seq), acked_end = COALESCE(excluded.acked_end, acked_end)",
-            (ack.game, (1 + (ack.round or 0)) if ack.header else 0, ack.seq, ack.end))
+            " acked_seq = MAX(acked_seq, excluded.acked_seq), acked_end = COALESCE(excluded.acked_end, acked_end),"
+            " acked_unseen = COALESCE(excluded.acked_unseen, acked_unseen)",
+            (ack.game, (1 + (ack.round or 0)) if ack.header else 0, ack.seq, ack.end, ack.unseen))
 
     # -- players ---------------------------------------------------------------------------------
 

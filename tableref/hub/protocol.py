@@ -7,7 +7,7 @@ hub counts such messages and drops them.
 
 Topics (``<b>`` is the board's name)::
 
-    tableref/v1/<b>/journal   board → hub   QoS 1   game | event | end   (the outbox)
+    tableref/v1/<b>/journal   board → hub   QoS 1   game | event | end | unseen   (the outbox)
     tableref/v1/<b>/live      board → hub   QoS 0, retained   the board as it is now
     tableref/v1/<b>/status    board → hub   QoS 1, retained   online | offline (the Last Will)
     tableref/v1/<b>/ack       hub → board   QoS 1   what the hub has committed
@@ -16,6 +16,7 @@ Topics (``<b>`` is the board's name)::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -101,6 +102,36 @@ class GameEnd:
 
 
 @dataclass(frozen=True)
+class UnseenState:
+    """A game's moves never seen one by one (docs/records.md), as the board's journal holds them
+    now: every group (``ply``, ``count``, ``alternatives``, ``chosen``) and the events the
+    players' choices rewrote (``seq``, ``move``, ``position``). Sent whole whenever it changes
+    (a group recorded, chosen, or undone), keyed by :attr:`key`; ``events`` (the game's events
+    when it was read) and the number chosen order two states, so an older copy arriving late
+    changes nothing."""
+
+    type = "unseen"
+    game: int
+    events: int
+    groups: list[dict[str, Any]]
+    rewritten: list[dict[str, Any]]
+
+    @property
+    def key(self) -> str:
+        return unseen_key(self.groups)
+
+    @property
+    def order(self) -> tuple[int, int]:
+        return self.events, sum(g["chosen"] is not None for g in self.groups)
+
+
+def unseen_key(groups: list[dict[str, Any]]) -> str:
+    """What the hub acknowledges of a game's unseen groups: a digest of them all."""
+    text = json.dumps([[g["ply"], g["count"], g["alternatives"], g["chosen"]] for g in groups], separators=(",", ":"))
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
 class Ack:
     """What the hub has committed of one game: its header, events 0..seq, the end ``end``."""
 
@@ -110,6 +141,7 @@ class Ack:
     seq: int  # -1: no event yet
     end: str | None = None
     round: int | None = None  # the round of the players' names the hub holds with the header
+    unseen: str | None = None  # the key of the game's unseen groups the hub holds (UnseenState.key)
 
 
 @dataclass(frozen=True)
@@ -149,15 +181,18 @@ class Pairing:
     event: str = ""
 
 
-Message = Union[GameHeader, GameEvent, GameEnd, Ack, Live, Status, Pairing]
-_TYPES: dict[str, type] = {c.type: c for c in (GameHeader, GameEvent, GameEnd, Ack, Live, Status, Pairing)}
+Message = Union[GameHeader, GameEvent, GameEnd, UnseenState, Ack, Live, Status, Pairing]
+_TYPES: dict[str, type] = {c.type: c for c in (GameHeader, GameEvent, GameEnd, UnseenState, Ack, Live, Status,
+                                               Pairing)}
 # Which message types may arrive on which leaf: anything else is refused.
-_ON_LEAF = {"journal": ("game", "event", "end"), "live": ("live",), "status": ("status",), "ack": ("ack",),
+_ON_LEAF = {"journal": ("game", "event", "end", "unseen"), "live": ("live",), "status": ("status",), "ack": ("ack",),
             "command": ("pairing",)}
 
 
 def encode(message: Message) -> bytes:
     data = {"v": VERSION, "type": message.type, **asdict(message)}
+    if isinstance(message, Ack) and message.unseen is None:
+        del data["unseen"]  # a board older than the unseen message reads this ack as before
     return json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
 
 
@@ -190,7 +225,8 @@ def _no_constant(name: str) -> Any:
 _CHECKS: dict[str, Any] = {
     "game": int, "seq": int, "events": int, "ply": int, "round": (int, type(None)),
     "name": str, "fidelity": str, "kind": str, "state": str, "status": str, "version": str, "event": str,
-    "move": (str, type(None)), "last": (str, type(None)), "end": (str, type(None)),
+    "move": (str, type(None)), "last": (str, type(None)), "end": (str, type(None)), "unseen": (str, type(None)),
+    "groups": list, "rewritten": list,
     "options": dict, "start": dict, "position": dict, "players": dict,
     "outcome": (dict, type(None)), "header": bool, "created": float, "finished": float, "at": float,
 }
@@ -224,7 +260,7 @@ def _build(cls: type, data: dict[str, Any]) -> Message:
 
 
 def _check(msg: Message) -> None:
-    if isinstance(msg, (GameHeader, GameEvent, GameEnd, Ack)) and msg.game < 1:
+    if isinstance(msg, (GameHeader, GameEvent, GameEnd, UnseenState, Ack)) and msg.game < 1:
         raise ValueError(f"game must be >= 1, got {msg.game}")
     if isinstance(msg, GameEvent):
         if msg.seq < 0:
@@ -233,6 +269,8 @@ def _check(msg: Message) -> None:
             raise ValueError(f"kind {msg.kind!r} with move {msg.move!r}")
     if isinstance(msg, GameEnd) and msg.events < 0:
         raise ValueError(f"events must be >= 0, got {msg.events}")
+    if isinstance(msg, UnseenState):
+        _check_unseen(msg)
     if isinstance(msg, Ack) and msg.seq < -1:
         raise ValueError(f"seq must be >= -1, got {msg.seq}")
     players = getattr(msg, "players", None)
@@ -241,3 +279,24 @@ def _check(msg: Message) -> None:
         raise ValueError("players must map each side to a name (at most 80 characters)")
     if isinstance(msg, Status) and msg.state not in ("online", "offline"):
         raise ValueError(f"state must be online or offline, got {msg.state!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_unseen(msg: UnseenState) -> None:
+    if msg.events < 0 or len(msg.groups) > 1000 or len(msg.rewritten) > 10000:
+        raise ValueError("events, groups or rewritten out of range")
+    for i, g in enumerate(msg.groups):
+        if not isinstance(g, dict) or set(g) != {"ply", "count", "alternatives", "chosen"}:
+            raise ValueError(f"groups[{i}]: expected ply, count, alternatives, chosen")
+        alts = g["alternatives"]
+        if not (_is_int(g["ply"]) and _is_int(g["count"]) and g["ply"] >= 0 and g["count"] >= 1
+                and isinstance(alts, list) and len(alts) >= 2 and all(isinstance(a, str) for a in alts)
+                and (g["chosen"] is None or _is_int(g["chosen"]) and 0 <= g["chosen"] < len(alts))):
+            raise ValueError(f"groups[{i}]: ply, count, alternatives or chosen out of range")
+    for i, e in enumerate(msg.rewritten):
+        if not (isinstance(e, dict) and set(e) == {"seq", "move", "position"} and _is_int(e["seq"]) and e["seq"] >= 0
+                and isinstance(e["move"], str) and isinstance(e["position"], dict)):
+            raise ValueError(f"rewritten[{i}]: expected seq, move, position")

@@ -20,7 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..decisions import Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Restored, TakenBack
+from ..decisions import (
+    Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Restored, TakenBack, UnseenChosen, UnseenMoves,
+)
 from .mqtt import ClientFactory, configure, is_failure, paho_client, refused_text
 from .outbox import Cursor, Outbox
 from .protocol import Ack, Live, Pairing, ProtocolError, Status, decode, encode, topic
@@ -55,6 +57,7 @@ class _Sent:
     header: bool
     seq: int
     end: str | None
+    unseen: str | None = None
 
 
 class HubPublisher:
@@ -149,6 +152,9 @@ class HubPublisher:
     # -- the referee's side (its thread: nothing here may block) ----------------------------------
 
     def on_decision(self, d: Decision) -> None:
+        if isinstance(d, (UnseenMoves, UnseenChosen)):
+            self._wake.set()  # the journal's unseen groups changed: the hub gets them anew
+            return
         live = self._live
         players = self.pairing.players if self.pairing else {}
         if isinstance(d, NewGame):
@@ -285,7 +291,7 @@ class HubPublisher:
         budget = self.window - sum(self._in_flight(c, sent) for c in cursors)
         waiting = 0
         for c in cursors:
-            s = sent.setdefault(c.game, _Sent(c.header_acked, c.acked_seq, c.acked_end))
+            s = sent.setdefault(c.game, _Sent(c.header_acked, c.acked_seq, c.acked_end, c.acked_unseen))
             s.seq = max(s.seq, c.acked_seq)
             s.header = s.header or c.header_acked
             if not s.header and budget > 0:
@@ -300,7 +306,13 @@ class HubPublisher:
                 if end is not None:
                     self._publish("journal", encode(end))
                     s.end, budget = end.key, budget - 1
-            waiting += (not c.header_acked) + (c.last_seq - c.acked_seq) + (c.finished and c.acked_end != c.end_key)
+            if c.unseen_due and s.seq == c.last_seq and s.unseen != c.unseen_key and budget > 0:
+                # after the events it rewrites: the hub has them to rewrite
+                state = outbox.unseen(c.game)
+                self._publish("journal", encode(state))
+                s.unseen, budget = state.key, budget - 1
+            waiting += (not c.header_acked) + (c.last_seq - c.acked_seq) + (c.finished and c.acked_end != c.end_key) \
+                + c.unseen_due
         self._set_link(self._link.state, self._link.detail, unacknowledged=waiting)
         # Games wholly in (and never to change: a later game exists) are not read again.
         for c in cursors[:-1]:
@@ -316,4 +328,4 @@ class HubPublisher:
         if s is None:
             return 0
         return (s.header and not c.header_acked) + max(0, s.seq - c.acked_seq) + \
-            (s.end is not None and s.end != c.acked_end)
+            (s.end is not None and s.end != c.acked_end) + (s.unseen is not None and s.unseen != c.acked_unseen)

@@ -20,7 +20,8 @@ from typing import Any
 
 from ..durable import open_durable
 
-from .protocol import Ack, GameEnd, GameEvent, GameHeader, Message
+from .corrections import Correction, overlay, row_to_correction
+from .protocol import Ack, GameEnd, GameEvent, GameHeader, Message, UnseenState
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,24 @@ CREATE TABLE IF NOT EXISTS pairings(
     result TEXT,  -- the arbiter's result by hand (JSON {"winner", "reason"}), over the board's
     PRIMARY KEY (round, board)
 );
+-- The arbiter's corrections (tableref/hub/corrections.py): audited, in the order made, laid over
+-- the board's record; the board's events above are never changed by them.
+CREATE TABLE IF NOT EXISTS corrections(
+    id INTEGER PRIMARY KEY, board TEXT NOT NULL, game INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('moves', 'result')),
+    at REAL NOT NULL, by TEXT NOT NULL, address TEXT NOT NULL, note TEXT NOT NULL,
+    data TEXT NOT NULL, replaced TEXT NOT NULL
+);
+-- A board's moves never seen one by one (its journal's unseen table, docs/journal.md), as its
+-- latest UnseenState said; unseen_state keeps that state's order and key.
+CREATE TABLE IF NOT EXISTS unseen(
+    board TEXT NOT NULL, game INTEGER NOT NULL, ply INTEGER NOT NULL, count INTEGER NOT NULL,
+    alternatives TEXT NOT NULL, chosen INTEGER, PRIMARY KEY (board, game, ply)
+);
+CREATE TABLE IF NOT EXISTS unseen_state(
+    board TEXT NOT NULL, game INTEGER NOT NULL, events INTEGER NOT NULL, chosen INTEGER NOT NULL,
+    key TEXT NOT NULL, PRIMARY KEY (board, game)
+);
 """
 
 
@@ -66,11 +85,12 @@ class GameRow:
     outcome: dict[str, Any] | None
     finished: bool  # the end covers every event stored (an undo after it reopens the game)
     created: float
+    corrected: bool = False  # the arbiter corrected it (moves, outcome and finished are as corrected)
 
     def to_dict(self) -> dict[str, Any]:
         return {"board": self.board, "game": self.game, "name": self.name, "players": self.players,
                 "round": self.round, "moves": self.moves, "events": self.events, "outcome": self.outcome,
-                "finished": self.finished, "created": self.created}
+                "finished": self.finished, "created": self.created, "corrected": self.corrected}
 
 
 class HubStore:
@@ -128,6 +148,8 @@ class HubStore:
                     elif isinstance(m, GameEnd):
                         db.execute("UPDATE games SET end_events=?, outcome=?, finished=? WHERE board=? AND game=?",
                                    (m.events, json.dumps(m.outcome), m.finished, board, m.game))
+                    elif isinstance(m, UnseenState):
+                        self._unseen(db, board, m)
                     else:
                         continue
                     touched[(board, m.game)] = None
@@ -137,6 +159,31 @@ class HubStore:
             db.execute("COMMIT")
             self.last_new = new  # the events this batch stored for the first time (repeats left out)
             return [(board, self._ack(board, game)) for board, game in touched]
+
+    @staticmethod
+    def _unseen(db: Any, board: str, m: UnseenState) -> None:
+        """The board's unseen groups, replacing what the hub held, and the events the players'
+        choices rewrote — unless the hub holds a later state, or lacks an event to rewrite (it
+        then acknowledges the older key, and the board sends this again)."""
+        row = db.execute("SELECT events, chosen FROM unseen_state WHERE board=? AND game=?", (board, m.game)).fetchone()
+        if row is not None and tuple(row) > m.order:
+            return  # an older copy, late
+        seqs = [e["seq"] for e in m.rewritten]
+        if seqs:
+            held = db.execute(f"SELECT COUNT(*) FROM events WHERE board=? AND game=? AND seq IN ({','.join('?' * len(seqs))})",
+                              (board, m.game, *seqs)).fetchone()[0]
+            if held != len(set(seqs)):
+                return
+        for e in m.rewritten:
+            db.execute("UPDATE events SET move=?, position=? WHERE board=? AND game=? AND seq=? AND kind='move'",
+                       (e["move"], json.dumps(e["position"]), board, m.game, e["seq"]))
+        db.execute("DELETE FROM unseen WHERE board=? AND game=?", (board, m.game))
+        db.executemany("INSERT INTO unseen(board, game, ply, count, alternatives, chosen) VALUES (?, ?, ?, ?, ?, ?)",
+                       [(board, m.game, g["ply"], g["count"], json.dumps(g["alternatives"]), g["chosen"])
+                        for g in m.groups])
+        db.execute("INSERT INTO unseen_state(board, game, events, chosen, key) VALUES (?, ?, ?, ?, ?)"
+                   " ON CONFLICT(board, game) DO UPDATE SET events=excluded.events, chosen=excluded.chosen,"
+                   " key=excluded.key", (board, m.game, *m.order, m.key))
 
     def _replaced(self, board: str, header: GameHeader) -> bool:
         """A header for a game number this board already used, begun at another time: the board's
@@ -169,7 +216,9 @@ class HubStore:
         end = None
         if row is not None and row[0] is not None:
             end = f"{row[0]}:{json.dumps(json.loads(row[1]), sort_keys=True)}"
-        return Ack(game, row is not None, nxt - 1, end, row[2] if row is not None else None)
+        unseen = self.db.execute("SELECT key FROM unseen_state WHERE board=? AND game=?", (board, game)).fetchone()
+        return Ack(game, row is not None, nxt - 1, end, row[2] if row is not None else None,
+                   unseen[0] if unseen else None)
 
     # -- rounds and pairings ----------------------------------------------------------------------
 
@@ -216,15 +265,51 @@ class HubStore:
                 " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game),"
                 " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game AND e.kind='move')"
                 f" FROM games g {where} ORDER BY g.board, g.game", args).fetchall()
+        corrected = {(c.board, c.game) for c in self.corrections(board)}
         out = []
         for b, g, name, players, rnd, end_events, outcome, created, events, moves in rows:
             finished = end_events is not None and end_events == events
+            if (b, g) in corrected:  # the record as corrected, not as the board sent it
+                record = self._board_record(b, g)
+                c = overlay(record["moves"], record["outcome"], record.pop("finished"), self.corrections(b, g))
+                out.append(GameRow(b, g, name, json.loads(players), rnd, len(c.moves), events, c.outcome,
+                                   c.finished, created, True))
+                continue
             out.append(GameRow(b, g, name, json.loads(players), rnd, moves - (events - moves), events,
                                json.loads(outcome) if finished and outcome else None, finished, created))
         return out
 
     def export(self, board: str, game: int) -> dict[str, Any]:
-        """The game as ``tableref export`` prints it (docs/journal.md), plus board and players."""
+        """The game as ``tableref export`` prints it (docs/journal.md), plus board and players; with
+        the arbiter's corrections laid over it (``corrections``: each, in order; ``board_record``:
+        the moves and outcome as the board sent them) and its moves never seen one by one
+        (``unseen``), where it has any."""
+        record = self._board_record(board, game)
+        finished = record.pop("finished")
+        fixes = self.corrections(board, game)
+        if fixes:
+            own = {"moves": record["moves"], "outcome": record["outcome"]}
+            c = overlay(record["moves"], record["outcome"], finished, fixes)
+            record.update(moves=c.moves, outcome=c.outcome, corrections=[f.to_dict() for f in fixes], board_record=own)
+        groups = self._unseen_groups(board, game, record["moves"])
+        if groups:
+            record["unseen"] = groups
+        return record
+
+    def _unseen_groups(self, board: str, game: int, moves: list[str]) -> list[dict[str, Any]]:
+        """The unseen groups that fit the moves (as the board's journal keeps only those: an undo
+        into a group ends it; so does an arbiter's correction of its moves)."""
+        with self.lock:
+            rows = self.db.execute("SELECT ply, count, alternatives, chosen FROM unseen WHERE board=? AND game=?"
+                                   " ORDER BY ply", (board, game)).fetchall()
+        out = []
+        for ply, count, alts, chosen in rows:
+            alternatives = json.loads(alts)
+            if ply + count <= len(moves) and " ".join(moves[ply:ply + count]) == alternatives[chosen or 0]:
+                out.append({"ply": ply, "count": count, "alternatives": alternatives, "chosen": chosen})
+        return out
+
+    def _board_record(self, board: str, game: int) -> dict[str, Any]:
         with self.lock:
             row = self.db.execute("SELECT name, options, fidelity, start, players, round, end_events, outcome,"
                                   " created FROM games WHERE board=? AND game=?", (board, game)).fetchone()
@@ -245,7 +330,33 @@ class HubStore:
         return {"tableref_game": 1, "game": name, "options": json.loads(options), "fidelity": fidelity,
                 "start": json.loads(start), "moves": moves,
                 "outcome": json.loads(outcome) if finished and outcome else None,
-                "board": board, "game_id": game, "players": json.loads(players), "round": rnd, "created": created}
+                "board": board, "game_id": game, "players": json.loads(players), "round": rnd, "created": created,
+                "finished": finished}
+
+    # -- the arbiter's corrections ------------------------------------------------------------------
+
+    def add_correction(self, board: str, game: int, kind: str, *, by: str, address: str, note: str,
+                       data: dict[str, Any], replaced: dict[str, Any]) -> Correction:
+        """One audited correction, committed before this returns (it survives a restart)."""
+        at = time.time()
+        with self.lock:
+            if self.db.execute("SELECT 1 FROM games WHERE board=? AND game=?", (board, game)).fetchone() is None:
+                raise KeyError(f"no game {game} from {board}")
+            cur = self.db.execute("INSERT INTO corrections(board, game, kind, at, by, address, note, data, replaced)"
+                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  (board, game, kind, at, by, address, note, json.dumps(data), json.dumps(replaced)))
+        log.info("hub: %s corrected %s game %d (%s): %s", by, board, game, kind, data)
+        return Correction(int(cur.lastrowid), board, game, kind, at, by, address, note, data, replaced)
+
+    def corrections(self, board: str | None = None, game: int | None = None) -> list[Correction]:
+        where = " WHERE board=?" if board is not None else ""
+        args: tuple = (board,) if board is not None else ()
+        if game is not None:
+            where, args = where + " AND game=?", args + (game,)
+        with self.lock:
+            rows = self.db.execute("SELECT id, board, game, kind, at, by, address, note, data, replaced"
+                                   f" FROM corrections{where} ORDER BY id", args).fetchall()
+        return [row_to_correction(r) for r in rows]
 
     def positions(self, board: str, game: int) -> list[dict[str, Any]]:
         """Every event of a game with the position after it (the replay page steps through them)."""
