@@ -21,6 +21,7 @@ from .errors import (
 )
 from .explain import Candidate, Explanation, SpaceFix, Verdict, explain
 from .game import Game, Move, OptionSpec, Outcome, State
+from .phrase import Joined, P, Phrase
 from .registry import game_names, get_game, register
 from .view import MORE, OCCUPIED, Fidelity, Observation, View
 
@@ -30,6 +31,7 @@ __all__ = [
     "MoveSyntaxError", "RulesError", "UnknownGameError",
     "Candidate", "Explanation", "SpaceFix", "Verdict", "explain",
     "Game", "Move", "OptionSpec", "Outcome", "State",
+    "Joined", "P", "Phrase",
     "game_names", "get_game", "register",
     "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
 ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .board import Board
 from .errors import IllegalMoveError, InvalidStateError
+from .phrase import P, Phrase
 from .view import Fidelity, View
 
 if TYPE_CHECKING:
@@ -31,6 +32,12 @@ class Outcome:
     winner: str | None
     reason: str
     scores: Mapping[str, int] = field(default_factory=dict)
+    # The reason as a phrase, for other languages (``reason`` is its English text).
+    phrase: Phrase | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, winner: str | None, reason: Phrase, scores: Mapping[str, int] | None = None) -> "Outcome":
+        return cls(winner, reason.text, {} if scores is None else scores, reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {"winner": self.winner, "reason": self.reason, "scores": dict(self.scores)}
@@ -111,7 +118,12 @@ class State(ABC):
 
     def describe_move(self, move: Move) -> str:
         """A sentence for players ("South's triple ring a1 → c3"); defaults to the notation."""
-        return self.move_text(move)
+        return self.move_phrase(move).text
+
+    def move_phrase(self, move: Move) -> Phrase:
+        """:meth:`describe_move` as a :class:`~rules.phrase.Phrase` (template and values), so it
+        can be said in other languages. Games override this one; the default is the notation."""
+        return P("{move}", move=self.move_text(move))
 
     def apply_text(self, text: str) -> "State":
         return self.successor(self.parse_move(text))
@@ -136,6 +148,11 @@ class State(ABC):
     def describe_fix(self, fix: "SpaceFix") -> str | None:
         """How to put one space right, in the game's own words, where the tokens say it badly
         (DRIFT: "turn the inner river one arrow clockwise"); ``None`` to leave it to the page."""
+        phrase = self.fix_phrase(fix)
+        return None if phrase is None else phrase.text
+
+    def fix_phrase(self, fix: "SpaceFix") -> Phrase | None:
+        """:meth:`describe_fix` as a phrase; games with their own words override this one."""
         return None
 
     def forget(self) -> None:

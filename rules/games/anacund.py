@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from ..board import Board, load_board
 from ..errors import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 from ..game import Game, OptionSpec, Outcome, State
+from ..phrase import Joined, P, Phrase
 from ..registry import register
 from ..view import OCCUPIED, Fidelity, View
 from .anacund_track import DEFAULT_TRACK, FREE, OTHER, SQUARES, Track, captures_after, make_track, parse_track
@@ -119,8 +120,8 @@ class AnacundState(State):
             return None
         scores = self.scores()
         winner = None if scores[A] == scores[B] else max(PLAYERS, key=lambda p: scores[p])
-        reason = "B has placed its last series of 3" if self.placed == 2 * PIECES else "no free square remains"
-        return Outcome(winner, reason, scores)
+        reason = P("B has placed its last series of 3") if self.placed == 2 * PIECES else P("no free square remains")
+        return Outcome.of(winner, reason, scores)
 
     # -- move generation -------------------------------------------------------------------------
 
@@ -259,26 +260,30 @@ class AnacundState(State):
         return (f"{self.to_move}'s groups hold {', '.join(map(str, sizes))} pieces and t{square} is numbered "
                 f"{self.track.number(square)}, while a square of each of those numbers is still free")
 
-    def describe_move(self, move: Any) -> str:
+    def move_phrase(self, move: Any) -> Phrase:
         if isinstance(move, Capture):
             captor = self.to_move
             cells = self.landlocked
-            return (f"{captor} captures {OTHER[captor]}'s landlocked {_squares_text(cells)}: turn the pieces to "
-                    f"{captor} and lay them beside their squares ({', '.join(f's{i + 1}' for i in cells)})")
+            return P("{player} captures {other}'s landlocked {squares}: turn the pieces to {player} and lay them "
+                     "beside their squares ({slots})", player=captor, other=OTHER[captor],
+                     squares=_squares_text(cells), slots=", ".join(f"s{i + 1}" for i in cells))
         if not isinstance(move, Place):
             raise MoveSyntaxError(f"anacund: not an Anacund move: {move!r}")
         player, n = self.to_move, self.track.number(move.square)
-        text = f"{player} places a piece from a group of {move.group} on t{move.square} (a {n}"
-        text += ", the bonus square)" if move.square == self.track.bonus else ")"
+        said = "{player} places a piece from a group of {group} on {square} (a {n}, the bonus square)" \
+            if move.square == self.track.bonus else "{player} places a piece from a group of {group} on {square} (a {n})"
+        parts: list[Phrase] = [P(said, player=player, group=move.group, square=f"t{move.square}", n=n)]
         if move.group != n:
-            text += f" — no free {move.group} remains, so any free square"
+            parts.append(P(" — no free {group} remains, so any free square", group=move.group))
         caught, own = self.captures(move.square)
         if own:
-            text += (f"; it is landlocked: {OTHER[player]} captures {_squares_text(caught)} next")
+            parts.append(P("; it is landlocked: {other} captures {squares} next", other=OTHER[player],
+                           squares=_squares_text(caught)))
         elif caught:
-            text += (f"; it captures {OTHER[player]}'s {_squares_text(caught)}: turn those pieces to {player} "
-                     f"and lay them beside their squares ({', '.join(f's{i + 1}' for i in caught)})")
-        return text
+            parts.append(P("; it captures {other}'s {squares}: turn those pieces to {player} and lay them beside "
+                           "their squares ({slots})", other=OTHER[player], squares=_squares_text(caught),
+                           player=player, slots=", ".join(f"s{i + 1}" for i in caught)))
+        return parts[0] if len(parts) == 1 else P("{move}{more}", move=parts[0], more=Joined(tuple(parts[1:]), ""))
 
     # -- sensing -----------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from ..board import Board, load_board
 from ..errors import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
 from ..game import Game, Outcome, State
+from ..phrase import P, Phrase
 from ..registry import register
 from ..view import OCCUPIED, Fidelity, View
 from .annelids_geometry import EDGE_RE, SQUARE_RE, geometry
@@ -39,8 +40,8 @@ START_TAILS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def _segments(n: int) -> str:
-    return f"{n} segment" + ("" if n == 1 else "s")
+def _segments(n: int) -> Phrase:
+    return P("{n} segment", "{n} segments", n=n)
 
 
 def opponent(player: str) -> str:
@@ -130,7 +131,8 @@ class AnnelidsState(State):
     def outcome(self) -> Outcome | None:
         if self.winner is None:
             return None
-        return Outcome(self.winner, self.reason, self.scores())
+        # The reason is kept as its English word ("resignation"), the message id to say it by.
+        return Outcome(self.winner, self.reason, self.scores(), P(self.reason) if self.reason else None)
 
     def scores(self) -> Mapping[str, int]:
         """Surviving annelids per player."""
@@ -336,25 +338,28 @@ class AnnelidsState(State):
                                    f"{self.left} placement(s) left)")
         return move
 
-    def describe_move(self, move: Any) -> str:
-        who = self.player.capitalize()
+    def move_phrase(self, move: Any) -> Phrase:
+        who = P(self.player.capitalize())
         if isinstance(move, Place):
             a = self.annelid(move.tail)
-            return (f"{who} grows the {a.colour} annelid from tail {a.tail} onto {move.edge} "
-                    f"({_segments(len(a.segments) + 1)}; {self.left - 1} placement(s) left)")
+            return P("{who} grows the {colour} annelid from tail {tail} onto {edge} ({segments}; {left} placement(s) left)",
+                     who=who, colour=P(a.colour), tail=a.tail, edge=move.edge, segments=_segments(len(a.segments) + 1),
+                     left=self.left - 1)
         if isinstance(move, Remove):
             a = self.annelid(move.tail)
-            return (f"{who} runs the {a.colour} annelid from tail {a.tail} into an annelid: "
-                    f"remove it from the board, tail and {_segments(len(a.segments))}")
+            return P("{who} runs the {colour} annelid from tail {tail} into an annelid: remove it from the board, "
+                     "tail and {segments}", who=who, colour=P(a.colour), tail=a.tail, segments=_segments(len(a.segments)))
         if isinstance(move, Reconnect):
             done = self._reconnected(move.square)
             if done is None:
-                return f"{who} reconnects at {move.square}"
+                return P("{who} reconnects at {square}", who=who, square=move.square)
             (_, x), (_, y) = done
-            return (f"{who} reconnects at {move.square}: the {x.colour} annelid from tail {x.tail} "
-                    f"now has {len(x.segments)} segments, the {y.colour} one from {y.tail} {len(y.segments)}")
+            return P("{who} reconnects at {square}: the {colour} annelid from tail {tail} now has {count} segments, "
+                     "the {other} one from {other_tail} {other_count}", who=who, square=move.square,
+                     colour=P(x.colour), tail=x.tail, count=len(x.segments), other=P(y.colour), other_tail=y.tail,
+                     other_count=len(y.segments))
         if isinstance(move, Resign):
-            return f"{who} resigns"
+            return P("{who} resigns", who=who)
         raise MoveSyntaxError(f"annelids: not an Annelids move: {move!r}")
 
     # -- sensing ----------------------------------------------------------------------------------

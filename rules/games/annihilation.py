@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from ..board import Board, load_board
 from ..errors import IllegalMoveError, InvalidStateError, MoveSyntaxError
 from ..game import Game, OptionSpec, Outcome, State
+from ..phrase import P, Phrase
 from ..registry import register
 from ..strict import expect_keys
 from ..view import OCCUPIED, Fidelity, View
@@ -108,12 +109,13 @@ class AnnihilationState(State):
         w, b = self.score
         win = self.winner()
         if win is None:
-            reason = f"both reached {self.target} in one turn with equal totals: a draw"
+            reason = P("both reached {target} in one turn with equal totals: a draw", target=self.target)
         elif min(w, b) >= self.target:
-            reason = f"both reached {self.target} in one turn: {NAME[win]} has the higher total"
+            reason = P("both reached {target} in one turn: {player} has the higher total", target=self.target,
+                       player=P(NAME[win]))
         else:
-            reason = f"{NAME[win]} reached {self.target} points"
-        return Outcome(win, reason, self.scores())
+            reason = P("{player} reached {target} points", player=P(NAME[win]), target=self.target)
+        return Outcome.of(win, reason, self.scores())
 
     def _board(self) -> dict[int, tuple[str, int]]:
         index = _geometry().index
@@ -204,14 +206,14 @@ class AnnihilationState(State):
             raise IllegalMoveError(f"annihilation: {t} is not legal here ({NAME[self.player]} to move)")
         return move
 
-    def describe_move(self, move: Any) -> str:
+    def move_phrase(self, move: Any) -> Phrase:
         turns = self._turns()
         if move not in turns:
             raise IllegalMoveError(f"annihilation: {move!r} is not a legal turn here")
         result = turns[move]
         if result is None:
-            return f"{NAME[self.player]} cannot do anything and passes"
-        return result.text
+            return P("{player} cannot do anything and passes", player=P(NAME[self.player]))
+        return result.phrase
 
     # -- sensing ------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..board import Board
 from ..errors import InvalidBoardError
+from ..phrase import Joined, P, Phrase, Value
 
 WHITE, BLACK = "white", "black"
 PLAYERS = (WHITE, BLACK)
@@ -106,9 +107,9 @@ class Geometry:
             self._bound[key] = mask
         return mask
 
-    def point_name(self, i: int) -> str:
+    def point_name(self, i: int) -> Value:
         owner = self.pe_owner.get(i)
-        return f"{NAME[owner]}'s point of emergence" if owner else self.ids[i]
+        return P("{player}'s point of emergence", player=P(NAME[owner])) if owner else self.ids[i]
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -123,7 +124,11 @@ class Result:
     to_reserve: tuple[tuple[int, ...], tuple[int, ...]]
     gains: tuple[int, int]
     spaces: frozenset[str]
-    text: str
+    phrase: Phrase
+
+    @property
+    def text(self) -> str:
+        return self.phrase.text
 
 
 class _Sim:
@@ -136,7 +141,7 @@ class _Sim:
         self.emitted = emitted  # particles that have self-emitted this turn
         self.dead = dead  # annihilated particle ids
         self.gains = gains
-        self.parts = parts  # description fragments
+        self.parts = parts  # description fragments (phrases)
 
     def copy(self) -> "_Sim":
         return _Sim(dict(self.board), self.emitted, self.dead, self.gains, self.parts)
@@ -157,14 +162,14 @@ class TurnMaker:
 
     # -- naming -------------------------------------------------------------------------------
 
-    def _name(self, pid: int) -> str:
+    def _name(self, pid: int) -> Value:
         colour, charge = self.parts[pid]
-        what = "annihilator" if charge == 0 else str(charge)
-        return what if colour == self.colour else f"{NAME[PLAYER_OF[colour]]}'s {what}"
+        what: Value = P("annihilator") if charge == 0 else str(charge)
+        return what if colour == self.colour else P("{player}'s {what}", player=P(NAME[PLAYER_OF[colour]]), what=what)
 
     # -- the chain --------------------------------------------------------------------------
 
-    def _annihilate(self, sim: _Sim, pids: tuple[int, ...], at: int) -> str:
+    def _annihilate(self, sim: _Sim, pids: tuple[int, ...], at: int) -> Value:
         """Annihilate ``pids`` at point ``at``; score them if it is a point of emergence."""
         sim.dead += pids
         owner = self.geo.pe_owner.get(at)
@@ -175,14 +180,14 @@ class TurnMaker:
         g = list(sim.gains)
         g[PLAYERS.index(scorer)] += spots
         sim.gains = (g[0], g[1])
-        return f", +{spots} {NAME[scorer]}"
+        return P(", +{spots} {player}", spots=spots, player=P(NAME[scorer]))
 
-    def _rest(self, sim: _Sim, pid: int, at: int) -> str:
+    def _rest(self, sim: _Sim, pid: int, at: int) -> Value:
         """``pid`` ends its motion on the empty point ``at``: on its opponent's point of
         emergence it is annihilated (rule 5)."""
         owner = PLAYER_OF[self.parts[pid][0]]
         if self.geo.pe_owner.get(at) == opponent(owner):
-            return ": annihilated" + self._annihilate(sim, (pid,), at)
+            return P(": annihilated{note}", note=self._annihilate(sim, (pid,), at))
         sim.board[at] = pid
         return ""
 
@@ -199,7 +204,7 @@ class TurnMaker:
             out.append((ray[force - 1], ray[force - 2] if force > 1 else at))
         return out
 
-    def transfer(self, sim: _Sim, striker: int, at: int, force: int, text: str):
+    def transfer(self, sim: _Sim, striker: int, at: int, force: int, text: Value):
         """``striker`` (in transit) passes ``force`` to the particle on ``at``, which moves
         straight ``force`` points; the striker takes its place. Yields (chain, sim) per
         direction; nothing if the struck particle cannot move."""
@@ -208,24 +213,25 @@ class TurnMaker:
             s = sim.copy()
             del s.board[at]
             note = self._rest(s, striker, at)
-            word = f"{text}{note}, {self._name(struck)} moved {force} to {self.geo.point_name(end)}"
+            word = P("{text}{note}, {struck} moved {force} to {point}", text=text, note=note,
+                     struck=self._name(struck), force=force, point=self.geo.point_name(end))
             for chain, done in self.arrive(s, struck, end, before, word):
                 yield f">{chain}", done
 
-    def arrive(self, sim: _Sim, mover: int, at: int, before: int, text: str):
+    def arrive(self, sim: _Sim, mover: int, at: int, before: int, text: Value):
         """``mover`` ends a straight move on ``at`` with zero force (rules 4 and 5)."""
         ident = self.geo.ids[at]
         other = sim.board.get(at)
         if other is None:
             note = self._rest(sim, mover, at)
-            sim.parts += (text + note,)
+            sim.parts += (Joined((text, note), "") if note else text,)
             yield ident, sim
             return
         colour, charge = self.parts[other]
         s = sim.copy()
         del s.board[at]
         note = self._annihilate(s, (mover, other), at)
-        s.parts += (f"{text} and met {self._name(other)}: both annihilated{note}",)
+        s.parts += (P("{text} and met {other}: both annihilated{note}", text=text, other=self._name(other), note=note),)
         yield f"{ident}x", s
         if charge == 0:
             return
@@ -234,7 +240,7 @@ class TurnMaker:
             mcharge = self.parts[mover][1]
             s = sim.copy()
             s.emitted = s.emitted | {mover}
-            word = f"{text} and self-emitted into {self._name(other)}"
+            word = P("{text} and self-emitted into {other}", text=text, other=self._name(other))
             for chain, done in self.transfer(s, mover, at, mcharge, word):
                 yield f"{ident}*{chain}", done
 
@@ -246,19 +252,21 @@ class TurnMaker:
                 sim = _Sim(dict(self.start), frozenset(), (), (0, 0), ())
                 sim.board[i] = -2
                 self.parts[-2] = (self.colour, 0)
-                yield f"0@{ident}", self._result(sim, f"{NAME[self.player]} places an annihilator on {ident}", (0,))
+                head = P("{player} places an annihilator on {point}", player=P(NAME[self.player]), point=ident)
+                yield f"0@{ident}", self._result(sim, head, (0,))
 
     def introductions(self, charge: int):
         pe = self.geo.pe_index[self.player]
         self.parts[-1] = (self.colour, charge)
-        article = "an" if charge == 8 else "a"
-        head = f"{NAME[self.player]} introduces {article} {charge} on {self.geo.point_name(pe)}"
+        # "an 8", "a 5": the article is part of the message (other languages have their own)
+        said = "{player} introduces an {charge} on {point}" if charge == 8 else "{player} introduces a {charge} on {point}"
+        head = P(said, player=P(NAME[self.player]), charge=charge, point=self.geo.point_name(pe))
         base = _Sim(dict(self.start), frozenset({-1}), (), (0, 0), ())
         if pe not in base.board:
             base.board[pe] = -1
             yield f"{charge}@{self.geo.ids[pe]}", self._result(base, head, (charge,))
             return
-        word = f"{charge} hit {self._name(base.board[pe])} there"
+        word = P("{charge} hit {other} there", charge=charge, other=self._name(base.board[pe]))
         for chain, sim in self.transfer(base, -1, pe, charge, word):
             yield f"{charge}@{self.geo.ids[pe]}{chain}", self._result(sim, head, (charge,))
 
@@ -266,7 +274,8 @@ class TurnMaker:
         """Every self-emission of the carrier on ``start`` (rules 3, 4, 5 and 6)."""
         geo = self.geo
         charge = self.parts[start][1]
-        head = f"{NAME[self.player]} self-emits the {charge} on {geo.ids[start]}"
+        head = P("{player} self-emits the {charge} on {point}", player=P(NAME[self.player]), charge=charge,
+                 point=geo.ids[start])
         reached = self._walks(start, charge)
         n = geo.n
         board0 = dict(self.start)
@@ -289,12 +298,12 @@ class TurnMaker:
             if rest & 1:
                 sim = _Sim(dict(board0), frozenset({start}), (), (0, 0), ())
                 note = self._rest(sim, start, q)
-                sim.parts += (f"{charge} moved to {geo.point_name(q)}{note}",)
+                sim.parts += (P("{charge} moved to {point}{note}", charge=charge, point=geo.point_name(q), note=note),)
                 yield f"{geo.ids[start]}-{geo.ids[q]}", self._result(sim, head, ())
             rest >>= 1
             q += 1
 
-    def _strike(self, start: int, before: int, at: int, force: int, board0: dict, head: str, seen: set):
+    def _strike(self, start: int, before: int, at: int, force: int, board0: dict, head: Phrase, seen: set):
         geo = self.geo
         origin = geo.ids[start]
         target = board0[at]
@@ -308,12 +317,13 @@ class TurnMaker:
             sim = _Sim(dict(board0), frozenset({start}), (), (0, 0), ())
             del sim.board[at]
             note = self._annihilate(sim, (start, target), at)
-            how = "hit" if tcharge == 0 else "met"
-            sim.parts += (f"{name} {how} {self._name(target)} at {geo.point_name(at)}: both annihilated{note}",)
+            said = "{name} hit {target} at {point}: both annihilated{note}" if tcharge == 0 \
+                else "{name} met {target} at {point}: both annihilated{note}"
+            sim.parts += (P(said, name=name, target=self._name(target), point=geo.point_name(at), note=note),)
             yield key, self._result(sim, head, ())
             return
         sim = _Sim(dict(board0), frozenset({start}), (), (0, 0), ())
-        word = f"{name} hit {self._name(target)} at {geo.point_name(at)}"
+        word = P("{name} hit {target} at {point}", name=name, target=self._name(target), point=geo.point_name(at))
         found = False
         for chain, done in self.transfer(sim, start, at, force, word):
             found = True
@@ -327,8 +337,9 @@ class TurnMaker:
                 seen.add(key)
                 sim = _Sim(dict(board0), frozenset({start}), (), (0, 0), ())
                 note = self._rest(sim, start, before)
-                sim.parts += (f"{name} stopped at {geo.point_name(before)} against {self._name(target)} "
-                              f"at {geo.point_name(at)}: force lost{note}",)
+                sim.parts += (P("{name} stopped at {before} against {target} at {point}: force lost{note}", name=name,
+                                before=geo.point_name(before), target=self._name(target), point=geo.point_name(at),
+                                note=note),)
                 yield key, self._result(sim, head, ())
 
     def _forbid(self, start: int) -> tuple[int, ...]:
@@ -387,7 +398,7 @@ class TurnMaker:
 
     # -- the result ----------------------------------------------------------------------------
 
-    def _result(self, sim: _Sim, head: str, taken: tuple[int, ...]) -> Result:
+    def _result(self, sim: _Sim, head: Phrase, taken: tuple[int, ...]) -> Result:
         geo = self.geo
         final = {i: self.parts[pid] for i, pid in sim.board.items()}
         back: tuple[list[int], list[int]] = ([], [])
@@ -400,5 +411,5 @@ class TurnMaker:
         for k, p in enumerate(PLAYERS):
             if back[k]:
                 spaces.add(geo.reserve[p])
-        text = head + (": " + ", ".join(sim.parts) if sim.parts else "")
-        return Result(tuple(sorted(final.items())), (tuple(back[0]), tuple(back[1])), sim.gains, frozenset(spaces), text)
+        said = P("{head}: {chain}", head=head, chain=Joined(sim.parts, ", ")) if sim.parts else head
+        return Result(tuple(sorted(final.items())), (tuple(back[0]), tuple(back[1])), sim.gains, frozenset(spaces), said)

@@ -22,6 +22,7 @@ from ..board import Board, load_board
 from ..errors import InvalidStateError
 from ..explain import SpaceFix
 from ..game import Game, OptionSpec, Outcome, State
+from ..phrase import P, Phrase
 from ..registry import register
 from ..view import Fidelity, View
 from .drift_battle import Roster, battle, roster, send_home
@@ -149,7 +150,7 @@ class DriftState(State):
 
     def outcome(self) -> Outcome | None:
         w = self.winner()
-        return None if w is None else Outcome(w, "one coin of each type on the repository", self.scores())
+        return None if w is None else Outcome.of(w, P("one coin of each type on the repository"), self.scores())
 
     def scores(self) -> Mapping[str, int]:
         """Coins on each player's repository."""
@@ -298,7 +299,7 @@ class DriftState(State):
     def parse_move(self, text: str) -> Action:
         return parse_move(self, text)
 
-    def describe_move(self, move: Action) -> str:
+    def move_phrase(self, move: Action) -> Phrase:
         return describe(self, move)
 
     # -- sensing ------------------------------------------------------------------------------
@@ -345,7 +346,7 @@ class DriftState(State):
         rings = {r.rotation_space for r in geometry().rivers}
         return tuple(f for f in fixes if f.space not in rings or f.observed != drifted.get_tokens(f.space))
 
-    def describe_fix(self, fix: SpaceFix) -> str | None:
+    def fix_phrase(self, fix: SpaceFix) -> Phrase | None:
         return river_fix(fix)
 
     # -- persistence --------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from ..phrase import P, Phrase
+
 ROMAN = {3: "III", 2: "II", 1: "I"}
 RANK_OF = {v: k for k, v in ROMAN.items()}
 REPOSITORY_DEFENCE = 9  # "All repositories have a defense value of nine"
@@ -54,8 +56,11 @@ class Roster:
 
     def label(self, piece: int) -> str:
         """``Red III-1``: how a sentence names a piece."""
+        return self.label_phrase(piece).text
+
+    def label_phrase(self, piece: int) -> Phrase:
         colour, roman, k = self.ids[piece].split("-")
-        return f"{colour.capitalize()} {roman}-{k}"
+        return P("{colour} {piece}", colour=P(colour.capitalize()), piece=f"{roman}-{k}")
 
 
 @cache
@@ -89,8 +94,11 @@ class Battle:
 
     def sums(self) -> str:
         """``2+3 vs 1+9``: the totals as the players add them up."""
+        return self.sums_phrase().text
+
+    def sums_phrase(self) -> Phrase:
         defence = list(self.defence) + ([self.repository] if self.repository else [])
-        return f"{'+'.join(map(str, self.attack))} vs {'+'.join(map(str, defence))}"
+        return P("{attack} vs {defence}", attack="+".join(map(str, self.attack)), defence="+".join(map(str, defence)))
 
 
 def battle(

@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..errors import AmbiguousMoveError, IllegalMoveError, MoveSyntaxError
+from ..phrase import Joined, P, Phrase
 from .drift_geometry import geometry
 from .drift_moves import ATTACK, DRIFT, DROP, END, PILFER, PLACE, STEP, TAKE, Action
 
@@ -89,53 +90,70 @@ def _situation(st: "DriftState") -> str:
     return f"{st.to_move} to move"
 
 
-def describe(st: "DriftState", move: Action) -> str:
+def _coin(article: str, coin: str) -> Phrase:
+    """"a gold coin", "the copper coin": one message each (other languages inflect them)."""
+    return P(f"{article} {coin} coin")
+
+
+def _turns(geo) -> Joined:
+    """Each river and the way it turns: "outer clockwise, middle counter-clockwise, …"."""
+    return Joined(tuple(P("{river} {flow}", river=P(r.name), flow=P(r.flow)) for r in geo.rivers), ", ")
+
+
+def describe(st: "DriftState", move: Action) -> Phrase:
     if move.after_end:
-        return f"{st.to_move.capitalize()}'s turn ends; {st._ended(()).describe_move(move.inner())}"
+        return P("{player}'s turn ends; {move}", player=P(st.to_move.capitalize()),
+                 move=st._ended(()).move_phrase(move.inner()))
     geo, ro = geometry(), st.roster
     kind = move.kind
     if kind == DRIFT:
-        turns = ", ".join(f"{r.name} {r.flow}" for r in geo.rivers)
-        return f"DRIFT: every river turned one arrow ({turns}), everything on it riding along"
+        return P("DRIFT: every river turned one arrow ({turns}), everything on it riding along", turns=_turns(geo))
     if kind == PLACE:
-        return f"a {move.coin} coin placed on {geo.ids[move.space]}"
+        return P("{coin} placed on {space}", coin=_coin("a", move.coin), space=geo.ids[move.space])
     if kind == END:
-        who = st.to_move.capitalize()
-        gone = "".join(f"; {ro.label(q)} cannot leave the crowded home: out of play" for q in move.removed)
+        who = P(st.to_move.capitalize())
+        gone = Joined(tuple(P("; {piece} cannot leave the crowded home: out of play", piece=ro.label_phrase(q))
+                            for q in move.removed), "")
         if st.seat == len(st.players) - 1:
-            turns = ", ".join(f"{r.name} {r.flow}" for r in geo.rivers)
-            return f"{who}'s turn ends{gone}; round over — DRIFT: turn every river one arrow ({turns})"
-        return f"{who}'s turn ends{gone}; {st.players[st.seat + 1].capitalize()} to move"
-    name, here = ro.label(move.piece), geo.ids[st.locs[move.piece]]
+            return P("{player}'s turn ends{gone}; round over — DRIFT: turn every river one arrow ({turns})",
+                     player=who, gone=gone, turns=_turns(geo))
+        return P("{player}'s turn ends{gone}; {next} to move", player=who, gone=gone,
+                 next=P(st.players[st.seat + 1].capitalize()))
+    name, here = ro.label_phrase(move.piece), geo.ids[st.locs[move.piece]]
     if kind == STEP:
         there = geo.ids[move.space]
         if geo.river_of[move.space] >= 0:
-            return f"{name} {here} → {there} (into the {geo.rivers[geo.river_of[move.space]].name} river: its move ends)"
+            return P("{piece} {start} → {end} (into the {river} river: its move ends)", piece=name, start=here,
+                     end=there, river=P(geo.rivers[geo.river_of[move.space]].name))
         left = (st.points if move.piece == st.current else ro.rank[move.piece]) - move.cost
-        return f"{name} {here} → {there} ({left} point{'s' if left != 1 else ''} left)"
+        return P("{piece} {start} → {end} ({n} point left)", "{piece} {start} → {end} ({n} points left)", piece=name,
+                 start=here, end=there, n=left)
     if kind == ATTACK:
         b = st.battle_of(move)
-        loser = ro.label(b.defender)
+        loser = ro.label_phrase(b.defender)
         home = st.home_list[ro.owner[b.defender]]
-        fate = "leaves play (defeated in its own home)" if home == move.space else f"goes home to {geo.ids[home]}"
-        return f"{name} attacks {loser} at {geo.ids[move.space]}: {b.sums()}: {loser} {fate}"
+        fate = P("leaves play (defeated in its own home)") if home == move.space \
+            else P("goes home to {space}", space=geo.ids[home])
+        return P("{piece} attacks {other} at {space}: {sums}: {other} {fate}", piece=name, other=loser,
+                 space=geo.ids[move.space], sums=b.sums_phrase(), fate=fate)
     if kind == TAKE:
-        return f"{name} takes up the {move.coin} coin on {here}"
+        return P("{piece} takes up {coin} on {space}", piece=name, coin=_coin("the", move.coin), space=here)
     if kind == PILFER:
         owner = st.players[st.home_owner[st.locs[move.piece]]]
-        return f"{name} pilfers a {move.coin} coin from {owner.capitalize()}'s repository"
+        return P("{piece} pilfers {coin} from {player}'s repository", piece=name, coin=_coin("a", move.coin),
+                 player=P(owner.capitalize()))
     if kind == DROP:
         me = ro.owner[move.piece]
         if st.locs[move.piece] == st.home_list[me] and move.coin not in st.repos[me]:
-            return f"{name} deposits the {move.coin} coin on its repository"
-        return f"{name} drops the {move.coin} coin on {here}"
+            return P("{piece} deposits {coin} on its repository", piece=name, coin=_coin("the", move.coin))
+        return P("{piece} drops {coin} on {space}", piece=name, coin=_coin("the", move.coin), space=here)
     raise MoveSyntaxError(f"drift: not a DRIFT move: {move!r}")
 
 
 _COUNT = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
-def river_fix(fix) -> str | None:
+def river_fix(fix) -> Phrase | None:
     """How to turn a river ring back to where its marker should read (a ``SpaceFix`` on a
     ``rotation:`` space), the shorter way round: "turn the inner river one arrow clockwise"."""
     geo = geometry()
@@ -152,6 +170,8 @@ def river_fix(fix) -> str | None:
     back = ahead <= river.size // 2  # turn it back against the flow, or on round with it
     steps = ahead if back else river.size - ahead
     clockwise = river.clockwise != back
-    way = "clockwise" if clockwise else "counter-clockwise"
-    n = _COUNT.get(steps, str(steps))
-    return f"turn the {river.name} river {n} arrow{'s' if steps != 1 else ''} {way}"
+    way = P("clockwise") if clockwise else P("counter-clockwise")
+    # "one arrow", "two arrows": each count its own message (said in words, not digits)
+    count = P(f"{_COUNT[steps]} arrow{'s' if steps != 1 else ''}") if steps in _COUNT \
+        else P("{n} arrow", "{n} arrows", n=steps)
+    return P("turn the {river} river {count} {way}", river=P(river.name), count=count, way=way)

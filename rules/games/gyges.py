@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from ..board import Board, load_board
 from ..errors import IllegalMoveError, InvalidStateError, MoveSyntaxError
 from ..game import Game, OptionSpec, Outcome, State
+from ..phrase import P, Phrase
 from ..registry import register
 from ..strict import expect_keys
 from ..view import OCCUPIED, Fidelity, View
@@ -144,8 +145,9 @@ class GygesState(State):
     def outcome(self) -> Outcome | None:
         if self.stage != "over":
             return None
-        reason = "throne captured" if self.needed[PLAYERS.index(self.winner)] == 1 else "throne captured for the last time"
-        return Outcome(self.winner, reason, self.scores())
+        reason = P("throne captured") if self.needed[PLAYERS.index(self.winner)] == 1 \
+            else P("throne captured for the last time")
+        return Outcome.of(self.winner, reason, self.scores())
 
     def scores(self) -> Mapping[str, int]:
         return {SOUTH: self.captures[0], NORTH: self.captures[1]} if self.kings else {}
@@ -330,21 +332,25 @@ class GygesState(State):
             raise IllegalMoveError(f"gyges: {t} is not legal here ({self.player} to move, {self.stage})")
         return move
 
-    def describe_move(self, move: Any) -> str:
-        who = self.player.capitalize()
+    def move_phrase(self, move: Any) -> Phrase:
+        who = P(self.player.capitalize())
         if isinstance(move, Placement):
             side = SOUTH if _row(move.space) == 1 else NORTH
-            return f"{side.capitalize()} sets up a {HEIGHT_NAMES[move.height]} ring on {move.space}"
+            return P("{side} sets up {ring} on {space}", side=P(side.capitalize()),
+                     ring=P(f"a {HEIGHT_NAMES[move.height]} ring"), space=move.space)
         if isinstance(move, RingMove):
-            ring = HEIGHT_NAMES[self._occ[move.start]]
+            ring = P(f"{HEIGHT_NAMES[self._occ[move.start]]} ring")
             if move.end in "NS":
-                return f"{who}'s {ring} ring {move.start} → {move.end} throne: captured"
-            text = f"{who}: {ring} ring {move.start} → {move.end}"
+                return P("{who}'s {ring} {start} → {end} throne: captured", who=who, ring=ring, start=move.start,
+                         end=move.end)
             if move.bump_to:
-                text += f", bumping the {HEIGHT_NAMES[self._occ[move.end]]} ring to {move.bump_to}"
-            return text
+                return P("{who}: {ring} {start} → {end}, bumping the {bumped} to {to}", who=who, ring=ring,
+                         start=move.start, end=move.end, bumped=P(f"{HEIGHT_NAMES[self._occ[move.end]]} ring"),
+                         to=move.bump_to)
+            return P("{who}: {ring} {start} → {end}", who=who, ring=ring, start=move.start, end=move.end)
         if isinstance(move, Reposition):
-            return f"{who} repositions the winning ring from the {move.throne} throne to {move.end}"
+            return P("{who} repositions the winning ring from the {throne} throne to {end}", who=who,
+                     throne=move.throne, end=move.end)
         raise MoveSyntaxError(f"gyges: not a Gygès move: {move!r}")
 
     # -- sensing ----------------------------------------------------------------------------
