@@ -19,7 +19,8 @@ from rules import Fidelity, RulesError, get_game
 
 from .mqtt import ClientFactory, configure, is_failure, paho_client, refused_text
 from .protocol import (
-    MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, decode, encode, topic,
+    MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, UnseenState, decode, encode,
+    topic,
 )
 from .settings import HubServerConfig
 from .store import HubStore
@@ -176,7 +177,7 @@ class Hub:
                 time.sleep(0.5)
 
     def _handle(self, batch: list[tuple[str, Any, float]]) -> None:
-        journal = [(b, m) for b, m, _ in batch if isinstance(m, (GameHeader, GameEvent, GameEnd))]
+        journal = [(b, m) for b, m, _ in batch if isinstance(m, (GameHeader, GameEvent, GameEnd, UnseenState))]
         acks = self.store.apply(journal) if journal else []  # committed before anything is acknowledged
         fresh = self.store.last_new if journal else []
         self.counters.stored += len(journal)
