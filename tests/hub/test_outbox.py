@@ -54,3 +54,46 @@ def test_an_older_journal_gains_the_hub_tables_and_keeps_its_games(tmp_path):
     with Journal(path) as j:
         assert j.load(1).moves == [start.move_text(move)]
         assert j.export(1)["players"] == {"A": "Ada", "B": "Bo"}  # the names are in the board's own record
+
+
+OLD_HUB_OUTBOX = """
+CREATE TABLE hub_outbox(game_id INTEGER PRIMARY KEY REFERENCES games(id), header INTEGER NOT NULL DEFAULT 0,
+    acked_seq INTEGER NOT NULL DEFAULT -1, acked_end TEXT);
+"""
+
+
+def test_a_choice_after_a_game_is_all_in_makes_it_due_again(tmp_path):
+    """A journal whose hub_outbox predates the unseen message gains its column; a game the hub
+    holds whole (earlier than the outbox's low mark) is sent again once the players choose."""
+    from rules import Fidelity
+    from tableref.decisions import ChooseUnseen, StableView
+    from tableref.referee import Referee
+
+    path = tmp_path / "j.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA + OLD_HUB_OUTBOX)
+    db.close()
+    gyges = get_game("gyges")
+    shown = gyges.default_setup().apply_text("d1-c1/d5").apply_text("c6-d6/b3")
+    with Journal(path) as j:
+        ref = Referee.start(j, "gyges", start=gyges.default_setup())
+        asked = ref.handle(StableView(shown.view(Fidelity.KIND)))[-1]
+        j.finish(ref.record)
+        Referee.start(j, "gyges", start=gyges.default_setup())  # a later game: the first is behind
+        outbox = Outbox(path)
+        try:
+            [c1, c2] = outbox.cursors(0)
+            assert c1.unseen_due and c1.unseen_key == outbox.unseen(1).key and not outbox.unseen(1).rewritten
+            end = outbox.end(1)
+            outbox.ack(Ack(1, True, 1, end.key, None, c1.unseen_key))
+            assert not outbox.cursors(0)[0].unseen_due and outbox.cursors(0)[0].settled
+            assert [c.game for c in outbox.cursors(2)] == [2]  # settled, not read again
+            number = asked.alternatives.index("d1-c1/d5 c6-d6/b3") + 1
+            ref.handle(ChooseUnseen(0, number))
+            due = outbox.cursors(2)
+            assert [c.game for c in due] == [1, 2] and due[0].unseen_due  # due again
+            state = outbox.unseen(1)
+            assert [e["move"] for e in state.rewritten] == ["d1-c1/d5", "c6-d6/b3"]
+            assert state.groups[0]["chosen"] == number - 1 and state.order == (2, 1)
+        finally:
+            outbox.close()
