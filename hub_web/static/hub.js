@@ -120,6 +120,32 @@
     const names = Object.entries(data.record.players || {}).map(([s, n]) => `${s}: ${n}`).join(" · ");
     $("#replay-title").textContent += names ? ` — ${names}` : "";
     show();
+    corrections(data.record, rules);
+  }
+
+  function corrections(record, rules) {
+    const url = `/api/games/${encodeURIComponent(document.body.dataset.board)}/${document.body.dataset.game}/correct`;
+    const fixes = record.corrections || [];
+    if (fixes.length) {
+      const note = $("#r-corrected");
+      note.hidden = false;
+      note.textContent = `Corrected by the arbiter (${fixes.length}); the board sent: ${record.board_record.moves.join(" ")}`;
+    }
+    fixes.forEach((c) => $("#c-list").append(el("li", {},
+      `${new Date(c.at * 1000).toLocaleString()} ${c.by}: ${c.kind === "moves" ? `moves from ${c.data.ply + 1}: ${c.data.moves.slice(c.data.ply).join(" ")}`
+        : c.data.outcome ? `result ${c.data.outcome.winner || "draw"}` : "result back to the record's"}${c.note ? ` (${c.note})` : ""}`)));
+    const winner = $("#c-winner");
+    (rules.players || []).forEach((p) => winner.append(el("option", { value: p }, `${p} wins`)));
+    winner.append(el("option", { value: "draw" }, "draw"), el("option", { value: "clear" }, "back to the record's own"));
+    $("#c-from").value = record.moves.length + 1;
+    const done = (r) => { if (r) { TR.toast("Corrected"); setTimeout(() => location.reload(), 600); } };
+    $("#c-result").onclick = async () => {
+      if (!winner.value) return;
+      done(await TR.act(url, { kind: "result", by: $("#c-by").value, reason: $("#c-reason").value,
+        winner: winner.value === "draw" ? null : winner.value }));
+    };
+    $("#c-apply").onclick = async () => done(await TR.act(url, { kind: "moves", by: $("#c-by").value,
+      from: parseInt($("#c-from").value, 10), moves: $("#c-moves").value }));
   }
 
   function arbiter() {
