@@ -548,11 +548,14 @@ def _check_files(config: Config) -> None:
             raise fail("source.gpio.wiring", str(exc)) from None
         check_gpio_roles(where, config.panel, src, wiring)
     elif isinstance(src, CameraConfig):
-        try:
-            with open(src.calibration, "rb"):
-                pass
-        except OSError as exc:
-            raise fail("source.camera.calibration", f"{src.calibration}: cannot read: {exc.strerror}") from None
+        # A calibration not made yet is the set-up state (the set-up page makes it, where this
+        # key says), not an error; one that exists must be readable.
+        if src.calibration.exists() or not src.calibration.parent.is_dir():
+            try:
+                with open(src.calibration, "rb"):
+                    pass
+            except OSError as exc:
+                raise fail("source.camera.calibration", f"{src.calibration}: cannot read: {exc.strerror}") from None
         for key, extra in (("lens", src.lens), ("pieceset", src.pieceset)):
             if extra is None:
                 continue

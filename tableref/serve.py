@@ -98,6 +98,7 @@ class Service:
         self.speaker = speaker  # a tableref.voice.Speaker given (tests), else made from voice_config
         self.hub_config, self.hub_client_factory = hub, hub_client_factory  # [hub]: tableref.hub (docs/hub.md)
         self.publisher: Any = None
+        self.camera_setup: Any = None  # the set-up page's side of a camera source
         self.notices: list[str] = []  # for the person starting it: what runs without what
         self.journal: Journal | None = None
         self.referee: Referee | None = None
@@ -174,9 +175,16 @@ class Service:
             from .voice import open_speaker
 
             self.speaker = open_speaker(self.voice_config)  # None when the level is "off"
+        if getattr(feed, "spec", None) is not None:  # a camera: its set-up page (tableref/camera_setup.py)
+            from .camera_setup import CameraSetup
+
+            self.camera_setup = CameraSetup(feed.camera, feed.spec)  # type: ignore[union-attr]
+            if feed.camera.reader is None:  # type: ignore[union-attr]
+                self.notices.append("the camera is not calibrated yet: set it up on the page's /setup "
+                                    "(admin PIN); the referee waits until then")
         self.app = create_app({"TABLEREF_TABLE": self.table, "TABLEREF_ADMIN": admin,
                                "TABLEREF_HEARTBEAT": self.heartbeat, "TABLEREF_HEALTH": self.health,
-                               "TABLEREF_VOICE": self.speaker})
+                               "TABLEREF_VOICE": self.speaker, "TABLEREF_CAMERA": self.camera_setup})
         if self.threaded:
             # Takes commands now, handles them once started. A live board's stale views are
             # coalesced; a recording's every settled view is judged.
@@ -264,6 +272,8 @@ class Service:
             self.panel = None
         if self.speaker is not None:
             self.speaker.close()  # cuts what is being said
+        if self.camera_setup is not None:
+            self.camera_setup.close()  # a calibration step running stops
         if self._pump is not None:
             self._pump.stop()
             self._pump = None

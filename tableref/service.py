@@ -81,7 +81,7 @@ def version() -> str:
 # -- the source's connection ------------------------------------------------------------------
 
 # States in which the source is on its way to being read (the page shows them amber).
-_ON_THE_WAY = frozenset({"connecting", "syncing", "resyncing", "searching", "occluded", "starting"})
+_ON_THE_WAY = frozenset({"connecting", "syncing", "resyncing", "searching", "occluded", "starting", "setup"})
 
 
 @dataclass(frozen=True)
@@ -278,22 +278,29 @@ class CameraFeed(Feed):
 
     kind = "camera"
 
-    def __init__(self, capture: Any, reader: Any, *, fidelity: Fidelity, name: str, lock: Any = None) -> None:
+    def __init__(self, capture: Any, reader: Any, *, fidelity: Fidelity, name: str, lock: Any = None,
+                 spec: Any = None) -> None:
         from vision.source import CameraSource
 
         super().__init__(name)
         self.fidelity = fidelity
+        self.spec = spec  # tableref.camera_setup.CameraSpec: the set-up page's (None: no set-up page)
         self._stopping = threading.Event()
         self._capture = capture
+        # reader None: set-up mode (no calibration yet): the lock is kept, nothing is read
         self.camera = CameraSource(_WatchedCapture(capture, self._frame), reader, fidelity=fidelity, lock=lock)
 
     def _frame(self) -> bool:
         """Before each frame: publish the lock as it stands; False once stopping."""
         state = self.camera.lock.state.value
-        self.set_status(state, state == "locked", "" if state == "locked" else self._FROZEN)
+        if self.camera.reader is None:
+            self.set_status("setup", False, self._SETUP)
+        else:
+            self.set_status(state, state == "locked", "" if state == "locked" else self._FROZEN)
         return not self._stopping.is_set()
 
     _FROZEN = "decisions frozen until the board's corner markers are in view and still"
+    _SETUP = "set-up: calibrate the camera on the set-up page (/setup); the referee waits"
 
     def start(self) -> None:
         self._capture.start()
@@ -387,8 +394,7 @@ def _open_camera(source: Any, game: str) -> Feed:
     from rules import get_game
     from vision.capture import OpenCVCapture, Picamera2Capture, picamera2_available
     from vision.layout import Sheet
-    from vision.reader import Calibration, CalibrationError
-    from vision.readers import grid_for, reader_for
+    from vision.reader import CalibrationError
 
     from vision.lens import Lens, LensError
     from vision.lock import BoardLock
@@ -400,10 +406,13 @@ def _open_camera(source: Any, game: str) -> Feed:
     except (LensError, PieceSetError) as exc:
         key = "lens" if isinstance(exc, LensError) else "pieceset"
         raise SourceError(f"source.camera.{key}: {exc}") from None
+    from .camera_setup import CameraSpec, first_reader
+
+    spec = CameraSpec(game, source.calibration, source.fidelity, lens=lens, lens_path=source.lens, pieceset=pieceset)
+    sheet = Sheet.for_board(get_game(game).board())
     try:
-        grid = grid_for(Sheet.for_board(get_game(game).board()))  # DRIFT has its own grid and reader
-        reader = reader_for(grid, Calibration.load(source.calibration, grid), source.fidelity, lens=lens,
-                            pieceset=pieceset)
+        # None (set-up mode) while there is no calibration file yet: the set-up page makes it
+        reader, _ = first_reader(spec, sheet)  # DRIFT has its own grid and reader
     except (CalibrationError, KeyError, ValueError) as exc:
         raise SourceError(f"source.camera.calibration: {exc}") from None
     device = source.device
@@ -417,10 +426,10 @@ def _open_camera(source: Any, game: str) -> Feed:
             return Picamera2(number)
 
         return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}",
-                          lock=BoardLock(grid.sheet, lens=lens))
+                          lock=BoardLock(sheet, lens=lens), spec=spec)
     target = 0 if device is None else device
     return CameraFeed(OpenCVCapture(target, paced=source.paced), reader, fidelity=source.fidelity,
-                      name=f"opencv {target}", lock=BoardLock(grid.sheet, lens=lens))
+                      name=f"opencv {target}", lock=BoardLock(sheet, lens=lens), spec=spec)
 
 
 class Pump:

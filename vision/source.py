@@ -10,10 +10,16 @@ view, and re-read every ``reread`` seconds in case something changed too slowly 
 gate to notice. Each observation carries ``hands_clear_since`` (when the board last moved),
 so the stabiliser decides a short quiet window after the hand leaves (docs/vision.md,
 "Reaction time").
+
+Without a reader (set-up mode: no calibration yet) the lock is still kept, so the set-up page
+can show it, but nothing is read or emitted. :meth:`use` swaps the reader (and the lock, for
+another sheet) from any thread; the source takes it at its next frame. ``latest`` is a
+reference to the last frame read (nothing copied or encoded unless someone asks for it).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -21,7 +27,8 @@ import cv2
 
 from rules.view import Fidelity, Observation
 
-from .capture import Capture
+from .capture import Capture, CapturedFrame
+from .layout import Sheet
 from .lock import BoardLock
 from .motion import MotionGate
 from .reader import Reader, Reading
@@ -36,24 +43,51 @@ class SourceStats:
     reads: int = 0
     bumps: int = 0
     emitted: int = 0
+    waiting: int = 0  # locked, but no reader yet (set-up mode)
 
 
 class CameraSource:
-    def __init__(self, capture: Capture, reader: Reader, *, fidelity: Fidelity | None = None,
+    def __init__(self, capture: Capture, reader: Reader | None, *, fidelity: Fidelity | None = None,
                  settle_time: float = 0.1, reread: float = 1.0, lock: BoardLock | None = None,
-                 gate: MotionGate | None = None, source: str = "camera") -> None:
+                 gate: MotionGate | None = None, source: str = "camera", sheet: Sheet | None = None) -> None:
         if not settle_time >= 0:
             raise ValueError(f"settle_time must be >= 0 seconds, got {settle_time!r}")
+        if reader is None and (fidelity is None or (sheet is None and lock is None)):
+            raise ValueError("a camera source without a reader (set-up mode) needs the fidelity and the sheet")
+        sheet = sheet or (lock.sheet if lock is not None else reader.sheet)  # type: ignore[union-attr]
         self.capture = capture
         self.reader = reader
-        self.fidelity = fidelity or reader.fidelity
+        self.fidelity = fidelity or reader.fidelity  # type: ignore[union-attr]
         self.settle_time = float(settle_time)
         self.reread = float(reread)
-        self.lock = lock or BoardLock(reader.sheet)
-        self.gate = gate or MotionGate(reader.sheet)
+        self.lock = lock or BoardLock(sheet)
+        self.gate = gate or MotionGate(sheet)
         self.source = source
         self.stats = SourceStats()
         self.last_reading: Reading | None = None
+        self.last_read_at: float | None = None  # the frame time of last_reading
+        self.latest: CapturedFrame | None = None
+        self._swap = threading.Lock()
+        self._pending: tuple[Reader | None, BoardLock | None] | None = None
+
+    def use(self, reader: Reader | None, *, lock: BoardLock | None = None) -> None:
+        """Read with ``reader`` from the next frame on (any thread); ``lock``: a new lock too,
+        when the sheet changed (an own board's geometry). Nothing read before is passed on."""
+        with self._swap:
+            self._pending = (reader, lock)
+
+    def _take_pending(self) -> None:
+        with self._swap:
+            pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        self.reader, lock = pending
+        if lock is not None:
+            self.lock = lock
+            self.gate = MotionGate(lock.sheet)
+        else:
+            self.gate.reset()
+        self.last_reading, self.last_read_at = None, None
 
     def __enter__(self) -> "CameraSource":
         self.capture.start()
@@ -76,6 +110,10 @@ class CameraSource:
             if frame is None:
                 return
             st.frames += 1
+            if self._pending is not None:  # a new reader (a new calibration): start afresh
+                self._take_pending()
+                cached, confirmed = None, False
+            self.latest = frame
             grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
             status = self.lock.update(grey)
             if status.bumped or status.relocked:
@@ -84,6 +122,9 @@ class CameraSource:
             if not status.readable or status.H is None:
                 st.frozen += 1
                 cached, confirmed = None, False
+                continue
+            if self.reader is None:  # set-up mode: locked, shown on the set-up page, not read
+                st.waiting += 1
                 continue
             gate = self.gate.update(frame.image, status.H, frame.t)
             if gate.moving:
@@ -97,7 +138,7 @@ class CameraSource:
                 reading = self.reader.read(frame.image, status.H)
                 read_at = frame.t
                 st.reads += 1
-                self.last_reading = reading
+                self.last_reading, self.last_read_at = reading, frame.t
                 # Emit only what two reads of different frames agree on: a change too small
                 # or too brief for the gate (one frame) is never passed on as the board.
                 confirmed = cached is not None and (reading.view, reading.unreadable) == (

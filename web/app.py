@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template
 
-from . import api, auth, i18n, stream, voice
+from . import api, auth, i18n, setup, stream, voice
 from .auth import AdminStore, Throttle
 from .live import LiveTable
 
@@ -40,6 +40,7 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     app.extensions["tableref_table"] = table
     app.extensions["tableref_admin"] = admin
     app.extensions["tableref_voice"] = config.pop("TABLEREF_VOICE", None)  # a tableref.voice.Speaker
+    app.extensions["tableref_camera"] = config.pop("TABLEREF_CAMERA", None)  # a tableref.camera_setup.CameraSetup
     app.extensions["tableref_throttle"] = config.get("TABLEREF_THROTTLE") or Throttle()
 
     app.before_request(auth.check_csrf)
@@ -47,6 +48,7 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(voice.bp)
+    app.register_blueprint(setup.bp)  # the camera's set-up page (/setup)
     app.context_processor(i18n.context)  # the page's strings in the reader's language
 
     @app.after_request

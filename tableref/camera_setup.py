@@ -1,0 +1,405 @@
+"""The camera's set-up from the page (web/setup.py): what the camera sees with the lock drawn
+on it, and the calibration steps of ``tableref calibrate`` run on the live source.
+
+:class:`CameraSetup` sits beside a running :class:`~vision.source.CameraSource`. It never
+reads the camera itself: the source keeps a reference to its latest frame, and the page's
+snapshot is encoded from that only when someone asks (one encoding per frame, however many
+ask). A calibration step is a :class:`CalibrationJob` on its own thread, started by the page
+and polled for its progress; its result is saved where the config says
+(``[source.camera] calibration``) and handed to the source (``CameraSource.use``), which reads
+with it from its next frame: no restart.
+
+The service starts with a camera whose calibration file does not exist yet: the source then
+keeps the lock but reads nothing (the referee waits) until the empty board is learned here.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rules import OCCUPIED, Fidelity, get_game
+from rules.view import View
+
+log = logging.getLogger(__name__)
+
+CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+SNAPSHOT_WIDTH = 960  # px: the page's picture; the overlay is in the frame's own pixels
+FRAMES = 5  # frames a calibration step learns from (as `tableref calibrate --frames`)
+FRAME_WAIT = 10.0  # s without a new frame before a step gives up
+
+
+class SetupError(ValueError):
+    """A set-up step cannot run (no frames, nothing to learn from); the message says what."""
+
+
+@dataclass(frozen=True)
+class CameraSpec:
+    """What the set-up needs beside the source: the game, where the calibration is saved, and
+    what the reader is made with (``[source.camera]``)."""
+
+    game: str
+    calibration: Path
+    fidelity: Fidelity = Fidelity.KIND
+    lens: Any = None  # vision.lens.Lens, loaded from lens_path
+    lens_path: Path | None = None
+    pieceset: Any = None  # vision.pieceset.PieceSet
+
+    @property
+    def colour_game(self) -> bool:
+        from vision import layout
+
+        return layout.DEFAULT_MODE.get(self.game, "tags") == "colour"
+
+
+def printed_sheet(game: str) -> Any:
+    from vision.layout import Sheet
+
+    return Sheet.for_board(get_game(game).board())
+
+
+def first_reader(spec: CameraSpec, sheet: Any = None) -> tuple[Any, str]:
+    """The reader for the saved calibration, or ``(None, why)`` when the set-up is not done: no
+    calibration file yet, or a colour game's colours not learned. A file that exists but is
+    bad raises ``CalibrationError`` (it is not silently replaced)."""
+    from vision.reader import Calibration
+    from vision.readers import grid_for, reader_for
+
+    grid = grid_for(sheet if sheet is not None else printed_sheet(spec.game))
+    if not spec.calibration.exists():
+        return None, f"no calibration yet ({spec.calibration}): learn the empty board on the set-up page"
+    cal = Calibration.load(spec.calibration, grid)
+    if cal.mode == "colour" and not cal.classes:
+        return None, "the piece colours are not learned yet: run the colour step on the set-up page"
+    return reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset), ""
+
+
+def missing_markers(frame: np.ndarray) -> list[int]:
+    """The corner markers not found anywhere in ``frame`` (the lock's own full search)."""
+    from vision.layout import CORNER_IDS
+    from vision.lock import detect, make_detector
+
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    detector = make_detector()
+    found = set(detect(detector, grey)) & set(CORNER_IDS)
+    if len(found) < 4:  # small markers: as the lock does, on the frame enlarged 2x
+        big = cv2.resize(grey, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+        found |= set(detect(detector, big)) & set(CORNER_IDS)
+    return [i for i in CORNER_IDS if i not in found]
+
+
+def markers_text(missing: list[int]) -> str:
+    names = [f"corner marker {i} ({CORNER_NAMES[i]})" for i in missing]
+    verb = "was" if len(names) == 1 else "were"
+    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]) + f" {verb} not found"
+
+
+# -- the overlay ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpaceMark:
+    id: str
+    x: float  # frame px
+    y: float
+    verdict: str  # read | occupied | empty | unreadable | unknown (nothing read yet)
+    tokens: tuple[str, ...] = ()
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """The lock as the page draws it over the snapshot, in the frame's pixels."""
+
+    width: int
+    height: int
+    lock: str  # searching | locked | occluded | no frame
+    reading: str  # "setup": no reader yet; "reading"
+    outline: tuple[tuple[float, float], ...] = ()  # the sheet's four corners
+    spaces: tuple[SpaceMark, ...] = ()
+    reading_age: float | None = None  # s since the verdicts were read (None: none yet)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def verdicts(sheet: Any, reading: Any) -> dict[str, tuple[str, tuple[str, ...], str]]:
+    """Space → (verdict, tokens, why) from a reader's :class:`~vision.reader.Reading`."""
+    out: dict[str, tuple[str, tuple[str, ...], str]] = {}
+    for s in sheet.shapes:
+        if reading is None:
+            out[s.id] = ("unknown", (), "")
+        elif s.id in reading.unreadable:
+            out[s.id] = ("unreadable", (), str(reading.why.get(s.id, "")) or "unreadable")
+        else:
+            tokens = tuple(reading.view.get_tokens(s.id))
+            named = tuple(t for t in tokens if t != OCCUPIED)
+            out[s.id] = ("read", named, "") if named else (("occupied", (), "") if tokens else ("empty", (), ""))
+    return out
+
+
+# -- calibration jobs -------------------------------------------------------------------------
+
+
+@dataclass
+class JobStatus:
+    step: str  # empty | colours
+    state: str = "running"  # running | done | failed
+    progress: str = "starting"
+    fraction: float = 0.0
+    result: str = ""
+    started: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+STEPS = ("empty", "colours")
+POSITIONS = ("layout", "start")
+
+
+class CalibrationJob:
+    """One calibration step on its own thread: collect still frames, lock on, learn, save,
+    swap the reader. ``start()`` runs it; ``status`` is read by the page."""
+
+    def __init__(self, setup: "CameraSetup", step: str, position: str = "layout") -> None:
+        if step not in STEPS:
+            raise SetupError(f"step must be one of {', '.join(STEPS)}, got {step!r}")
+        if position not in POSITIONS:
+            raise SetupError(f"position must be one of {', '.join(POSITIONS)}, got {position!r}")
+        self.setup, self.step, self.position = setup, step, position
+        self.status = JobStatus(step)
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+
+    def start(self) -> "CalibrationJob":
+        self._thread = threading.Thread(target=self._run, name=f"calibrate-{self.step}", daemon=True)
+        self._thread.start()
+        return self
+
+    def cancel(self, timeout: float = 5.0) -> None:
+        self._cancel.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        return self.status.state == "running"
+
+    def _say(self, progress: str, fraction: float) -> None:
+        self.status.progress, self.status.fraction = progress, fraction
+
+    def _run(self) -> None:
+        try:
+            result = self._calibrate()
+        except SetupError as exc:
+            self.status.state, self.status.result = "failed", str(exc)
+        except Exception as exc:  # a calibration error of any kind is said on the page, never crashes
+            from vision.reader import CalibrationError
+
+            if not isinstance(exc, (CalibrationError, OSError, ValueError)):
+                log.exception("calibration step %s failed", self.step)
+            self.status.state, self.status.result = "failed", str(exc) or type(exc).__name__
+        else:
+            self.status.state, self.status.result = "done", result
+        self.status.fraction = 1.0
+
+    def _frames(self) -> list[np.ndarray]:
+        frames: list[np.ndarray] = []
+        last = None
+        waited_since = time.monotonic()
+        while len(frames) < FRAMES:
+            if self._cancel.is_set():
+                raise SetupError("stopped")
+            got = self.setup.source.latest
+            if got is not None and got is not last:
+                last = got
+                frames.append(np.asarray(got.image))
+                waited_since = time.monotonic()
+                self._say(f"collecting frames {len(frames)}/{FRAMES}", 0.6 * len(frames) / FRAMES)
+            elif time.monotonic() - waited_since > FRAME_WAIT:
+                raise SetupError(f"no frame from the camera in {FRAME_WAIT:.0f} s: is it connected?")
+            else:
+                time.sleep(0.02)
+        return frames
+
+    def _locked(self, frames: list[np.ndarray]) -> list[tuple[np.ndarray, Any]]:
+        from vision.calibration import lock_on
+
+        locked = lock_on(self.setup.sheet, frames, lens=self.setup.spec.lens)
+        if not locked:
+            missing = missing_markers(frames[-1])
+            if missing:
+                raise SetupError(f"{markers_text(missing)}: all four must be in view and uncovered")
+            raise SetupError("the corner markers were found but would not hold still: keep the camera and board still")
+        return locked
+
+    def _calibrate(self) -> str:
+        from vision.reader import Calibration
+        from vision.readers import reader_for
+
+        setup, spec = self.setup, self.setup.spec
+        grid = setup.grid
+        if self.step == "colours":
+            if not spec.colour_game:
+                raise SetupError(f"{spec.game} is read by tags, not by colour: no colours to learn")
+            if not spec.calibration.exists():
+                raise SetupError("learn the empty board first")
+            view = position_view(spec.game, self.position, setup.sheet)
+        locked = self._locked(self._frames())
+        self._say("learning the empty board" if self.step == "empty" else "learning the piece colours", 0.7)
+        if self.step == "empty":
+            cal = Calibration.from_empty(grid, locked)
+        else:
+            cal = Calibration.load(spec.calibration, grid).learn_colours(grid, [(f, H, view) for f, H in locked])
+        self._say("saving", 0.85)
+        save_calibration(cal, spec.calibration)
+        if cal.mode == "colour" and not cal.classes:
+            setup.source.use(None)  # the old colours belong to the old light: learn them again
+            return (f"empty board learned from {len(locked)} frames and saved to {spec.calibration}; "
+                    "now lay out the pieces and learn their colours")
+        reader = reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset)
+        detail = ""
+        if self.step == "colours":
+            frame, H = locked[-1]
+            got = reader.read(frame, H)
+            wrong = sorted(s for s, tokens in view.items() if tuple(got.view.get_tokens(s)) != tuple(tokens))
+            detail = f"; read back {len(view) - len(wrong)}/{len(view)} pieces of the layout right" + (
+                f" (not {', '.join(wrong[:6])})" if wrong else "")
+        setup.source.use(reader)
+        what = "empty board" if self.step == "empty" else f"{len(cal.classes)} piece colours"
+        return f"{what} learned from {len(locked)} frames and saved to {spec.calibration}; reading with it now{detail}"
+
+
+def save_calibration(cal: Any, path: Path) -> None:
+    """Written beside, then moved over: a failed write never leaves half a calibration."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cal.save(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        raise SetupError(f"{path}: cannot save the calibration: {exc.strerror or exc}") from None
+
+
+# -- the set-up ---------------------------------------------------------------------------------
+
+
+class CameraSetup:
+    """The set-up page's side of a running camera source (see the module docstring)."""
+
+    def __init__(self, source: Any, spec: CameraSpec, *, sheet: Any = None) -> None:
+        from vision.readers import grid_for
+
+        self.source, self.spec = source, spec
+        self.sheet = sheet if sheet is not None else source.lock.sheet
+        self.grid = grid_for(self.sheet)
+        self._job: CalibrationJob | None = None
+        self._jobs = threading.Lock()
+        self._encode = threading.Lock()
+        self._jpeg: tuple[Any, bytes] | None = None  # (the frame encoded, its JPEG)
+        self.encoded = 0  # JPEGs encoded (the snapshot is encoded only when asked, once per frame)
+
+    # -- what the page shows ----------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        from vision.calibration import colour_layout
+
+        source = self.source
+        job = self._job
+        colours = None
+        if self.spec.colour_game:
+            colours = {"layout": dict(sorted((s, list(t)) for s, t in colour_layout(self.sheet).items()))}
+        return {
+            "game": self.spec.game, "title": get_game(self.spec.game).title,
+            "mode": "reading" if source.reader is not None else "setup",
+            "calibration": str(self.spec.calibration), "calibrated": self.spec.calibration.exists(),
+            "colour_game": self.spec.colour_game, "colours": colours,
+            "lens": str(self.spec.lens_path) if self.spec.lens_path is not None else None,
+            "lock": source.lock.state.value,
+            "job": job.status.to_dict() if job is not None else None,
+        }
+
+    def snapshot_jpeg(self, width: int = SNAPSHOT_WIDTH, quality: int = 80) -> bytes | None:
+        """The latest frame as a JPEG (``None``: no frame yet); encoded once per frame."""
+        frame = self.source.latest
+        if frame is None:
+            return None
+        with self._encode:
+            if self._jpeg is not None and self._jpeg[0] is frame:
+                return self._jpeg[1]
+            img = np.asarray(frame.image)
+            if img.shape[1] > width:
+                img = cv2.resize(img, (width, round(img.shape[0] * width / img.shape[1])), interpolation=cv2.INTER_AREA)
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+            if not ok:
+                return None
+            self._jpeg = (frame, buf.tobytes())
+            self.encoded += 1
+            return self._jpeg[1]
+
+    def overlay(self) -> Overlay:
+        from vision.pose import Pose
+
+        source = self.source
+        frame = source.latest
+        if frame is None:
+            return Overlay(0, 0, "no frame", "setup" if source.reader is None else "reading")
+        h, w = frame.image.shape[:2]
+        lock = source.lock
+        sheet = lock.sheet
+        H, pose = lock.H, lock.pose
+        mode = "setup" if source.reader is None else "reading"
+        if H is None:
+            return Overlay(w, h, lock.state.value, mode)
+        pose = pose if pose is not None else Pose.flat(H)
+        sw, sh = sheet.size
+        outline = pose.to_px(np.float64([[0, 0], [sw, 0], [sw, sh], [0, sh]]))
+        centres = pose.to_px(np.float64([(s.x, s.y) for s in sheet.shapes]))
+        reading, at = source.last_reading, source.last_read_at
+        seen = verdicts(sheet, reading)
+        marks = tuple(SpaceMark(s.id, round(float(x), 1), round(float(y), 1), *seen[s.id])
+                      for s, (x, y) in zip(sheet.shapes, centres))
+        age = None if reading is None or at is None else max(0.0, round(float(frame.t - at), 2))
+        return Overlay(w, h, lock.state.value, mode, tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline),
+                       marks, age)
+
+    # -- calibration ------------------------------------------------------------------------
+
+    def calibrate(self, step: str, position: str = "layout") -> JobStatus:
+        """Start a calibration step (``SetupError`` if one is running or the step is unknown)."""
+        with self._jobs:
+            if self._job is not None and self._job.running:
+                raise SetupError(f"the {self._job.step} step is still running")
+            self._job = CalibrationJob(self, step, position).start()
+            return self._job.status
+
+    def job(self) -> JobStatus | None:
+        return self._job.status if self._job is not None else None
+
+    def wait(self, timeout: float = 30.0, clock: Callable[[], float] = time.monotonic) -> JobStatus | None:
+        """Until the running step ends (tests, scripts)."""
+        end = clock() + timeout
+        while self._job is not None and self._job.running and clock() < end:
+            time.sleep(0.02)
+        return self.job()
+
+    def close(self) -> None:
+        """Stop a running step (safe twice)."""
+        job = self._job
+        if job is not None:
+            job.cancel()
+
+
+def position_view(game: str, position: str, sheet: Any) -> View:
+    from vision.calibration import colour_layout
+
+    return colour_layout(sheet) if position == "layout" else get_game(game).start().view(Fidelity.KIND)

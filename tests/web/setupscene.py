@@ -1,0 +1,82 @@
+"""A synthetic camera for the set-up tests: the camera model's renderer filming a scene the
+test changes (the empty board, a position, a hand over a marker), delivered in real time as a
+capture (vision.capture's interface), each frame a fresh shot (shake, sensor noise)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from rules import Fidelity, get_game
+from rules.view import View
+from tableref.camera_setup import CameraSpec
+from tableref.service import CameraFeed
+from vision.capture import CapturedFrame
+from vision.layout import Sheet
+from vision.lock import BoardLock
+from vision.synth import Effects, Renderer
+
+
+class SceneCamera:
+    """``show(view)`` changes what is in front of the camera; ``read`` paces at ``fps``."""
+
+    name = "synthetic camera"
+
+    def __init__(self, game: str = "gyges", *, fps: float = 12.0, seed: int = 3, sheet: Sheet | None = None,
+                 renderer: Renderer | None = None) -> None:
+        self.sheet = sheet or Sheet.for_board(get_game(game).board())
+        self.renderer = renderer or Renderer(self.sheet)
+        self.rng = np.random.default_rng(seed)
+        self.pose = self.renderer.random_pose(self.rng, rotation=8.0, fill=(0.85, 0.95))
+        self.effects = replace(Effects(), blur=0.6)
+        self.fps = fps
+        self._lock = threading.Lock()
+        self._clean: np.ndarray | None = None
+        self._closed = threading.Event()
+        self._next = 0.0
+        self.cover_marker: int | None = None
+        self.show(View())
+
+    def show(self, view: View, *, cover_marker: int | None = None) -> None:
+        """Film ``view`` from now on (``cover_marker``: a corner marker hidden under a card)."""
+        clean = self.renderer.frame(view, self.pose, self.effects, self.rng, noise=False)
+        if cover_marker is not None:
+            corners = self.sheet.marker_corners()[cover_marker]
+            import cv2
+
+            px = cv2.perspectiveTransform(corners[None].astype(np.float32), self.pose.H)[0]
+            pad = 6
+            x0, y0 = (px.min(axis=0) - pad).astype(int)
+            x1, y1 = (px.max(axis=0) + pad).astype(int)
+            clean = clean.copy()
+            clean[max(0, y0):y1, max(0, x0):x1] = (90, 120, 160)  # a card laid over it
+        with self._lock:
+            self._clean = clean
+
+    def start(self) -> None:
+        self._closed.clear()
+
+    def read(self) -> CapturedFrame | None:
+        if self._closed.is_set():
+            return None
+        wait = self._next - time.monotonic()
+        if wait > 0 and self._closed.wait(wait):
+            return None
+        self._next = max(self._next, time.monotonic()) + 1 / self.fps
+        with self._lock:
+            clean = self._clean
+        assert clean is not None
+        return CapturedFrame(self.renderer.reshoot(clean, self.effects, self.rng, 0.2), time.monotonic())
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+def camera_feed(camera: SceneCamera, calibration, game: str = "gyges") -> CameraFeed:
+    """A camera feed in set-up mode (no reader until the page calibrates it), as the service
+    opens one whose calibration file does not exist yet."""
+    spec = CameraSpec(game, calibration, Fidelity.KIND)
+    return CameraFeed(camera, None, fidelity=Fidelity.KIND, name=camera.name, lock=BoardLock(camera.sheet), spec=spec)

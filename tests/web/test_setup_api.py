@@ -1,0 +1,182 @@
+"""The camera set-up API (/api/setup…): admin only, CSRF on every POST, the snapshot a real
+JPEG, the lock's overlay where the camera model put the board, and the calibration steps run
+on the live source with clear results — then read with at once, no restart."""
+
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import Fidelity, get_game
+from rules.view import View
+from tableref.serve import Service
+from setupscene import SceneCamera, camera_feed
+from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
+
+GAME = "gyges"
+
+
+@pytest.fixture(scope="module")
+def camera():
+    return SceneCamera(GAME)
+
+
+@pytest.fixture
+def svc(tmp_path, camera):
+    camera.show(View())
+    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
+                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "cal" / "gyges.npz"))
+    service.start()
+    yield service
+    service.close()
+
+
+def until(check, timeout=15.0, every=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s")
+
+
+def locked_overlay(client):
+    def ok():
+        ov = client.get("/api/setup/overlay").get_json()
+        return ov if ov["lock"] == "locked" else None
+
+    return until(ok)
+
+
+def finished(client):
+    def ok():
+        job = client.get("/api/setup/job").get_json()
+        return job if job and job["state"] != "running" else None
+
+    return until(ok, timeout=30)
+
+
+def test_a_watcher_gets_403_and_no_csrf_no_post(svc):
+    lan = svc.app.test_client()
+    token = csrf(lan)
+    for path in ("/api/setup", "/api/setup/snapshot.jpg", "/api/setup/overlay", "/api/setup/job"):
+        r = lan.get(path, environ_base=LAN)
+        assert r.status_code == 403 and "admin PIN" in r.get_json()["error"], path
+    r = lan.post("/api/setup/calibrate", json={"step": "empty"}, headers={"X-CSRF-Token": token}, environ_base=LAN)
+    assert r.status_code == 403 and "admin PIN" in r.get_json()["error"]
+    # The page itself opens (it says to enter the PIN), without the controls' data.
+    page = lan.get("/setup", environ_base=LAN)
+    assert page.status_code == 200 and b'id="setup-controls" class="side" hidden' in page.data
+    admin, post = admin_client(svc)
+    r = admin.post("/api/setup/calibrate", json={"step": "empty"})  # no CSRF token
+    assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
+    assert svc.camera_setup.job() is None
+
+
+def test_snapshot_is_a_jpeg_encoded_only_when_asked(svc, camera):
+    client, _ = admin_client(svc)
+    until(lambda: svc.camera_setup.source.latest is not None)
+    time.sleep(0.3)
+    assert svc.camera_setup.encoded == 0  # frames went by; nobody looked
+    r = client.get("/api/setup/snapshot.jpg")
+    assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.headers["Cache-Control"] == "no-store"
+    img = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None and img.shape == (540, 960, 3)  # 1280x720 sent at the page's 960 px
+    frame = svc.camera_setup.source.latest
+    svc.camera_setup.snapshot_jpeg()
+    if svc.camera_setup.source.latest is frame:
+        assert svc.camera_setup.encoded == 1  # the same frame asked for twice: encoded once
+
+
+def test_overlay_draws_the_lock_where_the_board_is(svc, camera):
+    client, _ = admin_client(svc)
+    ov = locked_overlay(client)
+    assert (ov["width"], ov["height"]) == (1280, 720) and ov["reading"] == "setup"
+    sheet = camera.sheet
+    w, h = sheet.size
+    truth = cv2.perspectiveTransform(np.float32([[[0, 0], [w, 0], [w, h], [0, h]]]), camera.pose.H)[0]
+    assert np.abs(np.float32(ov["outline"]) - truth).max() < 2.0
+    assert [s["id"] for s in ov["spaces"]] == [s.id for s in sheet.shapes]
+    centres = cv2.perspectiveTransform(np.float32([[(s.x, s.y) for s in sheet.shapes]]), camera.pose.H)[0]
+    assert np.abs(np.float32([(s["x"], s["y"]) for s in ov["spaces"]]) - centres).max() < 2.0
+    assert {s["verdict"] for s in ov["spaces"]} == {"unknown"}  # set-up mode: nothing read yet
+    state = client.get("/api/setup").get_json()
+    assert state["mode"] == "setup" and not state["calibrated"] and state["lens"] is None
+    assert svc.feed.status.state == "setup"  # the live page's badge says so
+
+
+def test_calibration_says_which_marker_is_missing_then_reads_at_once(svc, camera, tmp_path):
+    client, post = admin_client(svc)
+    locked_overlay(client)
+    camera.show(View(), cover_marker=2)
+    svc.camera_setup.source.lock.reset()  # as after a bump: the lock searches again
+    time.sleep(0.3)
+    r = post("/api/setup/calibrate", {"step": "empty"})
+    assert r.status_code == 202 and r.get_json()["state"] == "running"
+    job = finished(client)
+    assert job["state"] == "failed"
+    assert "corner marker 2 (bottom-right) was not found" in job["result"], job
+    assert not (tmp_path / "cal" / "gyges.npz").exists()
+
+    camera.show(View())
+    locked_overlay(client)
+    r = post("/api/setup/calibrate", {"step": "empty"})
+    assert r.status_code == 202
+    busy = post("/api/setup/calibrate", {"step": "empty"})
+    assert busy.status_code == 409 and "still running" in busy.get_json()["error"]
+    job = finished(client)
+    assert job["state"] == "done" and "saved to" in job["result"], job
+    assert (tmp_path / "cal" / "gyges.npz").exists()
+    # Read with at once (no restart): the empty board, then the game's position, space by space.
+    assert until(lambda: {s["verdict"] for s in client.get("/api/setup/overlay").get_json()["spaces"]} == {"empty"})
+    view = get_game(GAME).default_setup().view(Fidelity.KIND)
+    camera.show(view)
+
+    def read_right():
+        spaces = client.get("/api/setup/overlay").get_json()["spaces"]
+        return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
+
+    until(read_right)
+    assert client.get("/api/setup").get_json()["mode"] == "reading"
+
+
+def test_bad_steps_are_refused_clearly(svc):
+    client, post = admin_client(svc)
+    r = post("/api/setup/calibrate", {"step": "colours"})
+    assert r.status_code == 202
+    job = finished(client)
+    assert job["state"] == "failed" and "read by tags" in job["result"]
+    r = post("/api/setup/calibrate", {"step": "everything"})
+    assert r.status_code == 400 and "step must be one of empty, colours" in r.get_json()["error"]
+    r = post("/api/setup/calibrate", {"steps": "empty"})
+    assert r.status_code == 400 and '"step"' in r.get_json()["error"]
+
+
+def test_no_camera_no_setup(tmp_path):
+    from webhelp import make_service
+
+    service = make_service(tmp_path)
+    try:
+        client, _ = admin_client(service)
+        r = client.get("/api/setup")
+        assert r.status_code == 404 and "not a camera" in r.get_json()["error"]
+        assert b'id="no-camera"' in client.get("/setup").data
+    finally:
+        service.close()
+
+
+def test_a_camera_without_its_calibration_starts_in_setup_mode(tmp_path):
+    from tableref.config import load_config
+    from tableref.service import _open_camera
+
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
+                   'device = "none.avi"\nbackend = "opencv"\n')
+    config = load_config(cfg)
+    config.check_files()  # a calibration not made yet is the set-up state, not an error
+    feed = _open_camera(config.source, "gyges")
+    assert feed.camera.reader is None and feed.spec.calibration == tmp_path / "cal.npz"

@@ -1,0 +1,98 @@
+"""The camera's set-up page and its API (``tableref.camera_setup`` does the work).
+
+Admin only: the page itself is open (it says to enter the PIN), every ``/api/setup`` route
+answers 403 without the admin session, and every POST also needs the CSRF token
+(``web.auth.check_csrf`` runs before every request). The snapshot is a JPEG of the camera's
+latest frame, fetched by the page a few times a second while it is open and visible; the
+lock is drawn by the page from ``/api/setup/overlay`` (SVG over the picture): the verdicts'
+reasons show on hover or tap, and the picture stays the camera's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from .auth import admin_required
+
+bp = Blueprint("setup", __name__)
+
+
+def _camera() -> Any:
+    return current_app.extensions.get("tableref_camera")
+
+
+def _no_camera() -> tuple[Response, int]:
+    return jsonify(error="the source is not a camera: there is nothing to set up here "
+                         "([source] kind = \"camera\" in the config)"), 404
+
+
+@bp.get("/setup")
+def setup_page() -> str:
+    return render_template("setup.html", page="setup", camera=_camera() is not None)
+
+
+@bp.get("/api/setup")
+@admin_required
+def state() -> Any:
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    return jsonify(camera.state())
+
+
+@bp.get("/api/setup/snapshot.jpg")
+@admin_required
+def snapshot() -> Any:
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    jpeg = camera.snapshot_jpeg()
+    if jpeg is None:
+        return jsonify(error="no frame from the camera yet"), 503
+    resp = Response(jpeg, mimetype="image/jpeg")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.get("/api/setup/overlay")
+@admin_required
+def overlay() -> Any:
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    resp = jsonify(camera.overlay().to_dict())
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.post("/api/setup/calibrate")
+@admin_required
+def calibrate() -> Any:
+    from tableref.camera_setup import SetupError
+
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("step"), str):
+        return jsonify(error='expected a JSON object {"step": "empty" | "colours"}'), 400
+    position = body.get("position", "layout")
+    if not isinstance(position, str):
+        return jsonify(error='"position" must be "layout" or "start"'), 400
+    try:
+        status = camera.calibrate(body["step"], position)
+    except SetupError as exc:
+        return jsonify(error=str(exc)), 409 if "still running" in str(exc) else 400
+    return jsonify(status.to_dict()), 202
+
+
+@bp.get("/api/setup/job")
+@admin_required
+def job() -> Any:
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    status = camera.job()
+    return jsonify(status.to_dict() if status is not None else None)
