@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from rules.phrase import Joined, Phrase, Value
+
 log = logging.getLogger(__name__)
 
 DOMAIN = "tableref"
@@ -57,6 +59,37 @@ class Catalog:
                             english, exc)
                 return english.format(**values)
             raise
+
+    def say(self, value: Value) -> str:
+        """A rules text (:class:`~rules.phrase.Phrase`: a move's description, an outcome's
+        reason, a fix) in this language, each template looked up in the catalog: a template
+        missing, or one whose placeholders do not fit, is said in English."""
+        if isinstance(value, Phrase):
+            values = {k: self.say(v) for k, v in value.values}
+            english = value.plural if value.plural and value.count != 1 else value.msgid
+            text = self._t.ngettext(value.msgid, value.plural, value.count) if value.plural \
+                else self._t.gettext(value.msgid)
+            return self._fill(text, english, values)
+        if isinstance(value, Joined):
+            return value.sep.join(self.say(v) for v in value.items)
+        return str(value)
+
+    def untranslated(self, value: Value) -> list[str]:
+        """The templates of ``value`` this catalog has no translation for (said in English)."""
+        if self.language == DEFAULT_LANGUAGE:
+            return []
+        found = getattr(self._t, "_catalog", {})
+        out = []
+        items = value.items if isinstance(value, Joined) else [value]
+        for item in items:
+            if isinstance(item, Joined):
+                out += self.untranslated(item)
+            elif isinstance(item, Phrase):
+                for p in item.walk():
+                    key = (p.msgid, 0) if p.plural else p.msgid
+                    if key not in found:
+                        out.append(p.msgid)
+        return out
 
     def messages(self, msgids: Iterable[str]) -> dict[str, str]:
         """The translations of ``msgids`` (for the page's scripts), untranslated ones left out."""

@@ -4,8 +4,9 @@
 leaves) and turns each into :class:`Utterance` values: the text, the *topic* (a newer sentence
 of a topic makes an older one still waiting stale), the least *level* at which it is said and
 the sound *cue* played before it. Every sentence comes from the message catalog
-(:mod:`tableref.i18n`); English move sentences are the games' own ``describe_move`` texts,
-other languages say the player and the move's notation (the rules describe moves in English).
+(:mod:`tableref.i18n`), the games' own words too: a move is said by its description
+(``State.move_phrase``, exactly ``describe_move`` in English) and DRIFT's river fixes by
+``State.fix_phrase``, each template looked up in the catalog.
 
 Levels: ``quiet`` says illegal boards and what to put back, obligations, reminders (DRIFT's
 drift) and game over; ``normal`` also every accepted move, score change, new game, takeback,
@@ -192,6 +193,11 @@ class Narrator:
     def _move_sentence(self, before: State | None, d: Accepted) -> str:
         if self.language == "en" and d.description:
             return spoken(d.description)
+        if before is not None:
+            try:  # the game's own description, in this language
+                return spoken(self.c.say(before.move_phrase(before.parse_move(d.move))), self.c)
+            except RulesError:
+                pass  # a move the position followed cannot read: say the notation
         who = self.player(before.to_move) if before is not None else ""
         move = self.notation(d.move)
         return self.c._("{player} plays {move}", player=who, move=move) if who else move
@@ -256,9 +262,9 @@ class Narrator:
         c = self.c
         parts: list[str] = []
         for f in fixes:
-            words = self.state.describe_fix(f) if self.state is not None and self.language == "en" else None
-            if words:  # the game's own words (DRIFT: "turn the inner river one arrow clockwise")
-                parts.append(words)
+            words = self.state.fix_phrase(f) if self.state is not None else None
+            if words is not None:  # the game's own words (DRIFT: "turn the inner river one arrow clockwise")
+                parts.append(c.say(words))
                 continue
             if f.space.startswith("rotation:"):
                 river = f.space.split(":", 1)[1]
@@ -313,6 +319,7 @@ def differences(f: SpaceFix) -> tuple[list[str], list[str]]:
     return missing, extra
 
 
-def spoken(text: str) -> str:
-    """A rules text made speakable: arrows and "vs" in words."""
-    return " ".join(text.replace("→", " to ").replace(" vs ", " versus ").split())
+def spoken(text: str, c: Catalog | None = None) -> str:
+    """A rules text made speakable: arrows and "vs" in words (the catalog's "to": "vers")."""
+    to = f" {c._('to')} " if c is not None else " to "
+    return " ".join(text.replace("→", to).replace(" vs ", " versus ").split())
