@@ -17,6 +17,7 @@ from rules.strict import expect_keys, loads
 from rules.view import View
 
 from . import layout
+from .colour_model import paper_white
 from .pose import Pose, pose_from_homography
 from .samples import SampleGrid
 from .sampling import SATURATED, _at, _gains, colour_top, probe_values, sample, warp_through
@@ -77,6 +78,7 @@ class Calibration:
         pix: dict[str, list[np.ndarray]] = {}
         headed: set[str] = set()
         ref = np.concatenate([grid.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
+        white = paper_white(self.probe_ref)
         for frame, H, view in shots:
             # The colour is on the pieces' top faces: the pose behind the lock says where.
             if not isinstance(H, Pose):
@@ -92,7 +94,10 @@ class Calibration:
                 name = layout.token_class(self.game, tokens[0])
                 headed |= {name} if ":" in tokens[0] else set()
                 core = min((c[grid.core.of(i)] for c in looks), key=lambda px: float(px.std(axis=0).sum()))
-                pix.setdefault(name, []).append(core / gains[i])
+                # Balanced to the paper next to it, stored against the board's paper as a whole
+                # (the reader balances each frame's pixels the same way: vision.colour_model).
+                paper = self.probe_ref[grid.probe_of[i]].mean(axis=0)
+                pix.setdefault(name, []).append(core / (gains[i] * paper) * white)
         if not pix:
             raise CalibrationError("no pieces in the calibration positions: lay out every kind of piece")
         names = sorted(pix)

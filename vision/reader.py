@@ -105,8 +105,7 @@ class Reader(ColourReading):
         self._tags = layout.tag_tokens(self.sheet.game)
         self._points = np.array([(s.x, s.y) for s in grid.spaces], np.float32)
         self._point_ids = np.flatnonzero(~grid.is_area & ~grid.is_edge)
-        self._means = np.array([c.mean for c in calibration.classes], np.float32).reshape(-1, 3)
-        self._tols = np.array([c.tol for c in calibration.classes], np.float32)
+        self._init_colours()
         slack = TOLERANCE + 0.3 * (calibration.hi - calibration.lo)
         self._lo_limit = (calibration.lo - slack).astype(np.float32)
         self._hi_limit = (calibration.hi + slack).astype(np.float32)
@@ -189,7 +188,7 @@ class Reader(ColourReading):
         if self.cal.mode == "tags":
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
         else:
-            self._read_colours(frame, pose, busy[~unsure[busy]], gains, foreign, tokens, why)
+            self._read_colours(frame, pose, busy, gains, foreign, tokens, why, unsure, clipped)
         for i, s in enumerate(g.spaces):
             if s.id in tokens or s.id in why:
                 continue

@@ -180,6 +180,22 @@ def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
     of the whole board's light), and the share of nearby probes that the model does not
     explain (a hand, glare or a shadow there). A hand's uniform colour over the probes
     would otherwise pass for a change of light and make a covered piece look like paper."""
+    ratio, coef, good, shaded, use = probe_light(grid, cal, frame, H, ignore)
+    gains = grid.space_basis @ coef
+    n_used = np.maximum(use[grid.probe_of].sum(axis=1), 1)
+    bad_share = (~good & use)[grid.probe_of].sum(axis=1) / n_used
+    harsh_share = (~good & ~shaded & use)[grid.probe_of].sum(axis=1) / n_used
+    dark = gains.min(axis=1) < 0.15
+    bad_share[dark] = 1.0  # the light is gone: nothing here can be trusted
+    harsh_share[dark] = 1.0
+    return np.maximum(gains, 1e-3).astype(np.float32), bad_share, harsh_share
+
+
+def probe_light(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
+                ignore: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """The probes against the board's light model: each probe's ratio to the empty board, the
+    model's coefficients, and which probes it explains (good), which are only shadowed, which
+    were used (not ``ignore``d)."""
     ratio = probe_values(grid, frame, H) / np.maximum(cal.probe_ref, 1.0)
     X = grid.probe_basis
     use = np.ones(len(ratio), bool) if ignore is None else ~ignore  # probes a piece may cover: left out
@@ -195,9 +211,6 @@ def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
         resid = np.abs(ratio / np.maximum(model, 1e-3) - 1)
         resid = np.maximum.reduce([resid[:, k] for k in range(resid.shape[1])])
         good = (resid < LIGHT_OUTLIER) & use
-    gains = grid.space_basis @ coef
-    n_used = np.maximum(use[grid.probe_of].sum(axis=1), 1)
-    bad_share = (~good & use)[grid.probe_of].sum(axis=1) / n_used
     # A shadow only darkens the paper — lit by the room, not the lamp, it may turn a little
     # bluer, never warmer (a hand is warmer; glare is brighter).
     rel = ratio / np.maximum(X @ coef, 1e-3)
@@ -206,8 +219,4 @@ def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
     shaded = (hi < 1 - LIGHT_OUTLIER) & (lo > 0.3) & (hi - lo < 0.3)
     if rel.shape[1] == 3:  # B, G, R
         shaded &= rel[:, 0] >= rel[:, 2] - 0.03
-    harsh_share = (~good & ~shaded & use)[grid.probe_of].sum(axis=1) / n_used
-    dark = gains.min(axis=1) < 0.15
-    bad_share[dark] = 1.0  # the light is gone: nothing here can be trusted
-    harsh_share[dark] = 1.0
-    return np.maximum(gains, 1e-3).astype(np.float32), bad_share, harsh_share
+    return rel, coef, good, shaded, use
