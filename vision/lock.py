@@ -74,6 +74,24 @@ def make_sized_detector(window: int, dictionary: str | None = None) -> "cv2.aruc
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
+def make_small_detector(window: tuple[int, int, int] = (3, 23, 4), dictionary: str | None = None
+                        ) -> "cv2.aruco.ArucoDetector":
+    """For markers of 10-20 px a side (a board filling 40 % of a 720p frame: 2-3 px a cell),
+    on a frame or window enlarged 2-4x. Each bit is sampled on an 8x8 grid with its outer 30 %
+    ignored (a blurred cell bleeds into its neighbours), and the outline's polygon fit is
+    looser (a square of 30-60 px drawn in a few pixels' steps). ``window``: the thresholding
+    window sizes (min, max, step). The bit check is as strict as the others'."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.errorCorrectionRate = 0.3
+    params.adaptiveThreshConstant = 5
+    params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax, params.adaptiveThreshWinSizeStep = window
+    params.perspectiveRemovePixelPerCell = 8
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.3
+    params.polygonalApproxAccuracyRate = 0.06
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+
+
 def make_thorough_detector(dictionary: str | None = None) -> "cv2.aruco.ArucoDetector":
     """A slower second look for where a piece is seen but its tag was not read: more
     threshold windows and a lower constant."""
@@ -120,6 +138,8 @@ class BoardLock:
         self.lost_frames = int(lost_frames)
         self._full = make_detector()
         self._thorough = make_thorough_detector()  # the far corner of a small board, predicted
+        self._fine = make_small_detector()  # small markers, on enlarged frames and windows
+        self._fine_by_size: dict[int, "cv2.aruco.ArucoDetector"] = {}
         self._small: dict[int, "cv2.aruco.ArucoDetector"] = {}  # per threshold window size
         self._reference = sheet.marker_corners()
         self._K: np.ndarray | None = None
@@ -144,12 +164,14 @@ class BoardLock:
     def _search(self, grey: np.ndarray) -> LockStatus:
         found = {i: c for i, c in detect(self._full, grey).items() if i in CORNER_IDS}
         if len(found) < 4:
-            # A board far off (40 % of a 720p frame: markers ~15 px, cells ~2 px) is found on
-            # the frame enlarged 2x; only while searching, so watching stays cheap.
+            # A board far off (40 % of a 720p frame: markers 10-18 px, cells 2-3 px) is found
+            # on the frame enlarged 2x with the small-marker detector (there its corners are
+            # also refined more finely: they are preferred); only while searching, so
+            # watching stays cheap.
             big = cv2.resize(grey, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
-            more = {i: (c + 0.5) / 2 - 0.5 for i, c in detect(self._full, big).items() if i in CORNER_IDS}
-            found = {**more, **found}
-        if len(found) == 3:
+            more = {i: (c + 0.5) / 2 - 0.5 for i, c in detect(self._fine, big).items() if i in CORNER_IDS}
+            found = {**found, **more}
+        if 2 <= len(found) < 4:
             found.update(self._predicted(grey, found))
         if len(found) < 4:
             self._candidate, self._candidate_frames = None, 0
@@ -209,48 +231,67 @@ class BoardLock:
         return LockStatus(LockState.LOCKED, self.H, len(seen), pose=self.pose)
 
     def _predicted(self, grey: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
-        """The fourth marker, looked for where the three found put it, on that window enlarged
-        3x (the far corner of a tilted, small board is the smallest and most foreshortened)."""
+        """The markers not found, each looked for where those found put it, on that window
+        enlarged 3x then 4x (the far corners of a tilted, small board are the smallest and most
+        foreshortened). From two markers the prediction is rougher (a homography from eight
+        corners along one edge or diagonal): a wider window, and a looser test that the marker
+        found is the one predicted."""
         src = np.concatenate([self._reference[i] for i in sorted(found)])
         dst = np.concatenate([found[i] for i in sorted(found)])
         H, _ = cv2.findHomography(src, dst, 0)
         if H is None:
             return {}
-        (missing,) = set(CORNER_IDS) - set(found)
-        c = cv2.perspectiveTransform(self._reference[missing][None], H)[0]
-        size = float(np.linalg.norm(c[0] - c[2]))
+        reach = 1.0 if len(found) >= 3 else 2.0
+        out: dict[int, np.ndarray] = {}
         h, w = grey.shape[:2]
-        x0, y0 = int(max(0, c[:, 0].min() - size)), int(max(0, c[:, 1].min() - size))
-        x1, y1 = int(min(w, c[:, 0].max() + size + 1)), int(min(h, c[:, 1].max() + size + 1))
-        if x1 - x0 < 8 or y1 - y0 < 8:
-            return {}
-        got = None
-        for scale in (3, 4):
-            big = cv2.resize(grey[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-            for detector in (self._full, self._thorough):
-                got = detect(detector, big).get(missing)
+        for missing in sorted(set(CORNER_IDS) - set(found)):
+            c = cv2.perspectiveTransform(self._reference[missing][None], H)[0]
+            size = float(np.linalg.norm(c[0] - c[2]))
+            if not np.isfinite(size) or size > max(h, w):
+                continue
+            pad = reach * size
+            x0, y0 = int(max(0, c[:, 0].min() - pad)), int(max(0, c[:, 1].min() - pad))
+            x1, y1 = int(min(w, c[:, 0].max() + pad + 1)), int(min(h, c[:, 1].max() + pad + 1))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            got = self._enlarged(missing, grey[y0:y1, x0:x1], (x0, y0), (3, 4),
+                                 (self._fine, self._full, self._thorough))
+            # It must be near where the others say (a stray tag elsewhere in the window is not
+            # it); not exactly: lens distortion bends the far corner off the homography of three
+            # small markers by a third of a marker or so.
+            if got is not None and float(np.abs(got - c).max()) < 0.5 * reach * size + 2:
+                out[missing] = got
+        return out
+
+    def _enlarged(self, i: int, crop: np.ndarray, offset: tuple[int, int], scales: tuple[int, ...],
+                  detectors: tuple["cv2.aruco.ArucoDetector", ...]) -> np.ndarray | None:
+        """Marker ``i`` in ``crop`` enlarged by each scale in turn (bicubic), each detector in
+        turn; its corners in frame px."""
+        for scale in scales:
+            big = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+            for detector in detectors:
+                got = detect(detector, big).get(i)
                 if got is not None:
-                    break
-            if got is not None:
-                break
-        if got is None:
-            return {}
-        got = ((got + 0.5) / scale - 0.5 + np.float32([x0, y0])).astype(np.float32)
-        # It must be where the others say (a stray tag elsewhere in the window is not it).
-        return {missing: got} if float(np.abs(got - c).max()) < 0.25 * size + 2 else {}
+                    return ((got + 0.5) / scale - 0.5 + np.float32(offset)).astype(np.float32)
+        return None
 
     def _find(self, i: int, diagonal: float, crop: np.ndarray, offset: tuple[int, int]) -> np.ndarray | None:
         """Marker ``i`` in a window: one sized pass; a small marker on the window enlarged 2x."""
-        got = detect(self._tracker(diagonal), crop, offset).get(i)
-        if got is None and diagonal < SMALL_MARKER_PX:
-            for scale in (2, 3):
-                big = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-                c = detect(self._tracker(scale * diagonal), big).get(i)
-                if c is None:
-                    c = detect(self._thorough, big).get(i)
-                if c is not None:
-                    return ((c + 0.5) / scale - 0.5 + np.float32(offset)).astype(np.float32)
-        return got
+        if diagonal < SMALL_MARKER_PX:
+            # A small marker is tracked on its window enlarged (corners refined there are
+            # steadier: a still board keeps its lock), with the small-marker detector first.
+            got = self._enlarged(i, crop, offset, (2,), (self._fine_sized(2 * diagonal),))
+            if got is None:
+                got = self._enlarged(i, crop, offset, (2, 3), (self._fine, self._thorough))
+            return got if got is not None else detect(self._tracker(diagonal), crop, offset).get(i)
+        return detect(self._tracker(diagonal), crop, offset).get(i)
+
+    def _fine_sized(self, diagonal: float) -> "cv2.aruco.ArucoDetector":
+        """The small-marker detector thresholding at two window sizes round this marker's."""
+        window = int(np.clip(round(2.5 * diagonal / 1.414 / 6), 7, 31)) | 1
+        if window not in self._fine_by_size:
+            self._fine_by_size[window] = make_small_detector((window - 4, window, 4))
+        return self._fine_by_size[window]
 
     def _tracker(self, diagonal: float) -> "cv2.aruco.ArucoDetector":
         """A one-pass detector sized for a marker of this diagonal (px): 6 cells a side."""
