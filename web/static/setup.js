@@ -80,6 +80,7 @@
           drawOverlay(ov);
           $("#lock-state").textContent = lockText(ov);
           $("#setup-view").dataset.lock = ov.lock;
+          if (setup && setup.mode !== ov.reading) refreshState(); // e.g. a step's reader taken by the source
         }
       } catch (e) { /* the next tick tries again */ }
     }

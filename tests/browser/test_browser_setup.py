@@ -1,0 +1,129 @@
+"""The camera set-up page in headless Debian chromium, against a real threaded service whose
+camera films a synthetic scene (the camera model's renderer): the snapshot with the lock drawn
+on it, the empty-board calibration run from the page, then moves refereed through it; a
+watcher sees no set-up controls and gets 403."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from rules import Fidelity, get_game
+from rules.view import View
+from tableref.serve import Service
+from browserhelp import choose_pin, open_page
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
+from setupscene import SceneCamera, camera_feed  # noqa: E402
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _service(tmp_path, camera):
+    svc = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game="gyges", pin_hash="scrypt:1024:8:1",
+                  settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "gyges.npz"))
+    svc.start()
+    return svc, svc.serve_http("127.0.0.1", 0)
+
+
+def _verdicts(page, verdict):
+    return page.locator(f"#overlay circle[data-verdict='{verdict}']").count()
+
+
+def _wait_count(page, selector, n, timeout=20.0):
+    """Until ``selector`` matches ``n`` elements (polled from here: the page's CSP forbids the
+    string evaluation a page-side wait would need)."""
+    end = time.monotonic() + timeout
+    while page.locator(selector).count() != n:
+        assert time.monotonic() < end, f"{selector}: {page.locator(selector).count()} != {n}"
+        page.wait_for_timeout(100)
+
+
+def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artifacts):
+    camera = SceneCamera("gyges")
+    spaces = len(camera.sheet.shapes)
+    svc, url = _service(tmp_path, camera)
+    try:
+        page, errors = open_page(browser, url + "setup")
+        choose_pin(page)  # the first run, on the machine itself
+        # The camera's picture with the lock on it; set-up mode says what to do.
+        page.wait_for_selector("#overlay polygon.o-outline")
+        _wait_count(page, "#overlay circle", spaces)
+        assert page.is_visible("#setup-banner") and "not calibrated yet" in page.inner_text("#setup-banner")
+        assert _verdicts(page, "unknown") == spaces
+        assert page.evaluate("document.querySelector('#setup-view img:not([hidden])').naturalWidth") == 960
+        assert "none (an ideal pinhole)" in page.inner_text("#lens-file")
+        assert not page.is_visible("#colour-step")  # Gygès is read by tags
+
+        # A card over a corner marker: the step says which.
+        camera.show(View(), cover_marker=1)
+        svc.feed.camera.lock.reset()
+        page.click("#cal-empty")
+        page.wait_for_selector("#job-result[data-state='failed']", timeout=20000)
+        assert "corner marker 1 (top-right) was not found" in page.inner_text("#job-result")
+
+        camera.show(View())
+        page.wait_for_selector("#lock-state:has-text('Board locked')")
+        page.click("#cal-empty")
+        page.wait_for_selector("#job-result[data-state='done']", timeout=20000)
+        assert "saved to" in page.inner_text("#job-result") and (tmp_path / "gyges.npz").exists()
+        _wait_count(page, "#overlay circle[data-verdict='empty']", spaces)
+        assert not page.is_visible("#setup-banner")
+
+        # The game's pieces put out: each space read, named on hover or tap.
+        start = get_game("gyges").default_setup()
+        view = start.view(Fidelity.KIND)
+        camera.show(view)
+        _wait_count(page, "#overlay circle[data-verdict='read']", len(view))
+        b1 = "#overlay circle[data-space='b1']"
+        token = view.get_tokens("b1")[0]
+        assert page.locator(f"{b1} title").text_content() == f"b1: read: {token}"
+        page.click(b1, force=True)
+        assert page.inner_text("#space-info") == f"b1: read: {token}"
+        page.screenshot(path=str(artifacts / "setup-desktop.png"), full_page=True)
+        assert not errors, errors
+
+        # Then play: a move on the board is refereed through the new calibration.
+        camera.show(start.apply_text("b1-b3").view(Fidelity.KIND))
+        live, live_errors = open_page(browser, url)
+        live.wait_for_selector("#decision .headline:has-text('South played b1-b3')", timeout=20000)
+        assert svc.referee.record.moves == ["b1-b3"]
+        assert not live_errors, live_errors
+
+        # A phone: the picture fits the screen, no sideways scrolling.
+        phone, phone_errors = open_page(browser, url + "setup", width=390, height=844)
+        phone.click("#admin-btn")
+        choose_pin(phone)
+        _wait_count(phone, "#overlay circle", spaces)
+        wide = phone.evaluate("[...document.querySelectorAll('*')].filter(e => e.scrollWidth > 391)"
+                              ".map(e => e.tagName + '#' + e.id + '.' + e.className + ':' + e.scrollWidth).slice(0, 12)")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390, wide
+        box = phone.locator("#setup-view").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+        phone.wait_for_selector("#toast:not(.show)", timeout=6000)  # "you can control the game now" gone
+        phone.screenshot(path=str(artifacts / "setup-390.png"), full_page=True)
+        assert not phone_errors, phone_errors
+        for name in ("setup-desktop.png", "setup-390.png"):
+            shutil.copy(artifacts / name, DOCS / name)
+    finally:
+        svc.close()
+
+
+def test_a_watcher_sees_no_setup_controls(browser, tmp_path):
+    camera = SceneCamera("gyges")
+    svc, url = _service(tmp_path, camera)
+    try:
+        svc.app.extensions["tableref_admin"].set_pin("2468")
+        page, errors = open_page(browser, url + "setup")
+        page.wait_for_selector("#setup-watch:has-text('enter the PIN')")
+        for sel in ("#setup-controls", "#setup-view", "#cal-empty"):
+            assert not page.is_visible(sel), sel
+        assert page.locator("nav a[href='/setup']").is_hidden()
+        status = page.evaluate("fetch('/api/setup/overlay').then(r => r.status)")
+        assert status == 403
+        assert svc.camera_setup.encoded == 0  # nothing encoded for a watcher
+        assert not errors, errors
+    finally:
+        svc.close()
