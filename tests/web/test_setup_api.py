@@ -180,3 +180,30 @@ def test_a_camera_without_its_calibration_starts_in_setup_mode(tmp_path):
     config.check_files()  # a calibration not made yet is the set-up state, not an error
     feed = _open_camera(config.source, "gyges")
     assert feed.camera.reader is None and feed.spec.calibration == tmp_path / "cal.npz"
+
+
+def test_a_colour_game_learns_its_colours_from_the_layout(tmp_path):
+    from vision.calibration import colour_layout
+
+    camera = SceneCamera("anacund")
+    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game="anacund", pin_hash=FAST_SCRYPT,
+                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "anacund.npz", "anacund"))
+    service.start()
+    try:
+        client, post = admin_client(service)
+        state = client.get("/api/setup").get_json()
+        layout = colour_layout(camera.sheet)
+        assert state["colour_game"] and state["colours"]["layout"] == {s: list(t) for s, t in sorted(layout.items())}
+        locked_overlay(client)
+        assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+        job = finished(client)
+        assert job["state"] == "done" and "now lay out the pieces" in job["result"], job
+        assert client.get("/api/setup").get_json()["mode"] == "setup"  # no reader without the colours
+        camera.show(layout)
+        time.sleep(0.3)
+        assert post("/api/setup/calibrate", {"step": "colours", "position": "layout"}).status_code == 202
+        job = finished(client)
+        assert job["state"] == "done" and f"read back {len(layout)}/{len(layout)} pieces" in job["result"], job
+        until(lambda: client.get("/api/setup").get_json()["mode"] == "reading")
+    finally:
+        service.close()
