@@ -73,15 +73,15 @@ def hue_classes(names: list[str], means: np.ndarray, white: np.ndarray) -> tuple
 
 
 def votes(v: np.ndarray, classes: tuple[HueClass, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Per pixel (white-balanced ``v``, N×3): the colour it votes for (−1: none) and whether it
-    is coloured at all (saturated beyond grey, not too dark to have a hue)."""
+    """Per pixel (white-balanced ``v``, N×3): the colour it votes for (−1: none) and its
+    saturation."""
     hue, sat, lum = opponent(v)
     coloured = (sat >= SAT_FLOOR) & (lum >= DARK_FLOOR)
     out = np.full(len(v), -1, np.int64)
     for k, c in enumerate(classes):
         ok = coloured & (hue_gap(hue, c.hue) <= c.tol) & (sat >= max(SAT_FLOOR, SAT_MIN_SHARE * c.sat))
         out[ok & (out < 0)] = k
-    return out, coloured
+    return out, sat
 
 
 def paper_white(probe_ref: np.ndarray) -> np.ndarray:

@@ -14,6 +14,9 @@ COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
 CLASS_MIN = 0.75  # share of core points matching the winning colour
 OTHER_MAX = 0.05  # share matching any other colour
 BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edge
+EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
+EDGE_MIDDLE = 0.3  # share of an edge's half-length, round its middle, no spill reaches
+DOUBT_SAT = 0.75  # under doubtful light: the colour's saturation, at least this share of its own
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
 
@@ -27,14 +30,17 @@ class ColourReading:
         # a frame's pixels there are balanced; the colours were learned against the board's
         # paper as a whole.
         self._paper = cal.probe_ref[g.probe_of].mean(axis=1).astype(np.float32)
+        self._edge_t, self._vertex_mates = _edge_geometry(g)
         self._hues = hue_classes([c.name for c in cal.classes],
                                  np.array([c.mean for c in cal.classes], np.float32).reshape(-1, 3),
                                  paper_white(cal.probe_ref))
 
     def _read_colours(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray,
-                      foreign: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str],
+                      foreign_pt: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str],
                       unsure: np.ndarray, clipped: np.ndarray) -> None:
         g = self.grid
+        foreign = _share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
+        small = busy[(foreign[busy] < COVER_MIN) & g.is_edge[busy] & ~unsure[busy]]
         busy = busy[(foreign[busy] >= COVER_MIN) & ~g.is_area[busy] & (clipped[busy] <= CLIPPED_MAX)]
         if len(busy) == 0:
             return
@@ -46,7 +52,7 @@ class ColourReading:
             looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
         read: dict[int, str] = {}
         for k, i in enumerate(busy):
-            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings in looks if clear[k]]
+            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings, _ in looks if clear[k]]
             if len({b for b, _ in clear_looks}) != 1:
                 continue  # not clear, or two looks that disagree on the colour: unreadable
             b = clear_looks[0][0]
@@ -61,12 +67,48 @@ class ColourReading:
                 read[int(i)] = c.name
             else:
                 read[int(i)] = f"{c.name}:{heading}"
+        # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
+        # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
+        # their saturation.
+        vivid = np.min([v for *_, v in looks], axis=0) >= DOUBT_SAT
+        for k, i in enumerate(busy):
+            if int(i) in read and unsure[i] and not vivid[k]:
+                del read[int(i)]
         doubt = [i for i in read if unsure[i]]
         if doubt:
             for i in self._light_not_explained(frame, H, doubt, read):
                 del read[i]  # left to the reader: the light there is unsure
         for i, tok in read.items():
             tokens[g.spaces[i].id] = [tok]
+        if len(small):
+            self._edges_beside(small, foreign_pt, set(read), tokens)
+
+    def _edges_beside(self, spaces: np.ndarray, foreign_pt: np.ndarray, read: set[int],
+                      tokens: dict[str, list[str]]) -> None:
+        """Edges next to a piece read: a bar stands a few millimetres tall on an edge meeting
+        theirs, and its shadow, its side seen by a tilted camera and its colour blurred into
+        the paper reach over the ends of the empty edges round it (a 4 mm bar at 720p is under
+        4 px, a JPEG's colour twice that). An edge is read empty when what is foreign on it
+        could only be that: under :data:`EDGE_SPILL_MAX` of its body, each end it reaches meets
+        an edge whose piece was read, and either it keeps to one half of the edge (the other
+        half bare paper: a 10 mm bar on a 12.4 mm edge covers the whole body, and one pushed
+        that far along would stick out past the vertex into its neighbour's) or, reaching in
+        from both ends, it leaves the middle :data:`EDGE_MIDDLE` clear but for shadow."""
+        g = self.grid
+        shadow = self._shadow_pt
+        for i in spaces:
+            sl = g.body.of(int(i))
+            f = foreign_pt[sl]
+            if not f.any() or f.mean() > EDGE_SPILL_MAX:
+                continue
+            t = self._edge_t[sl]
+            half = 0.5 * g.spaces[i].length
+            sides = {0 if x < 0 else 1 for x in t[f]}
+            coloured = f & ~shadow[sl] if len(shadow) else f
+            if len(sides) == 2 and (np.abs(t[coloured]) < EDGE_MIDDLE * half).any():
+                continue  # something coloured in its middle, spilling both ways: perhaps a piece
+            if all(self._vertex_mates[int(i)][side] & read for side in sides):
+                tokens[g.spaces[int(i)].id] = []
 
     def _light_not_explained(self, frame: np.ndarray, H: Pose, doubt: list[int], read: dict[int, str]) -> list[int]:
         """Of the spaces read by colour where the paper round them is disturbed (``doubt``),
@@ -111,21 +153,30 @@ class ColourReading:
         return BLEED_PX / px_per_mm
 
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
-        """Per busy space, sampling its core at ``heights``: is one colour clear, which, and
-        the edges' headings. Pixels vote by hue against the paper's white (vision.colour_model)."""
+                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str], np.ndarray]:
+        """Per busy space, sampling its core at ``heights``: is one colour clear, which, the
+        edges' headings, and how saturated the winning colour's pixels are (their median,
+        relative to that colour's at calibration). Pixels vote by hue against the paper's white
+        (vision.colour_model)."""
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
-        vote, _ = votes(sample(frame, H, core, np.repeat(heights, counts)) / white, self._hues)
+        vote, sat = votes(sample(frame, H, core, np.repeat(heights, counts)) / white, self._hues)
         share = np.stack([_share(vote == k, starts, counts) for k in range(len(self._hues))], axis=1)
         best = np.argmax(share, axis=1)
         top = share[np.arange(len(busy)), best]
         share[np.arange(len(busy)), best] = 0
         clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
+        class_sat = np.array([c.sat for c in self._hues], np.float32)
+        vivid = np.zeros(len(busy), np.float32)
+        for k in range(len(busy)):
+            sl = slice(starts[k], starts[k] + counts[k])
+            mine = vote[sl] == best[k]
+            if mine.any():
+                vivid[k] = float(np.median(sat[sl][mine])) / max(float(class_sat[best[k]]), 1e-3)
         edges = g.is_edge[busy]
         headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
-        return clear, best, headings
+        return clear, best, headings, vivid
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
                   heights: np.ndarray) -> dict[int, str]:
@@ -143,3 +194,26 @@ class ColourReading:
             if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out
+
+
+def _edge_geometry(g) -> tuple[np.ndarray, list[tuple[set[int], set[int]]]]:
+    """Each body point's place along its edge (mm from the middle towards ``ends[1]``; 0 off
+    edges), and for each edge the edges meeting it at ``ends[0]`` and at ``ends[1]``."""
+    t = np.zeros(len(g.body.mm), np.float32)
+    mates: list[tuple[set[int], set[int]]] = [(set(), set()) for _ in g.spaces]
+    edges = [i for i, s in enumerate(g.spaces) if s.kind == "edge"]
+    if not edges:
+        return t, mates
+    for i in edges:
+        s = g.spaces[i]
+        (x1, y1), (x2, y2) = s.ends
+        u = np.array([x2 - x1, y2 - y1]) / max(s.length, 1e-9)
+        sl = g.body.of(i)
+        t[sl] = (g.body.mm[sl] - [s.x, s.y]) @ u
+    ends = np.array([g.spaces[i].ends for i in edges], np.float64)  # (E, 2 ends, 2)
+    for a, i in enumerate(edges):
+        for side in (0, 1):
+            d = np.hypot(*(ends[:, :, :] - ends[a, side]).transpose(2, 0, 1))  # (E, 2)
+            near = np.flatnonzero((d < 0.5).any(axis=1))
+            mates[i][side].update(int(edges[b]) for b in near if b != a)
+    return t, mates

@@ -188,7 +188,7 @@ class Reader(ColourReading):
         if self.cal.mode == "tags":
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
         else:
-            self._read_colours(frame, pose, busy, gains, foreign, tokens, why, unsure, clipped)
+            self._read_colours(frame, pose, busy, gains, foreign_pt, tokens, why, unsure, clipped)
         for i, s in enumerate(g.spaces):
             if s.id in tokens or s.id in why:
                 continue
