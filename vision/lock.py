@@ -27,6 +27,13 @@ SMALL_MARKER_PX = 40.0  # a marker whose diagonal is under this is looked for on
 
 NOISE_PX = 0.35  # marker corners moving less than this (px) are the sensor's noise, not the board
 
+# The lock refines the corner markers' corners from their own outline (a line fitted to each
+# side, corners where they meet), not from the image round each corner (cornerSubPix): a
+# corner marker sits 5 mm from the sheet's edge, and on a small board the table beyond falls
+# inside cornerSubPix's window and pulls the corner by up to 2.5 px from frame to frame
+# (measured on the camera model at 60 % of 720p); the outline keeps it within 1 px.
+LOCK_REFINE = cv2.aruco.CORNER_REFINE_CONTOUR
+
 
 class LockState(enum.Enum):
     SEARCHING = "searching"  # no lock: decisions frozen
@@ -48,11 +55,11 @@ class LockStatus:
         return self.state is LockState.LOCKED
 
 
-def make_detector() -> "cv2.aruco.ArucoDetector":
+def make_detector(refine: int = cv2.aruco.CORNER_REFINE_SUBPIX) -> "cv2.aruco.ArucoDetector":
     """An ArUco detector for a whole frame (the first lock), thresholding at three window
-    sizes since the markers' size is not yet known."""
+    sizes since the markers' size is not yet known. ``refine``: the corner refinement."""
     params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementMethod = refine
     # A wrong id is worse than a missed one: accept only near-perfect bit patterns.
     params.errorCorrectionRate = 0.3
     # A blurred tag on a light sticker has little contrast at its border: a lower constant
@@ -61,11 +68,12 @@ def make_detector() -> "cv2.aruco.ArucoDetector":
     return cv2.aruco.ArucoDetector(aruco_dictionary(), params)
 
 
-def make_sized_detector(window: int, dictionary: str | None = None) -> "cv2.aruco.ArucoDetector":
+def make_sized_detector(window: int, dictionary: str | None = None,
+                        refine: int = cv2.aruco.CORNER_REFINE_SUBPIX) -> "cv2.aruco.ArucoDetector":
     """A detector thresholding at one window size only: for tags whose size in the frame is
     known (about 2.5 cells), one pass instead of three. ``dictionary``: a game's wider one."""
     params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementMethod = refine
     params.errorCorrectionRate = 0.3
     params.adaptiveThreshConstant = 5
     params.adaptiveThreshWinSizeMin = window
@@ -74,15 +82,15 @@ def make_sized_detector(window: int, dictionary: str | None = None) -> "cv2.aruc
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
-def make_small_detector(window: tuple[int, int, int] = (3, 23, 4), dictionary: str | None = None
-                        ) -> "cv2.aruco.ArucoDetector":
+def make_small_detector(window: tuple[int, int, int] = (3, 23, 4), dictionary: str | None = None,
+                        refine: int = cv2.aruco.CORNER_REFINE_SUBPIX) -> "cv2.aruco.ArucoDetector":
     """For markers of 10-20 px a side (a board filling 40 % of a 720p frame: 2-3 px a cell),
     on a frame or window enlarged 2-4x. Each bit is sampled on an 8x8 grid with its outer 30 %
     ignored (a blurred cell bleeds into its neighbours), and the outline's polygon fit is
     looser (a square of 30-60 px drawn in a few pixels' steps). ``window``: the thresholding
     window sizes (min, max, step). The bit check is as strict as the others'."""
     params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementMethod = refine
     params.errorCorrectionRate = 0.3
     params.adaptiveThreshConstant = 5
     params.adaptiveThreshWinSizeMin, params.adaptiveThreshWinSizeMax, params.adaptiveThreshWinSizeStep = window
@@ -92,11 +100,12 @@ def make_small_detector(window: tuple[int, int, int] = (3, 23, 4), dictionary: s
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
-def make_thorough_detector(dictionary: str | None = None) -> "cv2.aruco.ArucoDetector":
+def make_thorough_detector(dictionary: str | None = None,
+                           refine: int = cv2.aruco.CORNER_REFINE_SUBPIX) -> "cv2.aruco.ArucoDetector":
     """A slower second look for where a piece is seen but its tag was not read: more
     threshold windows and a lower constant."""
     params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.cornerRefinementMethod = refine
     params.errorCorrectionRate = 0.3
     params.adaptiveThreshConstant = 3
     params.adaptiveThreshWinSizeMin = 5
@@ -136,9 +145,9 @@ class BoardLock:
         self.window = float(window)  # search margin round a marker, as a fraction of its size
         self.min_markers = int(min_markers)
         self.lost_frames = int(lost_frames)
-        self._full = make_detector()
-        self._thorough = make_thorough_detector()  # the far corner of a small board, predicted
-        self._fine = make_small_detector()  # small markers, on enlarged frames and windows
+        self._full = make_detector(LOCK_REFINE)
+        self._thorough = make_thorough_detector(refine=LOCK_REFINE)  # the far corner of a small board, predicted
+        self._fine = make_small_detector(refine=LOCK_REFINE)  # small markers, on enlarged frames and windows
         self._fine_by_size: dict[int, "cv2.aruco.ArucoDetector"] = {}
         self._small: dict[int, "cv2.aruco.ArucoDetector"] = {}  # per threshold window size
         self._reference = sheet.marker_corners()
@@ -290,14 +299,14 @@ class BoardLock:
         """The small-marker detector thresholding at two window sizes round this marker's."""
         window = int(np.clip(round(2.5 * diagonal / 1.414 / 6), 7, 31)) | 1
         if window not in self._fine_by_size:
-            self._fine_by_size[window] = make_small_detector((window - 4, window, 4))
+            self._fine_by_size[window] = make_small_detector((window - 4, window, 4), refine=LOCK_REFINE)
         return self._fine_by_size[window]
 
     def _tracker(self, diagonal: float) -> "cv2.aruco.ArucoDetector":
         """A one-pass detector sized for a marker of this diagonal (px): 6 cells a side."""
         window = int(np.clip(round(2.5 * diagonal / 1.414 / 6), 7, 31)) | 1
         if window not in self._small:
-            self._small[window] = make_sized_detector(window)
+            self._small[window] = make_sized_detector(window, refine=LOCK_REFINE)
         return self._small[window]
 
     def _fit(self, corners: dict[int, np.ndarray], shape: tuple[int, ...]) -> np.ndarray | None:
