@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rules import SpaceFix, View
+from rules import Phrase, SpaceFix, View
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,8 @@ class Choice:
     takeback: int = 0  # moves to take back, for a "the board shows an earlier position" choice
     equivalent: tuple[str, ...] = ()  # other notations of the same outcome (a bump that equals a move)
     then: str = ""  # after the takeback, this move instead (the last move was not finished when taken)
+    # ``description`` as a phrase, for the page in other languages (not in the JSON)
+    phrase: Phrase | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"number": self.number, "text": self.text, "description": self.description,

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rules import Fidelity, RulesError, SpaceFix, State, Verdict, View, explain, get_game
+from rules import Fidelity, Joined, P, Phrase, RulesError, SpaceFix, State, Verdict, View, explain, get_game
 
 from .decisions import (
     Accepted,
@@ -151,13 +151,14 @@ class Referee:
         if e.verdict is Verdict.LEGAL and not takeback:
             return self._accept(e.candidates[0].moves, confirmed=False, alternatives=e.candidates[0].texts)
         if e.verdict in (Verdict.LEGAL, Verdict.AMBIGUOUS):
-            choices = [
-                Choice(i + 1, c.text, self._describe(c.moves), equivalent=c.texts[1:])
-                for i, c in enumerate(e.candidates)
-            ]
+            choices = []
+            for i, c in enumerate(e.candidates):
+                words = self._describe_phrase(c.moves)
+                choices.append(Choice(i + 1, c.text, words.text, equivalent=c.texts[1:], phrase=words))
             if takeback:
                 taken = " ".join(self.record.moves[-takeback:])
-                choices.append(Choice(len(choices) + 1, f"takeback {taken}", f"take back {taken}", takeback))
+                said = P("take back {moves}", moves=taken)
+                choices.append(Choice(len(choices) + 1, f"takeback {taken}", said.text, takeback, phrase=said))
             self._choices = tuple(choices)
             self._choice_view = view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, self._choices))
@@ -196,9 +197,9 @@ class Referee:
         for c in alt.candidates:
             if c.text == last:
                 continue
-            words = self._describe(c.moves, before)
-            out.append(Choice(len(out) + 1, f"takeback {last} then {c.text}",
-                              f"take back {last}: it was {c.text} ({words})", 1, then=c.text))
+            said = P("take back {last}: it was {move} ({words})", last=last, move=c.text,
+                     words=self._describe_phrase(c.moves, before))
+            out.append(Choice(len(out) + 1, f"takeback {last} then {c.text}", said.text, 1, then=c.text, phrase=said))
         return tuple(out)
 
     def _takeback_depth(self, view: View) -> int:
@@ -209,11 +210,16 @@ class Referee:
         return 0
 
     def _describe(self, moves: tuple | list, start: State | None = None) -> str:
-        parts, s = [], self.state if start is None else start
+        return self._describe_phrase(moves, start).text
+
+    def _describe_phrase(self, moves: tuple | list, start: State | None = None) -> Phrase:
+        """The moves in the games' words ("…; then …"), as a phrase for other languages."""
+        parts: list[Phrase] = []
+        s = self.state if start is None else start
         for m in moves:
-            parts.append(s.describe_move(m))
+            parts.append(s.move_phrase(m) if not parts else P("; then {move}", move=s.move_phrase(m)))
             s = s.successor(m)
-        return "; then ".join(parts)
+        return parts[0] if len(parts) == 1 else P("{moves}", moves=Joined(tuple(parts), ""))  # none: ""
 
     def _status_change(self, status: tuple[str, Any], decision: Decision) -> list[Decision]:
         if status == self._status:

@@ -5,11 +5,14 @@ of their own strings (``SCRIPT_MESSAGES``) in a JSON block."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from flask import request
 
-from tableref.i18n import DEFAULT_LANGUAGE, catalog, languages
+from rules.phrase import Value
+from tableref.i18n import DEFAULT_LANGUAGE, Catalog, catalog, languages
+from tableref.i18n.pieces import piece_name
 
 COOKIE = "tableref_lang"
 NAMES = {"en": "English", "fr": "Français"}  # each language in its own words
@@ -23,6 +26,14 @@ SCRIPT_MESSAGES = (
     "Game over: {player} wins ({reason})", "Game over: a draw ({reason})", "{player} to move", "first to {n}",
     "first to {n} wins", "{player} played {move}", "Took back {move}", "resumed at move {ply}",
     "new game — make the first move on the board", "Looks like {move}", "Could be: {moves}",
+    "(confirmed)", "Moves the board cannot show ({n})", "Could be any of {n} moves ({moves}, …)",
+    "Each leaves the board looking exactly as it was, so the sensors cannot tell it from no move: if you played "
+    "one, record it here.",
+    "Moves {first}–{last} were never seen one by one. Which did you play? (the game goes on meanwhile)",
+    "{title} · game {id} · move {ply}",
+    # the log's kinds of decision
+    "accepted", "illegal", "partial", "ambiguous", "restored", "new game", "taken back", "game over", "unseen",
+    "rejected",
     # the players' names, as the page capitalises them
     "White", "Black", "South", "North", "Red", "Blue", "Green", "Yellow",
 )
@@ -43,3 +54,57 @@ def context() -> dict[str, Any]:
     c = catalog(lang)
     return {"_": c._, "lang": lang, "languages": [(code, NAMES.get(code, code)) for code in languages()],
             "script_messages": c.messages(SCRIPT_MESSAGES)}
+
+
+# -- texts from the rules and the referee, for the page's other languages --------------------------
+#
+# The live snapshot is one for every viewer, in English as the rules and the referee write it;
+# beside it goes ``i18n``: {language: {English text: the text in that language}} for the texts it
+# shows that the page's scripts cannot translate themselves (move descriptions, the outcome's
+# reason, what to put back where, the choices, the moves the board cannot show, the log's moves).
+# The scripts look each text up in the reader's language (``rt`` in live.js), English otherwise.
+
+def translations(words: Mapping[str, Value], game: str | None, status: Mapping[str, Any],
+                 log: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, str]]:
+    """``words``: English text -> its phrase (``rules.phrase``); ``status``: the snapshot's
+    board status, whose hand lines (``arrows``, ``put``, ``take``) are said here with the
+    pieces in the game's words; ``log``: the log's illegal and part-way lines, each with the
+    board status it reported (said as what to do, like the card)."""
+    out: dict[str, dict[str, str]] = {}
+    for lang in languages():
+        if lang == DEFAULT_LANGUAGE:
+            continue
+        c = catalog(lang)
+        said = {en: c.say(p) for en, p in words.items()}
+        said.update(hand_lines(c, game, status))
+        for en, st in (log or {}).items():
+            lines = [c.say(words[s]) if s in words else s for s in st.get("say") or ()]
+            lines += hand_lines(c, game, st).values()
+            todo = "; ".join(lines)
+            if st.get("kind") == "illegal":
+                said[en] = c._("illegal board — put back: {fixes}", fixes=todo)
+            elif todo:
+                said[en] = c._("waiting: part-way to a move; still to do: {fixes}", fixes=todo)
+            else:
+                said[en] = c._("waiting: part-way to a move")
+        out[lang] = {en: text for en, text in said.items() if text != en}
+    return out
+
+
+def hand_lines(c: Catalog, game: str | None, status: Mapping[str, Any]) -> dict[str, str]:
+    """The status's hand lines, keyed by the English line live.js writes (``handText``)."""
+    out: dict[str, str] = {}
+    for a in status.get("arrows") or ():
+        en = f"move {a['token']} from {a['from']} back to {a['to']}"
+        out[en] = c._("move {token} from {from_} back to {to}", token=piece_name(c, game, a["token"]),
+                      from_=a["from"], to=a["to"])
+    for p in status.get("put") or ():
+        out[f"put {p['token']} on {p['space']}"] = c._("put {token} on {space}",
+                                                       token=piece_name(c, game, p["token"]), space=p["space"])
+    for t in status.get("take") or ():
+        if t["token"] == "occupied":
+            out[f"take the piece off {t['space']}"] = c._("take the piece off {space}", space=t["space"])
+        else:
+            out[f"take {t['token']} off {t['space']}"] = c._("take {token} off {space}",
+                                                            token=piece_name(c, game, t["token"]), space=t["space"])
+    return out

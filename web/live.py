@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rules import MORE, OCCUPIED, Fidelity, RulesError, SpaceFix, State, get_game
+from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, State, get_game
+from rules.phrase import Value
 from tableref.decisions import (
     Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
     ChooseUnseen, Rejected, Restored, StartGame, TakenBack, Undo, UnseenChosen, UnseenMoves,
@@ -24,6 +25,7 @@ from tableref.decisions import (
 
 from .boards import palette, space_labels
 from .broadcast import Broadcaster
+from .i18n import translations
 from .simboard import SimBoard
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,11 @@ class LiveTable:
         self._pending_options: tuple[str, dict[str, Any]] | None = None  # of a new game asked for
         self._source: dict[str, Any] = {"name": sim.source if sim else "board", "status": "steady",
                                         "text": "simulated board connected" if sim else "board connected"}
+        # The texts shown that come from the rules or the referee, English -> phrase, per part of
+        # the page: said in the reader's language through the snapshot's "i18n" (web/i18n.py).
+        self._words: dict[str, dict[str, Value]] = {"last": {}, "question": {}, "status": {}, "log": {}}
+        self._log_status: dict[str, dict[str, Any]] = {}  # the log's illegal and part-way lines
+        self._i18n: dict[str, dict[str, str]] | None = None
         self._set_game(game_id, state, list(moves), dict(options))
 
     # -- the referee's side ------------------------------------------------------------------
@@ -75,6 +82,12 @@ class LiveTable:
             entry = {**decision.to_dict(), "text": decision.text().strip()}
             self._recent.appendleft({"kind": decision.kind, "text": entry["text"], "ply": decision.ply,
                                      "game_id": decision.game_id})
+            if isinstance(decision, (Illegal, Partial)):
+                self._log_status[entry["text"]] = {**self._status, "words": dict(self._words["status"])}
+            shown = {r["text"] for r in self._recent}
+            self._words["log"] = {k: v for k, v in self._words["log"].items() if k in shown}
+            self._log_status = {k: v for k, v in self._log_status.items() if k in shown}
+            self._i18n = None
             snapshot = self._snapshot()
         self.broadcaster.publish("decision", {"decision": entry, "live": snapshot})
 
@@ -99,6 +112,7 @@ class LiveTable:
             self._last = {"kind": d.kind, "text": d.text().strip(), "move": d.move, "description": d.description,
                           "confirmed": d.confirmed, "player": before.to_move, "highlight": highlight}
             self._question, self._status = [], {"kind": "ok"}
+            self._said_move(before, d)
         elif isinstance(d, TakenBack):
             self._state = get_game(self._game).from_dict(d.position)
             if self._moves:
@@ -113,13 +127,16 @@ class LiveTable:
         elif isinstance(d, Ambiguous):
             self._question = [{**c.to_dict(), "spaces": [] if c.takeback else _spaces(self._state, c.text)}
                               for c in d.choices]
+            self._words["question"] = {c.description: c.phrase for c in d.choices if c.phrase is not None}
             self._status = {"kind": "ambiguous"}
         elif isinstance(d, Partial):
             self._question = []
             self._status = {"kind": "partial", "candidates": list(d.candidates), **_fixes(d.pending, self._state)}
+            self._words["status"] = _fix_words(d.pending, self._state)
         elif isinstance(d, Illegal):
             self._question = []
             self._status = {"kind": "illegal", **_fixes(d.restore, self._state)}
+            self._words["status"] = _fix_words(d.restore, self._state)
         elif isinstance(d, Restored):
             self._question, self._status = [], {"kind": "ok"}
         elif isinstance(d, UnseenMoves):
@@ -130,6 +147,18 @@ class LiveTable:
             self._moves[d.first_ply:d.first_ply + len(d.moves)] = list(d.moves)
         elif isinstance(d, Rejected):
             self._notice = {"text": f"{d.command} refused: {d.reason}", "at": time.time()}
+
+    def _said_move(self, before: State, d: Accepted) -> None:
+        """The accepted move's description as a phrase (for the card and the log's line)."""
+        try:
+            said = before.move_phrase(before.parse_move(d.move))
+        except RulesError:
+            return  # a move this position cannot read: shown in English
+        if said.text != d.description:
+            return
+        self._words["last"] = {d.description: said}
+        how = ([P(" (confirmed)")] if d.confirmed else []) + ([P(" (never seen on its own)")] if d.unseen else [])
+        self._words["log"][d.text().strip()] = Joined((f"{d.ply}. {d.move:<10} ", said, *how), "")
 
     def _journal_moves(self, game_id: int) -> tuple[list[str], list[dict[str, Any]]]:
         """A resumed game's moves and its open unseen-moves questions, from the journal."""
@@ -166,9 +195,13 @@ class LiveTable:
         # on one of its height and puts it back where the mover started) — the sensors cannot
         # tell them from no move, so the players record them here.
         self._declarable = []
+        self._position_words: dict[str, Value] = {outcome.reason: outcome.phrase} if outcome and outcome.phrase else {}
         for m in s.unseen_moves(self.fidelity):
-            why = "made off the board" if not s.move_spaces(m) else "the board looks the same after it"
-            self._declarable.append({"move": s.move_text(m), "description": s.describe_move(m), "why": why})
+            why = P("made off the board") if not s.move_spaces(m) else P("the board looks the same after it")
+            said = s.move_phrase(m)
+            self._declarable.append({"move": s.move_text(m), "description": said.text, "why": why.text})
+            self._position_words.update({said.text: said, why.text: why})
+        self._i18n = None
 
     # -- what the page reads -------------------------------------------------------------------
 
@@ -189,7 +222,18 @@ class LiveTable:
             "board_status": dict(self._status), "notice": self._notice,
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
+            "i18n": self._translations(),
         }
+
+    def _translations(self) -> dict[str, dict[str, str]]:
+        if self._i18n is None:
+            words = dict(self._position_words)
+            for part in ("last", "question", "status", "log"):
+                words.update(self._words[part])
+            for st in self._log_status.values():
+                words.update(st["words"])
+            self._i18n = translations(words, self._game, self._status, self._log_status)
+        return self._i18n
 
     # -- commands from the page ----------------------------------------------------------------
 
@@ -299,6 +343,16 @@ def _spaces(state: State, text: str) -> list[str]:
     except RulesError:
         return sorted(spaces)
     return sorted(spaces)
+
+
+def _fix_words(fixes: Sequence[SpaceFix], state: State) -> dict[str, Value]:
+    """The game's own fix lines (DRIFT's river turns) as phrases, by their English."""
+    out: dict[str, Value] = {}
+    for f in fixes:
+        said = state.fix_phrase(f)
+        if said is not None:
+            out[said.text] = said
+    return out
 
 
 def _fixes(fixes: Sequence[SpaceFix], state: State | None = None) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from tableref.decisions import (
     Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Rejected, Restored, TakenBack,
 )
 from tableref.i18n import Catalog, catalog
+from tableref.i18n.pieces import piece_name, player_name
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +72,6 @@ REMINDERS: Mapping[str, Reminder] = {
     "drift": Reminder("drift", "End of the round: turn the three rivers", "Drift done"),
 }
 
-# Names in the games' own words; each is a msgid of the catalog.
-PLAYER_NAMES = {"white": "White", "black": "Black", "south": "South", "north": "North", "red": "Red",
-                "blue": "Blue", "green": "Green", "yellow": "Yellow", "A": "Player A", "B": "Player B"}
-GYGES_RINGS = {"1": "single ring", "2": "double ring", "3": "triple ring"}
-COINS = {"copper": "copper", "silver": "silver", "gold": "gold"}
 RIVERS = {"outer": "outer", "middle": "middle", "inner": "inner"}
 MAX_FIXES = 3  # said one by one; past that "and N more"
 
@@ -121,7 +117,7 @@ class Narrator:
         if isinstance(d, NewGame):
             self.game = d.game
             self._said_status = None
-            title = get_game(d.game).title
+            title = c._(get_game(d.game).title)  # the games' titles are in the catalog too
             text = c._("{title} resumed at move {ply}", title=title, ply=d.ply) if d.resumed \
                 else c._("New game: {title}", title=title)
             out = [Utterance(text, "game", "normal", None, d.ply)]
@@ -187,8 +183,7 @@ class Narrator:
     # -- phrases -------------------------------------------------------------------------------
 
     def player(self, name: str) -> str:
-        msgid = PLAYER_NAMES.get(name)
-        return self.c._(msgid) if msgid else name.capitalize()
+        return player_name(self.c, name)
 
     def _move_sentence(self, before: State | None, d: Accepted) -> str:
         if self.language == "en" and d.description:
@@ -289,21 +284,7 @@ class Narrator:
 
     def piece(self, token: str) -> str:
         """A token in words: "double ring", "White 8", "Red II", "Blue segment", "gold coin"."""
-        c, game = self.c, self.game
-        if game == "gyges" and token in GYGES_RINGS:
-            return c._(GYGES_RINGS[token])
-        if game == "annihilation" and token[:1] in "WB" and token[1:].isdigit():
-            return c._("{colour} {value}", colour=self.player("white" if token[0] == "W" else "black"),
-                       value=token[1:])
-        if game == "annelids" and ":" in token:
-            return c._("{colour} segment", colour=self.player(token.split(":")[0]))
-        if game == "drift":
-            if token in COINS:
-                return c._("{coin} coin", coin=c._(COINS[token]))
-            colour, _, rank = token.partition("-")
-            if rank:
-                return c._("{colour} {value}", colour=self.player(colour), value=rank)
-        return c._("piece")
+        return piece_name(self.c, self.game, token)
 
 
 def differences(f: SpaceFix) -> tuple[list[str], list[str]]:

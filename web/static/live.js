@@ -17,6 +17,13 @@
     return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   }
   const cap = window.TR.title;
+  // Texts from the rules and the referee (move descriptions, reasons, what to put back where)
+  // come in English; the snapshot's i18n has them in the page's other languages (web/i18n.py).
+  function rt(s) {
+    const lang = document.documentElement.lang || "en";
+    const words = (live && live.i18n && live.i18n[lang]) || {};
+    return words[s] || s;
+  }
 
   function fixText(f) {
     const want = f.expected.join("+") || "nothing";
@@ -32,7 +39,7 @@
     for (const p of st.put || []) lines.push(`put ${p.token} on ${p.space}`);
     // "occupied": a piece the camera saw but could not name
     for (const t of st.take || []) lines.push(t.token === "occupied" ? `take the piece off ${t.space}` : `take ${t.token} off ${t.space}`);
-    return lines;
+    return lines.map(rt);
   }
 
   /* -- the status line, banner and scores ------------------------------------------------ */
@@ -42,13 +49,13 @@
     const names = (live.names && live.names.players) || {};
     const named = Object.keys(names).length ? " — " + (live.names.round ? `Round ${live.names.round} · ` : "") +
       Object.entries(names).map(([side, who]) => `${cap(side)}: ${who}`).join(" · ") : "";
-    $("#game-title").textContent = `${live.title} · game ${live.game_id} · move ${live.ply}${named}`;
+    $("#game-title").textContent = t("{title} · game {id} · move {ply}", { title: live.title, id: live.game_id, ply: live.ply }) + named;
     const banner = $("#banner");
     banner.className = "banner";
     if (live.outcome) {
       const o = live.outcome;
-      banner.textContent = o.winner ? t("Game over: {player} wins ({reason})", { player: t(cap(o.winner)), reason: o.reason })
-        : t("Game over: a draw ({reason})", { reason: o.reason });
+      banner.textContent = o.winner ? t("Game over: {player} wins ({reason})", { player: t(cap(o.winner)), reason: rt(o.reason) })
+        : t("Game over: a draw ({reason})", { reason: rt(o.reason) });
       banner.classList.add("over");
       banner.hidden = false;
     } else if (live.phase && live.phase !== "play" && live.phase !== "over") {
@@ -104,13 +111,13 @@
       head = t("Part-way through a move… finish it on the board");
       const c = st.candidates;
       detail = c.length === 1 ? t("Looks like {move}", { move: c[0] }) : c.length <= 6 ? t("Could be: {moves}", { moves: c.join(", ") })
-        : `Could be any of ${c.length} moves (${c.slice(0, 4).join(", ")}, …)`;
+        : t("Could be any of {n} moves ({moves}, …)", { n: c.length, moves: c.slice(0, 4).join(", ") });
       items = handText(st);
     } else if (st.kind === "ambiguous") {
       head = t("Which move was it? Choose one:");
     } else if (last.kind === "accepted" || last.kind === "game_over") {
       head = t("{player} played {move}", { player: t(cap(last.player || "")), move: last.move });
-      detail = last.description + (last.confirmed ? " (confirmed)" : "");
+      detail = rt(last.description) + (last.confirmed ? " " + t("(confirmed)") : "");
     } else if (last.kind === "taken_back") {
       head = t("Took back {move}", { move: last.move });
     } else {
@@ -136,7 +143,7 @@
       const b = document.createElement("button");
       b.className = "choice";
       b.dataset.number = c.number;
-      b.innerHTML = `<b>${esc(c.number)}.</b> ${esc(c.text)} <span class="detail">— ${esc(c.description)}</span>`;
+      b.innerHTML = `<b>${esc(c.number)}.</b> ${esc(c.text)} <span class="detail">— ${esc(rt(c.description))}</span>`;
       b.disabled = !window.TR.session.admin;
       b.addEventListener("click", () => act("/api/confirm", { number: c.number }));
       b.addEventListener("mouseenter", () => { hot = i; renderBoard(); });
@@ -162,8 +169,8 @@
     for (const q of open) {
       const head = document.createElement("p");
       head.className = "headline";
-      head.textContent = `Moves ${q.first_ply + 1}–${q.first_ply + q.count} were never seen one by one. ` +
-        "Which did you play? (the game goes on meanwhile)";
+      head.textContent = t("Moves {first}–{last} were never seen one by one. Which did you play? (the game goes on meanwhile)",
+        { first: q.first_ply + 1, last: q.first_ply + q.count });
       box.append(head);
       for (const c of q.choices) {
         const b = document.createElement("button");
@@ -190,11 +197,11 @@
     // why they are there: the sensors cannot tell them from no move.
     const button = (d) => {
       const b = document.createElement("button");
-      b.textContent = d.description;
-      b.title = d.why ? `${d.move}: ${d.why}` : d.move;
+      b.textContent = rt(d.description);
+      b.title = d.why ? `${d.move}: ${rt(d.why)}` : d.move;
       b.disabled = !admin;
       b.addEventListener("click", () => {
-        if (confirm(`${d.description}?`)) act("/api/declare", { move: d.move });
+        if (confirm(`${rt(d.description)}?`)) act("/api/declare", { move: d.move });
       });
       return b;
     };
@@ -205,9 +212,8 @@
     if (same.length) {
       const box = document.createElement("details");
       box.className = "unseen-moves";
-      box.innerHTML = `<summary>Moves the board cannot show (${same.length})</summary>` +
-        "<p class=\"hint\">Each leaves the board looking exactly as it was, so the sensors cannot tell it " +
-        "from no move: if you played one, record it here.</p>";
+      box.innerHTML = `<summary>${esc(t("Moves the board cannot show ({n})", { n: same.length }))}</summary>` +
+        `<p class="hint">${esc(t("Each leaves the board looking exactly as it was, so the sensors cannot tell it from no move: if you played one, record it here."))}</p>`;
       same.forEach((d) => box.append(button(d)));
       box.open = wasOpen;
       dec.append(box);
@@ -227,7 +233,7 @@
     ul.innerHTML = "";
     for (const r of live.recent) {
       const li = document.createElement("li");
-      li.innerHTML = `<span class="k">${esc(r.kind.replace("_", " "))}</span>${esc(r.text)}`;
+      li.innerHTML = `<span class="k">${esc(t(r.kind.replace("_", " ")))}</span>${esc(rt(r.text))}`;
       ul.append(li);
     }
   }
