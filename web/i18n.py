@@ -33,7 +33,10 @@ SCRIPT_MESSAGES = (
     "{title} · game {id} · move {ply}",
     # the log's kinds of decision
     "accepted", "illegal", "partial", "ambiguous", "restored", "new game", "taken back", "game over", "unseen",
-    "rejected",
+    "rejected", "board matches the game again",
+    # the board's source, and the simulated board
+    "simulated board connected", "board connected", "the board is changing: waiting for it to settle",
+    "hand over the board: waiting for it to move away", "In hand:", "nothing", "Box:",
     # the players' names, as the page capitalises them
     "White", "Black", "South", "North", "Red", "Blue", "Green", "Yellow",
 )

@@ -92,7 +92,7 @@
     }
     const src = $("#source");
     src.className = `source ${live.source.status}`;
-    src.textContent = live.source.text;
+    src.textContent = t(live.source.text);
   }
 
   /* -- the latest decision: what happened, what to do --------------------------------------- */
@@ -233,7 +233,7 @@
     ul.innerHTML = "";
     for (const r of live.recent) {
       const li = document.createElement("li");
-      li.innerHTML = `<span class="k">${esc(t(r.kind.replace("_", " ")))}</span>${esc(rt(r.text))}`;
+      li.innerHTML = `<span class="k">${esc(t(r.kind.replace("_", " ")))}</span>${esc(t(rt(r.text)))}`;
       ul.append(li);
     }
   }
@@ -264,13 +264,13 @@
       onSpace: admin ? clickSpace : () => toast("Watching only: enter the admin PIN to move pieces."),
     });
     const hand = $("#hand");
-    hand.innerHTML = "<span class='hint'>In hand:</span>";
-    if (!live.sim.hand.length) hand.append(" nothing");
+    hand.innerHTML = `<span class='hint'>${esc(t("In hand:"))}</span>`;
+    if (!live.sim.hand.length) hand.append(" " + t("nothing"));
     live.sim.hand.forEach((tok) => hand.append(pieceButton(tok, false, () => {})));
     const back = $("#discard");
     back.disabled = !admin || !live.sim.hand.length;
     const box = $("#box");
-    box.innerHTML = "<span class='hint'>Box:</span>";
+    box.innerHTML = `<span class='hint'>${esc(t("Box:"))}</span>`;
     for (const tok of live.sim.palette) {
       box.append(pieceButton(tok, sim.box === tok, () => {
         sim.box = sim.box === tok ? null : tok;
