@@ -13,6 +13,8 @@
   let shown = "#snap-a";
   let seq = 0;
   let setup = null;
+  let fit = null; // fitting an own board: {reference, spaces, handles: {id: [x, y]}, dragging}
+  let frameSize = null;
 
   function el(name, attrs, parent) {
     const e = document.createElementNS(SVG, name);
@@ -41,18 +43,28 @@
     return `${s.id}: ${what}` + (s.why ? ` — ${s.why}` : "");
   }
 
+  function layer(id) {
+    let g = document.getElementById(id);
+    if (!g) g = el("g", { id }, $("#overlay"));
+    return g;
+  }
+
   function drawOverlay(ov) {
     const svg = $("#overlay");
-    svg.replaceChildren();
+    const g = layer("lock-layer");
+    g.replaceChildren();
+    layer("fit-layer"); // drawn above the lock, only when the handles move
     if (!ov.width) return;
+    frameSize = [ov.width, ov.height];
     svg.setAttribute("viewBox", `0 0 ${ov.width} ${ov.height}`);
     if (ov.outline.length) {
-      el("polygon", { class: "o-outline", points: ov.outline.map((p) => p.join(",")).join(" ") }, svg);
+      el("polygon", { class: "o-outline", points: ov.outline.map((p) => p.join(",")).join(" ") }, g);
     }
+    if (fit) return; // while fitting, the spaces shown are the fit's
     const r = Math.max(4, ov.width / 160);
     for (const s of ov.spaces) {
       const c = el("circle", { class: `o-space v-${s.verdict}`, cx: s.x, cy: s.y, r, "data-space": s.id,
-                               "data-verdict": s.verdict }, svg);
+                               "data-verdict": s.verdict }, g);
       el("title", {}, c).textContent = describe(s);
       c.addEventListener("click", () => { $("#space-info").textContent = describe(s); });
     }
@@ -87,6 +99,113 @@
     setTimeout(tick, REFRESH_MS);
   }
 
+  /* -- fitting an own board: four handles, the rest through their homography -------------- */
+
+  /* The homography taking four points src[i] to dst[i] (8 unknowns, h33 = 1). */
+  function homography(src, dst) {
+    const A = [];
+    for (let i = 0; i < 4; i++) {
+      const [x, y] = src[i], [u, v] = dst[i];
+      A.push([x, y, 1, 0, 0, 0, -u * x, -u * y, u]);
+      A.push([0, 0, 0, x, y, 1, -v * x, -v * y, v]);
+    }
+    for (let c = 0; c < 8; c++) { // Gaussian elimination with partial pivoting
+      let best = c;
+      for (let r = c + 1; r < 8; r++) if (Math.abs(A[r][c]) > Math.abs(A[best][c])) best = r;
+      if (Math.abs(A[best][c]) < 1e-12) return null; // three handles in a line
+      [A[c], A[best]] = [A[best], A[c]];
+      for (let r = 0; r < 8; r++) {
+        if (r === c) continue;
+        const f = A[r][c] / A[c][c];
+        for (let k = c; k < 9; k++) A[r][k] -= f * A[c][k];
+      }
+    }
+    const h = A.map((row, i) => row[8] / row[i]);
+    return [...h, 1];
+  }
+
+  function project(H, x, y) {
+    const w = H[6] * x + H[7] * y + H[8];
+    return [(H[0] * x + H[1] * y + H[2]) / w, (H[3] * x + H[4] * y + H[5]) / w];
+  }
+
+  function drawFit() {
+    const g = layer("fit-layer");
+    g.replaceChildren();
+    if (!fit || !frameSize) return;
+    const byId = Object.fromEntries(fit.spaces.map((s) => [s.id, s]));
+    const H = homography(fit.reference.map((id) => [byId[id].x, byId[id].y]), fit.reference.map((id) => fit.handles[id]));
+    const r = Math.max(4, frameSize[0] / 160);
+    if (H) {
+      for (const s of fit.spaces) {
+        const [x, y] = project(H, s.x, s.y);
+        el("circle", { class: "o-fit", cx: x, cy: y, r: r * 0.8, "data-fit": s.id }, g);
+      }
+    }
+    for (const id of fit.reference) {
+      const [x, y] = fit.handles[id];
+      const h = el("circle", { class: "handle", cx: x, cy: y, r: r * 2.2, "data-handle": id }, g);
+      el("title", {}, h).textContent = `put the ${id} handle on the centre of ${id}`;
+      h.addEventListener("pointerdown", (ev) => {
+        ev.preventDefault();
+        fit.dragging = id;
+        $("#overlay").setPointerCapture(ev.pointerId);
+      });
+      el("text", { class: "handle-label", x: x + r * 2.6, y: y - r * 2.2 }, g).textContent = id;
+    }
+  }
+
+  function framePoint(ev) {
+    const svg = $("#overlay");
+    const pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    return [Math.min(Math.max(p.x, 0), frameSize[0]), Math.min(Math.max(p.y, 0), frameSize[1])];
+  }
+
+  async function startFit() {
+    const res = await fetch("/api/setup/board", { credentials: "same-origin" });
+    const data = await res.json();
+    if (!res.ok) { showResult("failed", data.error); return; }
+    fit = { reference: data.reference, spaces: data.spaces, handles: data.start, dragging: null };
+    $("#fit-help").replaceChildren(...data.reference.map((id) => {
+      const li = document.createElement("li");
+      li.textContent = `Put the ${id} handle on the centre of ${id}.`;
+      return li;
+    }));
+    $("#fit-controls").hidden = false;
+    $("#fit-start").hidden = true;
+    $("#overlay").classList.add("fitting");
+    drawFit();
+  }
+
+  function endFit() {
+    fit = null;
+    $("#overlay").classList.remove("fitting");
+    $("#fit-controls").hidden = true;
+    $("#fit-start").hidden = false;
+    $("#fit-help").replaceChildren();
+    drawFit();
+  }
+
+  async function saveFit() {
+    const handles = fit.handles;
+    try {
+      const out = await post("/api/setup/geometry", { handles });
+      showResult("done", out.result);
+      endFit();
+    } catch (e) {
+      showResult("failed", e.message);
+    }
+    await refreshState();
+  }
+
+  function showResult(state, text) {
+    const res = $("#job-result");
+    res.dataset.state = state;
+    res.textContent = (state === "done" ? "Done: " : "Failed: ") + text;
+  }
+
   function showState(st) {
     setup = st;
     $("#cal-file").textContent = `${st.title}: the calibration is saved to ${st.calibration}` +
@@ -94,6 +213,11 @@
     $("#lens-file").textContent = st.lens ? `in use: ${st.lens}` :
       "none (an ideal pinhole). Measure a wide-angle lens with `tableref calibrate-lens`, then set [source.camera] lens.";
     $("#colour-step").hidden = !st.colour_game;
+    $("#own-board").hidden = !st.own_board;
+    if (st.own_board) {
+      $("#fit-file").textContent = st.own_board.fitted ? `Fitted: ${st.own_board.geometry}.`
+        : `The fit is saved to ${st.own_board.geometry}.`;
+    }
     if (st.colours) {
       $("#layout-spaces").replaceChildren(...Object.entries(st.colours.layout).map(([space, tokens]) => {
         const li = document.createElement("li");
@@ -168,6 +292,18 @@
   document.addEventListener("DOMContentLoaded", () => {
     $("#cal-empty").addEventListener("click", () => runStep("empty"));
     $("#cal-colours").addEventListener("click", () => runStep("colours"));
+    $("#fit-start").addEventListener("click", startFit);
+    $("#fit-save").addEventListener("click", saveFit);
+    $("#fit-cancel").addEventListener("click", endFit);
+    const svg = $("#overlay");
+    svg.addEventListener("pointermove", (ev) => {
+      if (!fit || !fit.dragging) return;
+      fit.handles[fit.dragging] = framePoint(ev);
+      drawFit();
+    });
+    const drop = () => { if (fit) fit.dragging = null; };
+    svg.addEventListener("pointerup", drop);
+    svg.addEventListener("pointercancel", drop);
     window.TR.onSession(onSession);
   });
 })();
