@@ -41,9 +41,15 @@ class ColourReading:
         g = self.grid
         foreign = _share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
         small = busy[(foreign[busy] < COVER_MIN) & g.is_edge[busy] & ~unsure[busy]]
-        busy = busy[(foreign[busy] >= COVER_MIN) & ~g.is_area[busy] & (clipped[busy] <= CLIPPED_MAX)]
+        # A dark, saturated colour over a printed line may differ from the ink by less than
+        # the empty board's own tolerance (a dark green bar on an edge's line): a space whose
+        # body is only partly foreign is read all the same when its core is plainly one colour
+        # in every look — with the light calm.
+        weak = (foreign[busy] < COVER_MIN) & ~unsure[busy]
+        busy = busy[((foreign[busy] >= COVER_MIN) | weak) & ~g.is_area[busy] & (clipped[busy] <= CLIPPED_MAX)]
         if len(busy) == 0:
             return
+        weak = foreign[busy] < COVER_MIN
         classes = self.cal.classes
         # The colour is on the piece's top face: sampled where that projects, not on the board;
         # and where a piece laid flat would show it (a set without height, a piece knocked over).
@@ -53,14 +59,25 @@ class ColourReading:
         read: dict[int, str] = {}
         for k, i in enumerate(busy):
             clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings, _ in looks if clear[k]]
+            if weak[k] and len(clear_looks) < len(looks):
+                continue  # partly foreign: only a colour plain in every look
             if len({b for b, _ in clear_looks}) != 1:
                 continue  # not clear, or two looks that disagree on the colour: unreadable
             b = clear_looks[0][0]
             c = classes[b]
-            ends = {h for _, h in clear_looks if h is not None}
-            if len(ends) > 1 or (ends and not c.headed):
-                continue  # two headings, or a dark end on a piece that has none
+            # A tail's dark band is on its top face: the top look's heading stands. Seen on the
+            # board's plane, a standing bar's ends show its side and its shadow, one end darker:
+            # that look's heading counts only where the top look has none (a flat set).
+            top_clear, _, top_ends, _ = looks[0]
+            top_end = top_ends.get(int(i)) if top_clear[k] else None
+            ends = {top_end} if top_end is not None else {h for _, h in clear_looks if h is not None}
+            if len(ends) > 1:
+                continue  # two headings: unreadable
             heading = next(iter(ends), None)
+            if heading is not None and not c.headed and (top_end is not None or not top_clear[k]):
+                continue  # a dark end on a piece that has none: not what it seems
+            if not c.headed:
+                heading = None
             if c.headed and heading is None:
                 why[g.spaces[i].id] = f"a {c.name} tail whose flat end cannot be seen"
             elif not c.headed:
@@ -97,6 +114,8 @@ class ColourReading:
         g = self.grid
         shadow = self._shadow_pt
         for i in spaces:
+            if g.spaces[int(i)].id in tokens:
+                continue
             sl = g.body.of(int(i))
             f = foreign_pt[sl]
             if not f.any() or f.mean() > EDGE_SPILL_MAX:
