@@ -24,6 +24,7 @@ space and all its arrows unreadable.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import math
 from collections import OrderedDict
@@ -34,17 +35,19 @@ import cv2
 import numpy as np
 
 from rules.games.drift_geometry import geometry
-from rules.view import MORE, Fidelity, View
+from rules.view import MORE, OCCUPIED, Fidelity, View
 
 from . import layout
 from .layout import Sheet, SpaceShape
 from .lock import detect_all
 from .render import marker_image
+from .drift_tags import TagsAtHeight
 from .lens import Lens
 from .pieceset import PieceSet
 from .pose import Pose
-from .reader import AREA_EMPTY_MAX, Calibration, CalibrationError, Reader, Reading, sample
+from .reader import EMPTY_MAX, UNNAMED, Calibration, CalibrationError, Reader, Reading, sample
 from .samples import Group, SampleGrid
+from .sampling import _inside_convex
 
 # Ring markers sit on the ring's own radius, except the outer ring's: there the repositories
 # sit inside the river, so its marker goes 14 mm out (where the board's rotation space is).
@@ -52,8 +55,7 @@ MARKER_OUT = {"outer": 14.0, "middle": 0.0, "inner": 0.0}
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
 STEP_SLACK = 0.2  # a marker further than this share of a step off a step is mid-turn
 GRIDS_KEPT = 8
-CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
-EXPLAIN = 1.25  # piece radii round a read tag that its disc (and shadow) may cover  # turned sample grids cached (a game sees a handful of rotations)
+EXPLAIN = 1.25  # piece radii round a read tag that its disc (and shadow) may cover
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,11 @@ class DriftGrid(SampleGrid):
             return self._turned[rots]
         g = copy.copy(self)
         spaces = list(self.spaces)
-        body, core = self.body.mm.copy(), self.core.mm.copy()
+        core = self.core.mm.copy()
+        # An arrow's body is read at the printed arrow it has been carried onto, against the
+        # learned board *there*: the arrows print alike, but the lines joining them to the land
+        # do not turn with them (a whole number of steps, so the points are that arrow's own).
+        cal_index = np.arange(len(self.body.mm))
         for ring, r in zip(self.annuli.rings, rots):
             deg = ring.angle(r)
             for a in ring.arrows:
@@ -172,9 +178,17 @@ class DriftGrid(SampleGrid):
                 s = spaces[i]
                 x, y = self.annuli.turn(np.float32([[s.x, s.y]]), deg)[0]
                 spaces[i] = SpaceShape(s.id, float(x), float(y), s.kind, s.ends, s.rect)
-                for grp, mm in ((self.body, body), (self.core, core)):
-                    sl = grp.of(i)
-                    mm[sl] = self.annuli.turn(mm[sl], deg)
+                sl = self.core.of(i)
+                core[sl] = self.annuli.turn(core[sl], deg)
+                there = min(ring.arrows, key=lambda o: math.hypot(self.sheet.by_id[o].x - x, self.sheet.by_id[o].y - y))
+                turned_pts = self.annuli.turn(self.body.mm[self.body.of(i)], deg)
+                own = self.body.of(self.index[there])
+                theirs = self.body.mm[own]
+                if len(turned_pts) and len(theirs):
+                    d = (turned_pts[:, None, 0] - theirs[None, :, 0]) ** 2 + (turned_pts[:, None, 1] - theirs[None, :, 1]) ** 2
+                    cal_index[self.body.of(i)] = own.start + np.argmin(d, axis=1)
+        body = self.body.mm[cal_index]
+        g.cal_index = cal_index
         g.spaces = tuple(spaces)
         g.body, g.core = Group(body, self.body.start), Group(core, self.core.start)
         g.space_basis = self.basis(np.array([(s.x, s.y) for s in spaces], np.float32))
@@ -185,75 +199,38 @@ class DriftGrid(SampleGrid):
         return g
 
 
-def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """Tags in the frame inside ``quad_px``'s bounding box: (id, corners in frame pixels)."""
+def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray, upscale: int = 1) -> list[tuple[int, np.ndarray]]:
+    """Tags in the frame inside ``quad_px``'s bounding box (the crop enlarged ``upscale``
+    times for the detector): (id, corners in frame pixels)."""
     x0, y0 = np.maximum(np.floor(quad_px.min(axis=0)).astype(int), 0)
     x1, y1 = np.ceil(quad_px.max(axis=0)).astype(int) + 1
     x1, y1 = min(grey.shape[1], x1), min(grey.shape[0], y1)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return []
-    return detect_all(detector, grey[y0:y1, x0:x1], (x0, y0))  # type: ignore[arg-type]
+    crop = grey[y0:y1, x0:x1]
+    if upscale > 1:
+        crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+    return [(tag, (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0]))
+            for tag, corners in detect_all(detector, crop)]  # type: ignore[arg-type]
 
 
-class _TurnedReader(Reader):
+class _TurnedReader(TagsAtHeight, Reader):
     stacks = True
     scan_reach = 3.0  # two discs side by side, and a third spilt beyond them (to be caught)
     on_space = 0.45
     ignored_tags = frozenset(layout.RING_TAGS["drift"])
-    names_unread = False  # a space may hold two tokens: "something here" is not one token
-    # Piles up to 90 mm and two tokens a space: read flat, as before the piece sets. Read at
-    # their heights (with more second looks) DRIFT read more but accepted one frame wrong on
-    # the camera-model bench: left open.
-    heights = False
-
-    def _read_tags(self, frame: np.ndarray, H: np.ndarray, busy: np.ndarray, foreign_pt: np.ndarray,
-                   tokens: dict[str, list[str]], why: dict[str, str]) -> None:
-        # The rotation spaces hold the ring markers, read by DriftReader.rotations: scanning
-        # them here would only find "unreadable" there and buy every frame a second look.
-        super()._read_tags(frame, H, busy[~self._rotation_space[busy]], foreign_pt, tokens, why)
+    # Tags placed in 3-D (vision/drift_tags.py); a token seen but not named is read
+    # (OCCUPIED, MORE): a space may hold two, a home a pile. Grey paper by a piece is never read
+    # empty on its looks alone: a silver coin or a grey piece looks like it.
+    names_unread = True
+    shadow_is_paper = False
+    unnamed_read = (OCCUPIED, MORE)
+    heights = True
 
     @functools.cached_property
     def _rotation_space(self) -> np.ndarray:
         marked = {ring.rotation_space for ring in self.grid.annuli.rings}  # type: ignore[attr-defined]
         return np.array([s.id in marked for s in self.grid.spaces], bool)
-
-    def _judge_tags(self, busy: np.ndarray, found: list[tuple[int, np.ndarray]],
-                    foreign_pt: np.ndarray) -> tuple[dict[str, list[str]], dict[str, str]]:
-        # Spaces are close (a repository is 20 mm from its home): a disc on one space may
-        # reach into the next, so any read tag's disc explains foreign points anywhere.
-        self._found = [mm.mean(axis=0) for tag, mm in found if tag not in self.ignored_tags]
-        tokens, why = super()._judge_tags(busy, found, foreign_pt)
-        # Tokens lie one on a space's centre or two side by side across it; any tag lying
-        # otherwise (a third token spilt over the edge, a crowded home) may belong to any
-        # space round it, so all of them within reach are unreadable.
-        at: dict[int, list[np.ndarray]] = {}
-        astray: list[np.ndarray] = []
-        targets = self._place_all(np.float32(self._found).reshape(-1, 2))[0]
-        for c, target in zip(self._found, targets):
-            if target < 0:
-                astray.append(c)  # near no space at all
-            else:
-                at.setdefault(int(target), []).append(c)
-        for target, cs in at.items():
-            if not self._lies_right(target, cs):
-                astray += cs
-        if astray:
-            pts = self._points[self._point_ids]
-            a = np.float32(astray)
-            d = np.hypot(pts[None, :, 0] - a[:, None, 0], pts[None, :, 1] - a[:, None, 1])
-            for j in self._point_ids[(d <= CROWD_REACH * self.sheet.pitch).any(axis=0)]:
-                s = self.grid.spaces[int(j)]
-                tokens.pop(s.id, None)
-                why[s.id] = "tokens crowded here or next to here"
-        for i in busy:
-            s = self.grid.spaces[int(i)]
-            if why.get(s.id) == "something here that is not a readable piece" and s.kind == "point":
-                del why[s.id]
-                self._area(int(i), [], foreign_pt, tokens, why)  # explained: read as empty ([])
-        for home in self._homes:
-            if tokens.get(home):  # a pile: its top is seen, not what lies beneath
-                tokens[home] = [*tokens[home], MORE]
-        return tokens, why
 
     def _height_found(self, c: np.ndarray) -> float:
         for seen, h in self._tops_seen:
@@ -283,17 +260,21 @@ class _TurnedReader(Reader):
         pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
         reach = self.sheet.piece_radius * EXPLAIN
         s = self.grid.spaces[i]
-        near = [c for c in self._found if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + self.sheet.pitch]
         explained = np.zeros(len(pts), bool)
         shade = np.zeros(len(pts), bool)
-        for c in near:
-            # Each token as tall as its tag was found standing; its blurred edge and its shadow.
+        for c in self._found:
+            # Each token as tall as its tag was found standing; its blurred edge and its shadow
+            # (a pile's reaches the next space but one).
             h = self._height_found(c)
+            if math.hypot(c[0] - s.x, c[1] - s.y) > reach + 1.5 * h + self.sheet.pitch:
+                continue
             explained |= self.covers(pts, c, reach + (3.0 if h > 0 else 0.0), h)
             shade |= self.covers(pts, c, reach + 1.5 * h, h)
         if len(self._shadow_pt):
             explained |= shade & self._shadow_pt[sl]
-        if fg.any() and (fg & ~explained).mean() > AREA_EMPTY_MAX:
+        # A missed token covers far more of a space's body than this: the few points left over
+        # are the edge of a token read, lit otherwise than the learned board (a block's side).
+        if fg.any() and (fg & ~explained).mean() > EMPTY_MAX:
             why[self.grid.spaces[i].id] = "something here that is not a readable piece" if not got \
                 else "pieces here whose tags cannot be read"
         else:
@@ -321,6 +302,7 @@ class DriftReader:
         self.lens = lens
         self.pieceset = pieceset
         self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
+        self._plain: dict[str, np.ndarray] = {}  # per ring: its step positions plain paper in the frame read
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
         self._base = self._reader((0, 0, 0))
         r = 0.3 * self.sheet.tag_mm
@@ -335,8 +317,12 @@ class DriftReader:
 
     def _reader(self, rots: tuple[int, ...]) -> Reader:
         if rots not in self._readers:
-            self._readers[rots] = _TurnedReader(self.grid.turned(rots), self.cal, Fidelity.KIND,
-                                                lens=self.lens, pieceset=self.pieceset)
+            grid = self.grid.turned(rots)
+            cal = self.cal
+            index = getattr(grid, "cal_index", None)
+            if index is not None:  # each arrow against the learned board where it now is
+                cal = dataclasses.replace(cal, lo=cal.lo[index], hi=cal.hi[index], tint=cal.tint[index])
+            self._readers[rots] = _TurnedReader(grid, cal, Fidelity.KIND, lens=self.lens, pieceset=self.pieceset)
             if len(self._readers) > GRIDS_KEPT:
                 self._readers.popitem(last=False)
         self._readers.move_to_end(rots)
@@ -346,7 +332,17 @@ class DriftReader:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         H = self._base.pose(frame, H)  # the ring markers lie on the board: read at height 0
         rots, ring_why = self.rotations(grey, H)
-        reading = self._reader(tuple(r if r is not None else 0 for r in rots)).read(frame, H, grey)
+        reader = self._reader(tuple(r if r is not None else 0 for r in rots))
+        reading = reader.read(frame, H, grey)
+        behind = {k: step for k, (ring, r) in enumerate(zip(self.annuli.rings, rots))
+                  if r is None and ring_why[ring.name] == UNSEEN
+                  and (step := self._marker_behind(reader, reading, H, k)) is not None}
+        if behind:
+            placeholder = tuple(r if r is not None else 0 for r in rots)
+            rots = [behind.get(k, r) for k, r in enumerate(rots)]
+            turned = tuple(r if r is not None else 0 for r in rots)
+            if turned != placeholder:
+                reading = self._reader(turned).read(frame, H, grey)
         tokens = {s: list(t) for s, t in reading.view.items() if t}
         why = dict(reading.why)
         for ring, r in zip(self.annuli.rings, rots):
@@ -359,6 +355,12 @@ class DriftReader:
                     why[a] = f"the {ring.name} river's rotation cannot be read"
             else:
                 tokens[ring.rotation_space] = [str(r)]
+        for ring, r in zip(self.annuli.rings, rots):
+            if r:  # a turned river's arrows are judged against the learned board at another spot
+                for a in ring.arrows:
+                    if OCCUPIED in tokens.get(a, ()):
+                        del tokens[a]
+                        why[a] = UNNAMED
         view = View({s: t for s, t in tokens.items() if s not in why})
         if self.fidelity is Fidelity.OCCUPANCY:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
@@ -368,8 +370,8 @@ class DriftReader:
         """Each ring's rotation step from its marker, or None with the reason."""
         vals = sample(grey, H, self._candidate_pts).reshape(-1, self._disk_n)
         contrast = vals.std(axis=1) / np.maximum(vals.mean(axis=1), 1.0)
-        detector = self._base._sized(H)
-        H_inv = None
+        # The markers are as small as the pieces' tags: read from crops enlarged as theirs are.
+        detector, up = self._base._small_tags, self._base.upscale(H)
         out: list[int | None] = []
         why: dict[str, str] = {}
         start = 0
@@ -384,7 +386,7 @@ class DriftReader:
                 looked = looked[:0]
                 trouble = "the ring is covered"
             for k in looked:
-                for tag, mm in self._tags_near(grey, H, H_inv, cands[k], half, detector):
+                for tag, mm in self._tags_near(grey, H, cands[k], half, detector, up):
                     step, bad = self._step_of(ring, tag, mm)
                     if bad:
                         trouble = bad
@@ -398,9 +400,43 @@ class DriftReader:
                 out.append(steps.pop())
             else:
                 out.append(None)
-                why[ring.name] = trouble or ("two markers on the ring" if steps
-                                             else "the ring's rotation marker cannot be seen")
+                why[ring.name] = trouble or ("two markers on the ring" if steps else UNSEEN)
+            self._plain[ring.name] = mine < CONTRAST_MIN
         return out, why
+
+    def _marker_behind(self, reader: Reader, reading: Reading, pose: Pose, k: int) -> int | None:
+        """The step of ring ``k``, whose marker was not seen, when a piece in front hides it:
+        exactly one of the ring's step positions lies behind a token read on a space that does
+        not turn (a home's pile, at the start of every game, hides the marker behind it from a
+        camera on the far side), and every other step position is plain paper — no marker, no
+        piece, nothing a marker could hide under. The ring has exactly one marker, so it is
+        there. Anything else: None (the rotation stays unreadable)."""
+        ring = self.annuli.rings[k]
+        plain = self._plain.get(ring.name)
+        if plain is None or pose.camera is None:
+            return None
+        turning = {a for r in self.annuli.rings for a in r.arrows}
+        solids = []
+        for sid, toks in reading.view.items():
+            if not toks or sid in turning or sid.startswith("rotation:") or OCCUPIED in toks:
+                continue
+            i = reader.grid.index[sid]
+            solids.append(reader._silhouette(pose, i, reader._top_of(i, toks)))
+        if not solids:
+            return None
+        first = sum(r.n for r in self.annuli.rings[:k])
+        pts = self._candidate_pts.reshape(-1, self._disk_n, 2)[first:first + ring.n]
+        covered = []
+        for step in range(ring.n):
+            px = pose.to_px(pts[step])
+            inside = np.zeros(len(px), bool)
+            for poly in solids:
+                inside |= _inside_convex(px, poly)
+            if inside.mean() >= 0.5:
+                covered.append(step)
+            elif not plain[step]:
+                return None
+        return covered[0] if len(covered) == 1 else None
 
     def _decodes_at(self, grey: np.ndarray, H: np.ndarray, ring: Ring, k: int) -> bool:
         """Does the ring's own marker lie at step ``k`` (turned with the ring), read cell by
@@ -442,11 +478,11 @@ class DriftReader:
             cache[key] = (np.concatenate(pts).astype(np.float32), inner, border, np.arange(36, 52))
         return cache[key]
 
-    def _tags_near(self, grey: np.ndarray, H: np.ndarray, H_inv: np.ndarray, c: np.ndarray, half: float,
-                   detector: object) -> list[tuple[int, np.ndarray]]:
+    def _tags_near(self, grey: np.ndarray, H: Pose, c: np.ndarray, half: float, detector: object,
+                   upscale: int = 1) -> list[tuple[int, np.ndarray]]:
         quad = np.float32([[(c[0] - half, c[1] - half), (c[0] + half, c[1] - half),
                             (c[0] + half, c[1] + half), (c[0] - half, c[1] + half)]])
-        found = detect_in(detector, grey, H.to_px(quad.reshape(-1, 2)).astype(np.float32))
+        found = detect_in(detector, grey, H.to_px(quad.reshape(-1, 2)).astype(np.float32), upscale)
         return [(tag, H.to_mm(corners).astype(np.float32)) for tag, corners in found]
 
     def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:
@@ -468,6 +504,7 @@ class DriftReader:
         return int(k) % ring.n, ""
 
 
+UNSEEN = "the ring's rotation marker cannot be seen"
 CELL_MARGIN = 0.15  # a cell read by the ring-marker check must lie this share of the contrast from the middle
 CELL_CONTRAST = 25.0  # grey levels between the marker's border and its sticker, at least
 _POSES = [(dx, dy, turn) for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, -1.5, 0.0, 1.5, 3.0)

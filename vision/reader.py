@@ -85,6 +85,8 @@ class Reader(ColourReading):
     # A piece seen but not named is read OCCUPIED, and shadowed paper by a piece read empty (DRIFT:
     # spaces hold two tokens, and its silver coins and grey pieces look like shadowed paper).
     names_unread = True
+    shadow_is_paper = True  # DRIFT: False (its silver coins and grey pieces look like shadowed paper)
+    unnamed_read: tuple[str, ...] = (OCCUPIED,)  # DRIFT: (OCCUPIED, MORE), a space may hold two or a pile
     heights = True  # tags looked for where the pieces' tops are
     second_looks = SECOND_LOOK_MAX  # spaces given the slower second look, per read
 
@@ -279,13 +281,13 @@ class Reader(ColourReading):
             share = fg.mean()
             if share <= EMPTY_MAX and hidden.any():
                 del why[sid]  # the piece in front, nothing here
-            elif share > EMPTY_MAX and self.names_unread and shadowy[sl][seen][fg].mean() >= SHADOW_ALL \
+            elif share > EMPTY_MAX and self.shadow_is_paper and shadowy[sl][seen][fg].mean() >= SHADOW_ALL \
                     and self._caster_near(i, solid):
                 del why[sid]  # a shadow cast by a piece next to it: the paper, only darker
             elif share >= OCCUPIED_MIN and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
                     and shadowy[sl][seen][fg].mean() < 0.5:
                 del why[sid]
-                tokens[sid] = [OCCUPIED]
+                tokens[sid] = list(self.unnamed_read)
                 named.append(i)
                 solid.append((i, self._silhouette(pose, i, float(self._max_top[i]))))
         # A hand or an arm spans several spaces: a piece is "occupied" only when no space next

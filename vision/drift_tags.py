@@ -1,0 +1,249 @@
+"""DRIFT's tokens read where they stand: each tag placed in 3-D by the heights its token may
+stand at, on the one space it can belong to.
+
+A DRIFT tag is on the top of its token: a piece (9/12/15 mm), a coin (3 mm; on a repository
+it lies on the 10 mm block, and coins there may lie on each other), a carried coin's clip
+(12 mm), or the top of a home's pile (up to six pieces, about 90 mm). A camera on a shelf sees
+that top shifted away from the camera's foot, by up to half the pile's height at 1080p's
+usual set-ups — a pile's tag may appear over the space behind it.
+
+So a tag found in the frame is taken back down its camera ray to every height its token may
+stand at (:meth:`vision.pieceset.PieceSet.top_heights` per space kind; and 0, a set laid flat),
+and each place it lands is a *candidate* when it lies on a space of a kind that may hold that
+token at that height — on its circle (a home's pile: within a quarter pitch of the home's
+centre), and only on a space where the frame shows something standing. A tag with one candidate
+space is that space's; with several (a tall pile's top over the space behind it, and a piece
+there) every one of them is unreadable: a tag is never given to the neighbour it overlaps. Two
+tokens lie side by side across a space (a piece and a coin), one on its centre, as before.
+
+Every space's foreign points must then lie on some read token's outline (its base to its top,
+at the height its tag was found); what is left over is a token whose tag cannot be read, and a
+space showing plainly that something stands there, but not what, is read ``(OCCUPIED, MORE)``:
+at least one token (a DRIFT space may hold two, a home a pile), left to the referee to name from
+the history (``rules.explain``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from rules.view import MORE
+
+from .render import aruco_dictionary
+
+UNCERTAIN = "a tag here may be on this space or a neighbour's"
+PILE_ZONE = 0.25  # pitches from a home's centre within which its pile's top tag must lie (a pile leans)
+RADIAL_ZONE = 0.2  # pitches across the ring within which a repository's coins lie
+TOKEN_ZONE = 0.5  # pitches from any other space's centre within which its tokens' tags lie
+CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
+UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
+
+
+def small_tag_detector(dictionary: str | None, window: int | None = None) -> "cv2.aruco.ArucoDetector":
+    """The thorough detector (``vision.lock.make_thorough_detector``) for tags a few pixels a
+    cell, read from crops enlarged 2-3x: each cell's bits sampled on 8 px of the tag's
+    straightened image, a fifth of each cell's margin ignored (on the camera-model bench: 99 %
+    of DRIFT's 19 mm tags at 1080p and 60 % framing, against 95 % with OpenCV's 4 px and 0.13).
+    ``window``: one threshold window only (a first, quicker pass for tags of a known size)."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.errorCorrectionRate = 0.3
+    params.adaptiveThreshConstant = 3
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 29
+    params.adaptiveThreshWinSizeStep = 4
+    if window is not None:
+        params.adaptiveThreshConstant = 5
+        params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = window
+        params.adaptiveThreshWinSizeStep = 1
+    params.perspectiveRemovePixelPerCell = 8
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.2
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+
+
+class TagsAtHeight:
+    """DRIFT's tag reading for :class:`vision.drift_reader._TurnedReader` (a mixin on
+    :class:`vision.reader.Reader`): one thorough look on enlarged crops, tags placed in 3-D."""
+
+    def _read_tags(self, frame, H, busy, foreign_pt, tokens, why) -> None:
+        # The rotation spaces hold the ring markers, read by DriftReader.rotations.
+        busy = busy[~self._rotation_space[busy]]
+        if len(busy) == 0:
+            return
+        found: list = []
+        # DRIFT's 19 mm tags are about 3 px a cell at 1080p (board filling 60 %): read on crops
+        # enlarged so a cell is 6 px or more — a one-pass look, then a thorough one round the
+        # spaces where something is seen but not (all) named (together: 99 % of the tags; a
+        # one-pass detector on the frame's own pixels finds about half).
+        up = self.upscale(H)
+        self._scan(frame, H, [int(i) for i in busy], self._quick_tags(H, up), found, upscale=up)
+        out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+        again = [int(i) for i in busy if self.grid.spaces[int(i)].id in out_why]
+        if again:
+            self._scan(frame, H, again, self._small_tags, found, upscale=up)
+            out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+        tokens.update(out_tokens)
+        why.update(out_why)
+
+    @property
+    def _small_tags(self) -> "cv2.aruco.ArucoDetector":
+        if "_small_tags_detector" not in self.__dict__:
+            self.__dict__["_small_tags_detector"] = small_tag_detector(self._dictionary)
+        return self.__dict__["_small_tags_detector"]
+
+    def _quick_tags(self, H, up: int) -> "cv2.aruco.ArucoDetector":
+        window = int(np.clip(round(2.5 * self._cell_px(H) * up), 7, 31)) | 1
+        cache = self.__dict__.setdefault("_quick_detectors", {})
+        if window not in cache:
+            cache[window] = small_tag_detector(self._dictionary, window)
+        return cache[window]
+
+    def upscale(self, H) -> int:
+        """How much a crop is enlarged for the detector: a tag cell of 6 px or more."""
+        cell = self._cell_px(H)
+        return 1 if cell >= UPSCALE_CELL_PX else (2 if cell >= 3.5 else 3)
+
+    def _locate(self, pose, tag, corners):
+        """Where the frame shows the tag on the board's plane; placed in 3-D by :meth:`_judge_tags`."""
+        return pose.to_mm(corners).astype(np.float32)
+
+    # -- placing tags ---------------------------------------------------------------------
+
+    def _kinds(self) -> list[str | None]:
+        cache = self.__dict__.get("_kinds_cache")
+        if cache is None:
+            kinds = {s.id: s.kind for s in self.sheet.board.spaces}
+            cache = self.__dict__["_kinds_cache"] = [kinds.get(s.id) for s in self.grid.spaces]
+        return cache
+
+    def _heights_on(self, token: str, kind: str | None) -> tuple[float, ...]:
+        """The heights a tag of ``token`` may stand at on a space of ``kind`` (empty: never there).
+        A home holds its pile (anything else there — a coin — lies on the board); a repository
+        only coins; the land and the rivers any token, standing on the board."""
+        cache = self.__dict__.setdefault("_heights_cache", {})
+        key = (token, kind)
+        if key not in cache:
+            ps = self.pieceset
+            stack = ps.stack_for(kind) if ps is not None else None
+            tops: tuple[float, ...] = ()
+            try:
+                if stack is None or (kind == "home" and token not in stack.tokens):
+                    tops = (ps.height(token),) if ps is not None else (0.0,)
+                elif token in stack.tokens:  # a repository holds only coins
+                    tops = ps.top_heights(kind, token)
+            except KeyError:
+                tops = ()
+            cache[key] = tuple(sorted(set(tops) | ({0.0} if tops else set())))  # 0: a set laid flat
+        return cache[key]
+
+    def _candidates(self, token: str, centre: np.ndarray, busy: set[int]) -> list[tuple[int, float, np.ndarray, float]]:
+        """(space, height, sheet point under the tag, distance to the space's centre in
+        pitches) for every place the tag may stand at."""
+        pose = self._pose
+        pitch = self.sheet.pitch
+        kinds = self._kinds()
+        heights = sorted({h for k in set(kinds) for h in self._heights_on(token, k)})
+        if not heights:
+            return []
+        if pose is None or pose.camera is None:
+            heights = [0.0]
+        pts = self._points
+        cs = pose.drop(np.repeat(np.asarray(centre, np.float64)[None], len(heights), axis=0),
+                       np.asarray(heights)) if heights != [0.0] else np.asarray(centre, np.float64)[None]
+        out = []
+        for h, c in zip(heights, cs):
+            d = np.hypot(pts[self._point_ids, 0] - c[0], pts[self._point_ids, 1] - c[1]) / pitch
+            for j in np.flatnonzero(d <= TOKEN_ZONE):
+                i = int(self._point_ids[j])
+                kind = kinds[i]
+                if i not in busy or (kind == "home" and d[j] > PILE_ZONE):
+                    continue
+                if kind == "repository" and self._radial_off(i, c) > RADIAL_ZONE:
+                    continue  # coins lie side by side along the ring there, 20 mm out from the home
+                if any(abs(h - t) < 0.05 for t in self._heights_on(token, kind)):
+                    out.append((i, float(h), c.astype(np.float32), float(d[j])))
+        return out
+
+    def _radial_off(self, i: int, c: np.ndarray) -> float:
+        """How far ``c`` lies from space ``i``'s centre across the rings, in pitches."""
+        s = self.grid.spaces[i]
+        cx, cy = self.grid.annuli.centre
+        r = math.hypot(s.x - cx, s.y - cy) or 1.0
+        return abs((c[0] - s.x) * (s.x - cx) + (c[1] - s.y) * (s.y - cy)) / r / self.sheet.pitch
+
+    def _judge_tags(self, busy, found, foreign_pt):
+        g, sheet = self.grid, self.sheet
+        tokens: dict[str, list[str]] = {}
+        why: dict[str, str] = {}
+        busy_set = {int(i) for i in busy}
+        placed: dict[int, list[tuple[str, np.ndarray]]] = {}
+        astray: list[np.ndarray] = []
+        self._found, self._tops_seen = [], []
+        for tag, plane in found:
+            if tag in self.ignored_tags:
+                continue
+            centre = plane.mean(axis=0)
+            sides = np.linalg.norm(plane - np.roll(plane, -1, axis=0), axis=1)
+            # A pile's top is nearer the camera: its tag seen up to ~6 % larger on the plane.
+            sized = 0.7 * sheet.tag_mm <= sides.mean() <= 1.4 * sheet.tag_mm and sides.max() <= 1.4 * sides.min()
+            token = self._tags.get(tag)
+            if token is None or not sized:
+                for i in self._near(centre):
+                    why[g.spaces[i].id] = f"tag {tag} is not one of this game's pieces"
+                continue
+            cands = self._candidates(token, centre, busy_set)
+            spaces = {i for i, _, _, _ in cands}
+            if not spaces:
+                astray.append(centre)  # on no space that may hold it: off its space, or crowded
+            elif len(spaces) > 1:
+                for i in spaces:
+                    why[g.spaces[i].id] = UNCERTAIN
+                for _, h, c, _ in cands:
+                    self._found.append(c)  # whichever it is, its token explains what it covers
+                    self._tops_seen.append((c, h))
+            else:
+                i, h, c, _ = min(cands, key=lambda x: x[3])
+                placed.setdefault(i, []).append((token, c))
+                self._found.append(c)
+                self._tops_seen.append((c, h))
+        homes = self._homes
+        for i, got in placed.items():
+            s = g.spaces[i]
+            if s.id in why:
+                continue
+            if s.id in homes:
+                if len(got) > 1:
+                    why[s.id] = "tokens crowded here or next to here"
+            elif not self._lies_right(i, [c for _, c in got]):
+                astray += [c for _, c in got]
+        if astray:
+            for i in self._near(*astray, reach=CROWD_REACH):
+                s = g.spaces[i]
+                why[s.id] = "tokens crowded here or next to here"
+        for i in sorted(busy_set | set(placed)):
+            s = g.spaces[i]
+            if s.id in why:
+                continue
+            self._area(i, placed.get(i, []), foreign_pt, tokens, why)  # [] : explained by a neighbour's token
+            if s.id in homes and tokens.get(s.id):
+                tokens[s.id] = [*tokens[s.id], MORE]  # a pile: its top is seen, not what lies beneath
+        return tokens, why
+
+    def _near(self, *centres: np.ndarray, reach: float = 0.7) -> list[int]:
+        """Point spaces within ``reach`` pitches of any of ``centres`` at any height a token
+        may stand at (the tag's own place and every drop of it down its ray, to 90 mm)."""
+        pose = self._pose
+        top = float(self._max_top.max()) if len(self._max_top) else 0.0
+        pts = self._points[self._point_ids]
+        hit = np.zeros(len(pts), bool)
+        for c in centres:
+            ends = [np.asarray(c, np.float64)]
+            if pose is not None and pose.camera is not None:
+                ends.append(pose.drop(np.asarray(c, np.float64)[None], top)[0])
+            for t in np.linspace(0, 1, 8 if len(ends) > 1 else 1):
+                p = ends[0] + (ends[-1] - ends[0]) * t
+                hit |= np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) <= reach * self.sheet.pitch
+        return [int(i) for i in self._point_ids[hit]]
