@@ -115,8 +115,9 @@ class PiperEngine:
 
     name = "piper"
 
-    def __init__(self, runner: Runner, *, model: Path, command: str = "piper") -> None:
-        self.runner, self.model, self.command = runner, Path(model), command
+    def __init__(self, runner: Runner, *, model: Path, command: str | None = None) -> None:
+        self.runner, self.model = runner, Path(model)
+        self.command = command or piper_command(runner)
 
     def available(self) -> str | None:
         if self.runner.which(self.command) is None:
@@ -128,6 +129,16 @@ class PiperEngine:
     def synthesise(self, text: str, language: str, out: Path) -> None:
         self.runner.run([self.command, "--model", str(self.model), "--output_file", str(out)],
                         input=text.encode("utf-8"))
+
+
+def piper_command(runner: Runner) -> str:
+    """``piper`` on the PATH, else the one ``pip install piper-tts`` put beside this Python
+    (a service started as ``.venv/bin/tableref`` has no venv on its PATH)."""
+    if runner.which("piper") is None:
+        beside = Path(sys.executable).parent / "piper"
+        if beside.is_file():
+            return str(beside)
+    return "piper"
 
 
 # -- output ---------------------------------------------------------------------------------------
