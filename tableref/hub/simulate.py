@@ -44,6 +44,7 @@ class SimTable:
         self.referee: Referee | None = None
         self.publisher: HubPublisher | None = None
         self.games_finished = 0
+        self.moves = 0  # moves the referee accepted (journalled), all games together
 
     def start(self) -> "SimTable":
         self.journal = Journal(self.journal_path)
@@ -106,7 +107,9 @@ class SimTable:
             if asked is not None:
                 choice = next((c for c in asked.choices if c.text == text or text in c.equivalent), asked.choices[0])
                 out = ref.handle(Confirm(choice.number, choice.text))
-        if not any(isinstance(d, Accepted) for d in out):
+        accepted = sum(isinstance(d, Accepted) for d in out)
+        self.moves += accepted
+        if not accepted:
             log.warning("%s: the referee did not take %s: %s", self.name, text, [d.kind for d in out])
         if self.on_commit is not None:
             now = time.time()
@@ -159,8 +162,9 @@ def drive(tables: list[SimTable], *, interval: float = 5.0, duration: float | No
           stop: threading.Event | None = None, seed: int = 1) -> int:
     """Each table plays a move every ``interval`` s on average (exponential gaps), until ``stop``
     is set or ``duration`` passes; one driver thread (the tables' referees are cheap). Returns
-    the moves played."""
+    the moves played (accepted and journalled; a step that begins a new game plays none)."""
     stop = stop or threading.Event()
+    before = sum(t.moves for t in tables)
     rng = random.Random(seed)
     due = [(time.monotonic() + rng.expovariate(1 / interval), i) for i in range(len(tables))]
     end = None if duration is None else time.monotonic() + duration
@@ -174,9 +178,8 @@ def drive(tables: list[SimTable], *, interval: float = 5.0, duration: float | No
         if at > time.monotonic():
             continue
         tables[i].step()
-        played += 1
         due[0] = (at + rng.expovariate(1 / interval), i)
-    return played
+    return sum(t.moves for t in tables) - before
 
 
 def run_club(boards: int, broker: BrokerConfig, directory: Path, *, game: str = "anacund", interval: float = 5.0,
@@ -189,9 +192,22 @@ def run_club(boards: int, broker: BrokerConfig, directory: Path, *, game: str = 
     played = 0
     try:
         played = drive(tables, interval=interval, duration=duration, stop=stop, seed=seed + first)
+        drain(tables)
     finally:
         stop_tables(tables)
     return tables, played
+
+
+def drain(tables: list[SimTable], timeout: float = 15.0) -> bool:
+    """Wait (at most ``timeout`` s) until every table's publisher has everything acknowledged:
+    stopping at once would leave the last moves in the journals, unsent."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(t.publisher is None or (t.publisher.link.connected and not t.publisher.link.unacknowledged)
+               for t in tables):
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def stop_tables(tables: list[SimTable]) -> None:
