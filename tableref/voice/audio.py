@@ -135,9 +135,9 @@ def piper_command(runner: Runner) -> str:
     """``piper`` on the PATH, else the one ``pip install piper-tts`` put beside this Python
     (a service started as ``.venv/bin/tableref`` has no venv on its PATH)."""
     if runner.which("piper") is None:
-        beside = Path(sys.executable).parent / "piper"
-        if beside.is_file():
-            return str(beside)
+        beside = str(Path(sys.executable).parent / "piper")
+        if runner.which(beside) is not None:
+            return beside
     return "piper"
 
 
