@@ -56,6 +56,17 @@ def pct(values: list[float], p: float) -> float:
 # -- the cgroup -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class CgroupRoots:
+    """Where the cgroup file systems are mounted (tests lay a fake one out in a tmp directory:
+    this machine has only v1, so the v2 path is checked on files, not measured)."""
+
+    v1_cpu: Path = V1_CPU
+    v1_acct: Path = V1_ACCT
+    v2: Path = V2
+    need_root: bool = True
+
+
 @dataclass
 class Group:
     """A cgroup with a CPU quota (``share`` of one core; ``None``: no quota, accounting only)."""
@@ -65,25 +76,26 @@ class Group:
     dirs: list[str]  # v1: [cpu dir, cpuacct dir]; v2: [the dir]
 
     @classmethod
-    def make(cls, share: float | None, name: str) -> "Group":
+    def make(cls, share: float | None, name: str, roots: CgroupRoots = CgroupRoots()) -> "Group":
         """Raises OSError saying why when it cannot."""
-        if os.geteuid() != 0:
+        if roots.need_root and os.geteuid() != 0:
             raise OSError("needs root to make a cgroup")
-        if (V1_CPU / "cpu.cfs_quota_us").exists():
-            if not (V1_ACCT / "cpuacct.usage").exists():
+        if (roots.v1_cpu / "cpu.cfs_quota_us").exists():
+            if not (roots.v1_acct / "cpuacct.usage").exists():
                 raise OSError("cgroup v1 without the cpuacct controller")
-            dirs = [V1_CPU / name, V1_ACCT / name]
+            dirs = [roots.v1_cpu / name, roots.v1_acct / name]
             for d in dirs:
                 d.mkdir(exist_ok=True)
             (dirs[0] / "cpu.cfs_period_us").write_text(str(PERIOD_US))
             quota = -1 if share is None else max(1000, round(share * PERIOD_US))  # the kernel's floor: 1 ms
             (dirs[0] / "cpu.cfs_quota_us").write_text(str(quota))
             return cls(share, 1, [str(d) for d in dirs])
-        if (V2 / "cgroup.controllers").exists() and "cpu" in (V2 / "cgroup.controllers").read_text().split():
-            sub = V2 / "cgroup.subtree_control"
+        controllers = roots.v2 / "cgroup.controllers"
+        if controllers.exists() and "cpu" in controllers.read_text().split():
+            sub = roots.v2 / "cgroup.subtree_control"
             if "cpu" not in sub.read_text().split():
-                sub.write_text("+cpu")
-            d = V2 / name
+                sub.write_text("+cpu")  # children get the cpu controller (cpu.max appears in them)
+            d = roots.v2 / name
             d.mkdir(exist_ok=True)
             quota = "max" if share is None else str(max(1000, round(share * PERIOD_US)))
             (d / "cpu.max").write_text(f"{quota} {PERIOD_US}")
