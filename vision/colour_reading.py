@@ -4,6 +4,7 @@ piece's top face projects (and, as a second look, where a piece laid flat would 
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from .colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, paper_white, votes
@@ -15,7 +16,12 @@ CLASS_MIN = 0.75  # share of core points matching the winning colour
 OTHER_MAX = 0.05  # share matching any other colour
 BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edge
 EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
-EDGE_MIDDLE = 0.3  # share of an edge's half-length, round its middle, no spill reaches
+EDGE_MIDDLE = 0.3
+DEBUG = False
+BARE_TOP_MAX = 0.05  # share of a top look's pixels voting for any colour, where no bar stands
+SPILL_PX = 3.0  # pixels a bar's edge spreads in the frame (lens blur, a JPEG's half-resolution colour)
+VISIBLE_SHARE = 0.35  # share of an edge's body left in view by the bars beside it, to read it empty
+EDGE_LEFT_MAX = 0.03  # share of its body foreign that nothing beside it explains, still read empty  # share of an edge's half-length, round its middle, no spill reaches
 DOUBT_SAT = 0.75  # under doubtful light: the colour's saturation, at least this share of its own
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
@@ -40,7 +46,7 @@ class ColourReading:
                       unsure: np.ndarray, clipped: np.ndarray) -> None:
         g = self.grid
         foreign = _share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
-        small = busy[(foreign[busy] < COVER_MIN) & g.is_edge[busy] & ~unsure[busy]]
+        busy_edges = busy[g.is_edge[busy] & ~unsure[busy]]
         # A dark, saturated colour over a printed line may differ from the ink by less than
         # the empty board's own tolerance (a dark green bar on an edge's line): a space whose
         # body is only partly foreign is read all the same when its core is plainly one colour
@@ -58,7 +64,7 @@ class ColourReading:
             looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
         read: dict[int, str] = {}
         for k, i in enumerate(busy):
-            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings, _ in looks if clear[k]]
+            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings, *_ in looks if clear[k]]
             if weak[k] and len(clear_looks) < len(looks):
                 continue  # partly foreign: only a colour plain in every look
             if len({b for b, _ in clear_looks}) != 1:
@@ -68,7 +74,7 @@ class ColourReading:
             # A tail's dark band is on its top face: the top look's heading stands. Seen on the
             # board's plane, a standing bar's ends show its side and its shadow, one end darker:
             # that look's heading counts only where the top look has none (a flat set).
-            top_clear, _, top_ends, _ = looks[0]
+            top_clear, _, top_ends, *_ = looks[0]
             top_end = top_ends.get(int(i)) if top_clear[k] else None
             ends = {top_end} if top_end is not None else {h for _, h in clear_looks if h is not None}
             if len(ends) > 1:
@@ -87,7 +93,7 @@ class ColourReading:
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
         # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
         # their saturation.
-        vivid = np.min([v for *_, v in looks], axis=0) >= DOUBT_SAT
+        vivid = np.min([look[3] for look in looks], axis=0) >= DOUBT_SAT
         for k, i in enumerate(busy):
             if int(i) in read and unsure[i] and not vivid[k]:
                 del read[int(i)]
@@ -97,11 +103,16 @@ class ColourReading:
                 del read[i]  # left to the reader: the light there is unsure
         for i, tok in read.items():
             tokens[g.spaces[i].id] = [tok]
+        small = np.array([i for i in busy_edges if int(i) not in read], int)
         if len(small):
-            self._edges_beside(small, foreign_pt, set(read), tokens)
+            # Where a standing bar's top face would show, no colour at all: no bar here.
+            pos = {int(i): k for k, i in enumerate(busy)}
+            bare_top = {int(i) for i in small if len(looks) > 1 and int(i) in pos
+                        and looks[0][4][pos[int(i)]] <= BARE_TOP_MAX}
+            self._edges_beside(H, small, foreign_pt, read, tokens, bare_top)
 
-    def _edges_beside(self, spaces: np.ndarray, foreign_pt: np.ndarray, read: set[int],
-                      tokens: dict[str, list[str]]) -> None:
+    def _edges_beside(self, H: Pose, spaces: np.ndarray, foreign_pt: np.ndarray, read: dict[int, str],
+                      tokens: dict[str, list[str]], bare_top: set[int]) -> None:
         """Edges next to a piece read: a bar stands a few millimetres tall on an edge meeting
         theirs, and its shadow, its side seen by a tilted camera and its colour blurred into
         the paper reach over the ends of the empty edges round it (a 4 mm bar at 720p is under
@@ -118,16 +129,73 @@ class ColourReading:
                 continue
             sl = g.body.of(int(i))
             f = foreign_pt[sl]
-            if not f.any() or f.mean() > EDGE_SPILL_MAX:
+            if not f.any():
                 continue
             t = self._edge_t[sl]
             half = 0.5 * g.spaces[i].length
-            sides = {0 if x < 0 else 1 for x in t[f]}
+            # Which ends it reaches in from (its middle belongs to either).
+            sides = {0 if x < 0 else 1 for x in t[f] if abs(x) >= EDGE_MIDDLE * half}
+            near_read = (self._vertex_mates[int(i)][0] | self._vertex_mates[int(i)][1]) & read.keys()
+            if not near_read or not all(self._vertex_mates[int(i)][side] & read.keys() for side in sides):
+                if DEBUG:
+                    print("   no mates", g.spaces[int(i)].id, sides, [[g.spaces[j].id for j in self._vertex_mates[int(i)][sd]] for sd in (0, 1)])
+                continue
             coloured = f & ~shadow[sl] if len(shadow) else f
-            if len(sides) == 2 and (np.abs(t[coloured]) < EDGE_MIDDLE * half).any():
-                continue  # something coloured in its middle, spilling both ways: perhaps a piece
-            if all(self._vertex_mates[int(i)][side] & read for side in sides):
+            if f.mean() <= EDGE_SPILL_MAX and (len(sides) == 1 or not (np.abs(t[coloured]) < EDGE_MIDDLE * half).any()):
                 tokens[g.spaces[int(i)].id] = []
+                continue
+            # Reaching in from both ends: the read bars next to it, as the camera sees them
+            # (base and top, blurred by :data:`SPILL_PX`), and their shadows, must explain it —
+            # what they leave in view is bare paper, and enough of it is in view to say so.
+            mates = sorted(near_read)
+            pts = g.body.mm[sl]
+            covered = np.zeros(len(pts), bool)
+            spill = np.zeros(len(pts), bool)
+            for j in mates:
+                inside, near = self._near_bar(H, j, read[j], pts)
+                covered |= inside
+                spill |= near
+            near_shadow = shadow[sl] if len(shadow) else np.zeros(len(pts), bool)
+            # In its middle, where a bar of its own would certainly show, only what the bars
+            # beside it hide (no blur allowed for) or their shadows.
+            middle = np.abs(t) < EDGE_MIDDLE * half
+            left = f & ~near_shadow & ~covered & ~(spill & ~middle | spill & (int(i) in bare_top))
+            if DEBUG:
+                print("   spill", g.spaces[int(i)].id, round(float(f.mean()), 2), "covered", round(float(covered.mean()), 2),
+                      "left", int(left.sum()), "t left", np.round(t[left], 1))
+            if (~covered).mean() >= VISIBLE_SHARE and left.sum() <= EDGE_LEFT_MAX * len(pts):
+                tokens[g.spaces[int(i)].id] = []
+
+    def _bar_dims(self) -> tuple[float, float]:
+        """An edge piece's length and width (mm): the piece set's bars, else the sheet's."""
+        if "_bar_size" not in self.__dict__:
+            ps = self.pieceset
+            boxes = [p.footprint_mm for p in ps.pieces if p.shape == "box"] if ps is not None else []
+            if boxes:
+                self._bar_size = (max(b[0] for b in boxes), max(b[1] for b in boxes))
+            else:  # the sheet's own bar: a share of the edge, a width in mm
+                edge = max((sp.length for sp in self.grid.spaces if sp.kind == "edge"), default=0.0)
+                self._bar_size = (self.sheet.edge_bar[0] * edge, self.sheet.edge_bar[1])
+        return self._bar_size
+
+    def _near_bar(self, H: Pose, j: int, token: str, pts: np.ndarray) -> np.ndarray:
+        """Which board-plane points ``pts`` the bar read on edge ``j`` hides in the frame (its
+        footprint and its top, seen from the camera), and which it may show over (those and
+        :data:`SPILL_PX` round them)."""
+        g = self.grid
+        s = g.spaces[j]
+        (x1, y1), (x2, y2) = s.ends
+        u = np.array([x2 - x1, y2 - y1]) / max(s.length, 1e-9)
+        n = np.array([-u[1], u[0]])
+        length, width = self._bar_dims()
+        c = np.array([s.x, s.y])
+        foot = np.array([c + a * u * length / 2 + b * n * width / 2 for a in (-1, 1) for b in (-1, 1)])
+        h = self._top_of(j, [token])
+        outline = np.concatenate([foot, H.lift(foot, h)]) if h > 0 and H.camera is not None else foot
+        hull = cv2.convexHull(outline.astype(np.float32))
+        reach = SPILL_PX * self._colour_bleed(H) / BLEED_PX  # SPILL_PX in mm at this frame's scale
+        d = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in pts])
+        return d >= 0, d >= -reach
 
     def _light_not_explained(self, frame: np.ndarray, H: Pose, doubt: list[int], read: dict[int, str]) -> list[int]:
         """Of the spaces read by colour where the paper round them is disturbed (``doubt``),
@@ -172,10 +240,10 @@ class ColourReading:
         return BLEED_PX / px_per_mm
 
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str], np.ndarray]:
+                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str], np.ndarray, np.ndarray]:
         """Per busy space, sampling its core at ``heights``: is one colour clear, which, the
-        edges' headings, and how saturated the winning colour's pixels are (their median,
-        relative to that colour's at calibration). Pixels vote by hue against the paper's white
+        edges' headings, how saturated the winning colour's pixels are (their median,
+        relative to that colour's at calibration), and the share of pixels voting for any. Pixels vote by hue against the paper's white
         (vision.colour_model)."""
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
@@ -183,6 +251,7 @@ class ColourReading:
         vote, sat = votes(sample(frame, H, core, np.repeat(heights, counts)) / white, self._hues)
         share = np.stack([_share(vote == k, starts, counts) for k in range(len(self._hues))], axis=1)
         best = np.argmax(share, axis=1)
+        coloured = share.sum(axis=1)
         top = share[np.arange(len(busy)), best]
         share[np.arange(len(busy)), best] = 0
         clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
@@ -195,7 +264,7 @@ class ColourReading:
                 vivid[k] = float(np.median(sat[sl][mine])) / max(float(class_sat[best[k]]), 1e-3)
         edges = g.is_edge[busy]
         headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
-        return clear, best, headings, vivid
+        return clear, best, headings, vivid, coloured
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
                   heights: np.ndarray) -> dict[int, str]:
@@ -205,7 +274,10 @@ class ColourReading:
         for grp in (g.end0, g.end1):
             pts, starts, counts = _gather(grp, spaces)
             px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
-            lum.append(np.add.reduceat(px.mean(axis=1), starts) / np.maximum(counts, 1))
+            # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
+            # blurred with the bright paper either side, which a mean would take in.
+            v = px.mean(axis=1)
+            lum.append(np.array([np.percentile(v[a:a + n], 25) if n else 0.0 for a, n in zip(starts, counts)]))
         l0, l1 = lum
         out = {}
         for k, i in enumerate(spaces):
