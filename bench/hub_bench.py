@@ -220,6 +220,50 @@ async def _spectate(url: str, n: int, seconds: float, out: Path) -> None:
     out.write_text(json.dumps({"opened": opened, "errors": errors[:5], "n_errors": len(errors), "latencies": lat}))
 
 
+def flood(port: int, boards: int, rate: float, seconds: float, first: int, out: Path) -> None:
+    """The hub's own ceiling (``--flood``): ``boards`` tables' journal events and live snapshots
+    published straight through paho at ``rate`` moves/s in all, each stamped with its publish
+    time as its commit time — no referee or journal behind them, so the load generator is light
+    and the hub, not the simulators, runs out first. Writes the moves sent to ``out``."""
+    import random
+
+    import paho.mqtt.client as mqtt
+
+    from rules import get_game
+    from tableref.hub.protocol import GameEvent, GameHeader, Live, encode, topic
+
+    game = get_game("anacund")
+    start = game.default_setup(game.parse_options({}))
+    position = start.to_dict()
+    names = [f"flood-{first + i:05d}" for i in range(boards)]
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"flood-{first}")
+    client.max_inflight_messages_set(1000)
+    client.max_queued_messages_set(0)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    now = time.time()
+    for name in names:
+        client.publish(topic(name, "journal"), encode(GameHeader(1, "anacund", {}, "kind", position, now)), qos=1)
+    seq = dict.fromkeys(names, 0)
+    rng = random.Random(first)
+    sent, t0 = 0, time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        due = t0 + sent / rate
+        if due > time.monotonic():
+            time.sleep(due - time.monotonic())
+        name = names[rng.randrange(boards)]
+        now = time.time()
+        client.publish(topic(name, "journal"), encode(GameEvent(1, seq[name], "move", "t1", position, now)), qos=1)
+        client.publish(topic(name, "live"), encode(Live(1, "anacund", seq[name] + 1, position, "ok", "t1", None, {},
+                                                        now)), qos=0, retain=True)
+        seq[name] += 1
+        sent += 1
+    time.sleep(2.0)
+    client.loop_stop()
+    client.disconnect()
+    out.write_text(str(sent))
+
+
 def pct(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
@@ -237,7 +281,7 @@ _STEPS = itertools.count()
 
 
 def run_step(url: str, hub: subprocess.Popen, port: int, directory: Path, boards: int, interval: float,
-             duration: float, spectators: int) -> dict:
+             duration: float, spectators: int, flood_rate: float = 0.0) -> dict:
     watcher = Watcher(url)
     watcher.start()
     spec = None
@@ -261,14 +305,21 @@ def run_step(url: str, hub: subprocess.Popen, port: int, directory: Path, boards
     # (board, game) and a board's journal is never replaced under the same name (docs/hub.md).
     offset = 1000 * next(_STEPS)
     cpu0, load0 = cpu_seconds(hub.pid), os.getloadavg()[0]
-    for first in range(1, boards + 1, PER_PROCESS):
+    for first in range(1, boards + 1, PER_PROCESS) if flood_rate else ():
+        sims.append(subprocess.Popen([sys.executable, __file__, "--flood", str(port), str(PER_PROCESS),
+                                      str(flood_rate * PER_PROCESS / boards), str(duration), str(first + offset),
+                                      str(journals / f"flood-{first}")], cwd=ROOT))
+    for first in range(1, boards + 1, PER_PROCESS) if not flood_rate else ():
         n = min(PER_PROCESS, boards - first + 1)
         sims.append(subprocess.Popen(
             [sys.executable, "-m", "tableref", "hub", "simulate", "--boards", str(n), "--first", str(first + offset),
              "--broker", f"mqtt://127.0.0.1:{port}", "--interval", str(interval), "--duration", str(duration),
              "--dir", str(journals / f"p{first}")], cwd=ROOT, stdout=subprocess.PIPE, text=True))
     played = 0
-    for p in sims:
+    for p in sims if flood_rate else ():
+        p.wait(duration + 120)
+    played += sum(int(f.read_text()) for f in journals.glob("flood-*"))
+    for p in sims if not flood_rate else ():
         out_text = p.communicate(timeout=duration + 120)[0]
         for line in out_text.splitlines():
             if "played" in line:
@@ -301,6 +352,10 @@ def run_step(url: str, hub: subprocess.Popen, port: int, directory: Path, boards
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--sampled-hub":
         return sampled_hub(Path(sys.argv[2]), sys.argv[3:])
+    if len(sys.argv) > 1 and sys.argv[1] == "--flood":
+        port, boards, rate, seconds, first, out = sys.argv[2:8]
+        flood(int(port), int(boards), float(rate), float(seconds), int(first), Path(out))
+        return 0
     if len(sys.argv) > 1 and sys.argv[1] == "--spectate":
         url, n, seconds, out = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), Path(sys.argv[5])
         try:  # the spectators' own client as light as it can be: it shares the cores with the hub
@@ -318,6 +373,8 @@ def main() -> int:
     ap.add_argument("--ramp-spectators", type=int, default=None, help="streams open during the ramp "
                     "(default: --spectators)")
     ap.add_argument("--quick", action="store_true", help="15 s steps, ramp 1,0.5")
+    ap.add_argument("--flood", default="", help="after the ramp, the hub's own ceiling: moves/s in all from a "
+                    "light publisher (no referee, no journal), e.g. 400,800,1600, until p99 > 1 s")
     ap.add_argument("--profile", type=Path, help="sample the hub's threads every 5 ms; where the time went, to this file")
     args = ap.parse_args()
     if args.quick:
@@ -354,7 +411,22 @@ def main() -> int:
                 break
             sustained = max(sustained, r["rate"])
         print(f"  sustained with p99 ≤ 1 s: {sustained:.0f} moves/s (the highest step tried under it)"
-              + ("" if p99_passed else "; p99 never passed 1 s: the load generator on the same cores ran out first"))
+              + ("" if p99_passed or not args.ramp.strip() else
+                 "; p99 never passed 1 s: the load generator on the same cores ran out first"))
+        ceiling = 0.0
+        for rate in [float(x) for x in args.flood.split(",") if x.strip()]:
+            r = run_step(url, hub, port, directory, args.boards, 0, args.duration, spectators, flood_rate=rate)
+            p99 = pct(r["watcher"], 99)
+            received = r["counters"]["received"]
+            print(f"  flood: {r['rate']:.0f} moves/s ({2 * r['rate']:.0f} messages/s in, {r['rate']:.0f} acks out), "
+                  f"{spectators} spectators: {ms(r['watcher'])}  RSS {r['rss']:.0f} MB  "
+                  f"CPU {r['cpu'] / max(r['played'], 1) * 1000:.2f} ms/move = {r['cpu'] / r['seconds'] * 100:.0f}% of a "
+                  f"core  load {r['load'][1]:.1f}  {r['missing']} missing; hub received {received} in all", flush=True)
+            if p99 > 1.0 or r["missing"] > r["played"] * 0.001:
+                break
+            ceiling = r["rate"]
+        if args.flood:
+            print(f"  the hub's own ceiling with p99 ≤ 1 s: {ceiling:.0f} moves/s = {2 * ceiling:.0f} messages/s in")
     finally:
         hub.send_signal(signal.SIGTERM)
         try:
