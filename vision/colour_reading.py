@@ -18,6 +18,7 @@ BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edg
 EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
 EDGE_MIDDLE = 0.3
 DEBUG = False
+FOOT_HIDDEN = 0.5  # share of a bar's foot a bar in front must hide to trust its top look alone
 BARE_TOP_MAX = 0.05  # share of a top look's pixels voting for any colour, where no bar stands
 SPILL_PX = 3.0  # pixels a bar's edge spreads in the frame (lens blur, a JPEG's half-resolution colour)
 VISIBLE_SHARE = 0.35  # share of an edge's body left in view by the bars beside it, to read it empty
@@ -56,40 +57,36 @@ class ColourReading:
         if len(busy) == 0:
             return
         weak = foreign[busy] < COVER_MIN
-        classes = self.cal.classes
         # The colour is on the piece's top face: sampled where that projects, not on the board;
         # and where a piece laid flat would show it (a set without height, a piece knocked over).
         looks = [self._classify(frame, H, busy, gains, self._max_top[busy])]
         if H.camera is not None and self._max_top[busy].any():
             looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
         read: dict[int, str] = {}
+        conflicts = []
         for k, i in enumerate(busy):
-            clear_looks = [(int(best[k]), headings.get(int(i))) for clear, best, headings, *_ in looks if clear[k]]
+            clear_looks = [int(look[1][k]) for look in looks if look[0][k]]
+            if len(set(clear_looks)) > 1 and not weak[k]:
+                conflicts.append(k)  # two looks, two colours: perhaps a bar in front of its foot
+                continue
             if weak[k] and len(clear_looks) < len(looks):
                 continue  # partly foreign: only a colour plain in every look
-            if len({b for b, _ in clear_looks}) != 1:
-                continue  # not clear, or two looks that disagree on the colour: unreadable
-            b = clear_looks[0][0]
-            c = classes[b]
-            # A tail's dark band is on its top face: the top look's heading stands. Seen on the
-            # board's plane, a standing bar's ends show its side and its shadow, one end darker:
-            # that look's heading counts only where the top look has none (a flat set).
-            top_clear, _, top_ends, *_ = looks[0]
-            top_end = top_ends.get(int(i)) if top_clear[k] else None
-            ends = {top_end} if top_end is not None else {h for _, h in clear_looks if h is not None}
-            if len(ends) > 1:
-                continue  # two headings: unreadable
-            heading = next(iter(ends), None)
-            if heading is not None and not c.headed and (top_end is not None or not top_clear[k]):
-                continue  # a dark end on a piece that has none: not what it seems
-            if not c.headed:
-                heading = None
-            if c.headed and heading is None:
-                why[g.spaces[i].id] = f"a {c.name} tail whose flat end cannot be seen"
-            elif not c.headed:
-                read[int(i)] = c.name
-            else:
-                read[int(i)] = f"{c.name}:{heading}"
+            self._decide(k, int(i), looks, read, why)
+        for k in conflicts:
+            # The board-plane look sees another colour where a read bar in front, as the camera
+            # sees it, covers this one's foot: the top face's colour stands.
+            i = int(busy[k])
+            flat = self._hues[int(looks[1][1][k])].name
+            pts = g.core.mm[g.core.of(i)]
+            hidden = np.zeros(len(pts), bool)
+            for j, tok in read.items():
+                if tok.split(":")[0] == flat and g.is_edge[j] and g.is_edge[i] and j != i:
+                    hidden |= self._near_bar(H, j, tok, pts)[0]
+            if DEBUG:
+                print("   conflict", g.spaces[i].id, flat, round(float(hidden.mean()), 2),
+                      [(g.spaces[j].id, t) for j, t in read.items() if g.is_edge[j] and np.hypot(g.spaces[j].x - g.spaces[i].x, g.spaces[j].y - g.spaces[i].y) < 15])
+            if hidden.mean() >= FOOT_HIDDEN:
+                self._decide(k, i, looks[:1], read, why)
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
         # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
         # their saturation.
@@ -196,6 +193,31 @@ class ColourReading:
         reach = SPILL_PX * self._colour_bleed(H) / BLEED_PX  # SPILL_PX in mm at this frame's scale
         d = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in pts])
         return d >= 0, d >= -reach
+
+    def _decide(self, k: int, i: int, looks: list, read: dict[int, str], why: dict[str, str]) -> None:
+        """Space ``i`` (``k``-th of the looks) read from the looks clear on it: one colour, and
+        for a tail one heading."""
+        clear_looks = [(int(best[k]), headings.get(i)) for clear, best, headings, *_ in looks if clear[k]]
+        if len({b for b, _ in clear_looks}) != 1:
+            return  # not clear, or two looks that disagree on the colour: unreadable
+        c = self.cal.classes[clear_looks[0][0]]
+        # A tail's dark band is on its top face: the top look's heading stands. Seen on the
+        # board's plane, a standing bar's ends show its side and its shadow, one end darker:
+        # that look's heading counts only where the top look has none (a flat set).
+        top_clear, _, top_ends, *_ = looks[0]
+        top_end = top_ends.get(i) if top_clear[k] else None
+        ends = {top_end} if top_end is not None else {h for _, h in clear_looks if h is not None}
+        if len(ends) > 1:
+            return  # two headings: unreadable
+        heading = next(iter(ends), None)
+        if heading is not None and not c.headed and (top_end is not None or not top_clear[k]):
+            return  # a dark end on a piece that has none: not what it seems
+        if not c.headed:
+            read[i] = c.name
+        elif heading is None:
+            why[self.grid.spaces[i].id] = f"a {c.name} tail whose flat end cannot be seen"
+        else:
+            read[i] = f"{c.name}:{heading}"
 
     def _light_not_explained(self, frame: np.ndarray, H: Pose, doubt: list[int], read: dict[int, str]) -> list[int]:
         """Of the spaces read by colour where the paper round them is disturbed (``doubt``),
