@@ -18,6 +18,15 @@ intermediate accepts (must be 0). ``--compare`` also runs each film the old way 
 settle 0.3 s, stabiliser settle 0.6 s over 3 readings, no hand signal). Exits 1 on any wrong
 or intermediate accept, or a board reported with the hand in view; a move the camera could not
 read is left undecided (the ``decided`` column), a wait rather than an error.
+
+``--filmed`` plays the same measurement on films of the camera model instead
+(``vision/camera_model.py`` via ``vision.scene_film``: a tilted pinhole with barrel distortion,
+a lamp and shadows, 3-D pieces at the set's heights, an arm that reaches in, lifts the piece,
+holds it still over ``--stops`` spaces on the way for 0.4 s each and over its destination, puts
+it down and withdraws), calibrated as ``tableref calibrate`` does: Gygès and Anacund by default
+(``--only``), board 60 % of 1280x720 (DRIFT 1920x1080), k1 -0.1, at ``--tilts``. An
+intermediate accept there is any board reported that is one of the film's in-between positions
+(a piece in the hand); the hand has left once the arm covers no pixel of the sheet in the frame.
 """
 
 from __future__ import annotations
@@ -29,20 +38,27 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 from rules import Fidelity, get_game  # noqa: E402
 from tableref.decisions import StableView  # noqa: E402
 from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
+from vision.calibration import calibrate, colour_layout  # noqa: E402
+from vision.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
 from vision.capture import ArrayCapture  # noqa: E402
 from vision.hand_script import HandScript, HandTiming, hand_script  # noqa: E402
-from vision.sessions import Session, scripted_game  # noqa: E402
+from vision.layout import DEFAULT_MODE, Sheet  # noqa: E402
+from vision.readers import grid_for, reader_for  # noqa: E402
+from vision.scene_film import FilmFrame, FilmTiming, film, film_frames  # noqa: E402
+from vision.sessions import Session, scripted_game, setup_length  # noqa: E402
 from vision.source import CameraSource  # noqa: E402
 from vision.video import script_frames  # noqa: E402
 
@@ -124,6 +140,155 @@ def play(session: Session, start, played, script: HandScript, fps: float, *, old
         run.moves += len(positions)
 
 
+# -- filmed by the camera model ------------------------------------------------------------
+
+FILM_HD, FILM_FHD = (1280, 720), (1920, 1080)
+SLOW = FilmTiming(fps=30.0, stops=2, hover_s=0.4, still_s=1.0, opening_s=1.0, closing_s=1.5)
+
+
+@dataclass
+class FilmedGame:
+    """A scripted game filmed through the camera model, with what the camera needs to read it."""
+
+    game: str
+    tilt: float
+    start: object  # rules State
+    played: list
+    frames: list[FilmFrame]
+    model: CameraModel
+    reader: object  # vision Reader (DriftReader for DRIFT)
+
+    @cached_property
+    def _sheet_mask(self) -> np.ndarray:
+        w, h = self.model.plane_mm
+        quad = self.model.pose.project(np.float32([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]]))
+        mask = np.zeros(self.model.setup.size[::-1], np.uint8)
+        cv2.fillConvexPoly(mask, quad.astype(np.int32), 1)
+        return mask > 0
+
+    def over_board(self, f: FilmFrame) -> bool:
+        """The arm covers some pixel of the sheet in the frame (drawn without the lamp, so its
+        shadow does not count, and compared with the same scene drawn without it)."""
+        if not f.hand:
+            return False
+        scene = replace(f.scene, lamp=None, noise=0.0)
+        arm = self.model.render_clean(scene)
+        bare = self.model.render_clean(replace(scene, hands=()))
+        return bool((np.abs(arm - bare).max(axis=2)[self._sheet_mask] > 8).any())
+
+    @cached_property
+    def leaves(self) -> list[float]:
+        """Per move, the film time the hand has left the board after it: the first frame of
+        the arm's withdrawal where it covers no pixel of the sheet."""
+        out: list[float] = []
+        for f in self.frames:
+            if f.move == len(out) + 1 and not self.over_board(f):
+                out.append(f.time)
+        return out
+
+
+def filmed_game(game: str, *, tilt: float = 25.0, moves: int = 3, seed: int = 0, fill: float = 0.6,
+                k1: float = -0.1, heights: float = 1.0, timing: FilmTiming = SLOW) -> FilmedGame:
+    """Film ``moves`` scripted moves of ``game`` (from its set-up start) and calibrate a reader
+    on frames of the empty board (and the colour layout, for colour games) from that camera."""
+    sheet = Sheet.for_board(get_game(game).board())
+    grid = grid_for(sheet)
+    size = FILM_FHD if game == "drift" else FILM_HD
+    model = CameraModel(grid.sheet, CameraSetup(size=size, tilt_deg=tilt, fill=fill, k1=k1, yaw_deg=3.0))
+    base = Scene(heights=heights, jpeg=80)
+    mode = DEFAULT_MODE.get(game, "tags")
+    empty = [model.render(replace(base, seed=seed * 10 + i)) for i in range(3)]
+    lay = colour_layout(grid.sheet) if mode == "colour" else None
+    shots = [(model.render(replace(base, view=lay, seed=seed * 10 + 5)), lay)] if lay is not None else []
+    cal = calibrate(grid, empty, mode=mode, shots=shots)
+    start = get_game(game).default_setup()  # set up, ready to play (as tableref demo-video films)
+    start, played = scripted_game(game, seed, setup_length(start) + moves, start)
+    frames = film(grid.sheet, start, played, base=base, timing=timing)
+    return FilmedGame(game, tilt, start, played, frames, model, reader_for(grid, cal))
+
+
+def play_film(fg: FilmedGame, run: Run, *, seed: int = 0) -> list[float]:
+    """Play ``fg`` CameraSource → Stabiliser → Referee (a real journal), adding to ``run``;
+    returns each decided move's latency in film time alone (the wall time left out)."""
+    drawing = [0.0]
+
+    def timed(frames):
+        while True:
+            t = time.perf_counter()
+            img = next(frames, None)
+            drawing[0] += time.perf_counter() - t
+            if img is None:
+                return
+            yield img
+
+    fps = 1.0 / (fg.frames[1].time - fg.frames[0].time)
+    source = CameraSource(ArrayCapture(timed(film_frames(fg.model, fg.frames, seed=seed)), fps=fps), fg.reader)
+    stab = Stabiliser()
+    truth = {round(f.time, 4): f for f in fg.frames}
+    positions, s = [], fg.start
+    for m in fg.played:
+        s = s.successor(m)
+        positions.append(s)
+    boards = {p.view(Fidelity.KIND) for p in [fg.start, *positions]}
+    between = {f.view for f in fg.frames} - boards  # a piece in the hand: never a move
+    leaves = fg.leaves
+    film_latency: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
+        referee = Referee.start(journal, fg.game, fidelity=Fidelity.KIND, start=fg.start)
+        observations = source.observations()
+        while True:
+            t0, drawn = time.perf_counter(), drawing[0]
+            obs = next(observations, None)
+            if obs is None:
+                break
+            view = stab.feed(obs)
+            frame_s = time.perf_counter() - t0 - (drawing[0] - drawn)
+            if view is None:
+                continue
+            f = truth[round(obs.time, 4)]
+            run.with_hand += fg.over_board(f)  # an arm elsewhere in the frame is not over the board
+            run.intermediate += view in between
+            t1 = time.perf_counter()
+            out = referee.handle(StableView(view, obs.time))
+            handle_s = time.perf_counter() - t1
+            for d in out:
+                if d.kind != "accepted":
+                    continue
+                k = d.ply - 1
+                if k >= len(positions) or type(fg.start).from_dict(d.position) != positions[k]:
+                    run.wrong += 1
+                    continue
+                run.decided += 1
+                film_latency.append(obs.time - leaves[k])
+                run.latencies.append(obs.time - leaves[k] + frame_s + handle_s)
+    run.moves += len(positions)
+    return film_latency
+
+
+def main_filmed(args: argparse.Namespace) -> int:
+    engines = args.only.split(",") if args.only else ["gyges", "anacund"]
+    tilts = [float(t) for t in args.tilts.split(",")]
+    timing = replace(SLOW, fps=args.fps, stops=args.stops)
+    print(f"camera model films at {args.fps:g} fps: board 60 % of 1280x720 (DRIFT 1080p), k1 -0.1, the lamp, "
+          f"real piece heights; {args.games} games x {args.moves} moves per engine and tilt; slow moves "
+          f"(held 0.4 s over {args.stops} spaces on the way and over the destination)")
+    print(f"{'engine':<13} {'tilt':>4} {'moves':>5} {'decided':>7} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} "
+          f"{'wrong':>5} {'interm.':>7} {'w/hand':>6}")
+    total, bad = Run(), 0
+    for game in engines:
+        for tilt in tilts:
+            r = Run()
+            for i in range(args.games):
+                play_film(filmed_game(game, tilt=tilt, moves=args.moves, seed=100 + i, timing=timing), r, seed=i)
+            _row(f"{game:<13} {tilt:>4.0f}", "", r, width=18)
+            total.latencies += r.latencies
+            for k in ("moves", "decided", "wrong", "intermediate", "with_hand"):
+                setattr(total, k, getattr(total, k) + getattr(r, k))
+            bad += r.wrong + r.intermediate + r.with_hand
+    _row(f"{'all':<18}", "", total, width=18)
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=2, help="scripted games per engine (default 2)")
@@ -131,8 +296,14 @@ def main() -> int:
     ap.add_argument("--fps", type=float, default=30.0, help="the camera's frame rate (default 30)")
     ap.add_argument("--only", default="", help="comma-separated engines (default: all five)")
     ap.add_argument("--compare", action="store_true", help="also run the old settle-time path")
+    ap.add_argument("--filmed", action="store_true",
+                    help="films of the camera model (Gygès and Anacund unless --only) instead of the synthetic camera")
+    ap.add_argument("--tilts", default="10,25,35", help="--filmed: camera tilts from vertical (default 10,25,35)")
+    ap.add_argument("--stops", type=int, default=2, help="--filmed: spaces the piece is held over on the way")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    if args.filmed:
+        return main_filmed(args)
     engines = [g for g in ENGINES if not args.only or g in args.only.split(",")]
     modes = [("hand", False)] + ([("settle", True)] if args.compare else [])
     print(f"camera at {args.fps:g} fps; {args.games} games x {args.moves} moves per engine; slow moves "
@@ -162,9 +333,10 @@ def main() -> int:
     return 1 if bad else 0
 
 
-def _row(game: str, path: str, r: Run) -> None:
+def _row(game: str, path: str, r: Run, width: int = 13) -> None:
     ms = [v * 1000 for v in r.latencies] or [float("nan")]
-    print(f"{game:<13} {path:<7} {r.moves:>5} {r.decided:>7} {statistics.median(ms):>7.0f} {pct(ms, 99):>7.0f} "
+    label = f"{game:<{width}}" + (f" {path:<7}" if path else "")
+    print(f"{label} {r.moves:>5} {r.decided:>7} {statistics.median(ms):>7.0f} {pct(ms, 99):>7.0f} "
           f"{max(ms):>7.0f} {r.wrong:>5} {r.intermediate:>7} {r.with_hand:>6}", flush=True)
 
 
