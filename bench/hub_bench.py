@@ -248,9 +248,9 @@ def flood(port: int, boards: int, rate: float, seconds: float, first: int, out: 
     rng = random.Random(first)
     sent, t0 = 0, time.monotonic()
     while time.monotonic() - t0 < seconds:
-        due = t0 + sent / rate
-        if due > time.monotonic():
-            time.sleep(due - time.monotonic())
+        wait = t0 + sent / rate - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
         name = names[rng.randrange(boards)]
         now = time.time()
         client.publish(topic(name, "journal"), encode(GameEvent(1, seq[name], "move", "t1", position, now)), qos=1)
