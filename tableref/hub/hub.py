@@ -189,6 +189,7 @@ class Hub:
                 client.publish(topic(board, "ack"), encode(ack), qos=1)
                 self.counters.acks += 1
         changed: dict[str, BoardView] = {}
+        drawn: dict[str, Live] = {}  # the last live snapshot of each board in the batch: drawn once
         with self._lock:
             for board, m, at in batch:
                 view = self.boards.get(board)
@@ -198,17 +199,17 @@ class Hub:
                 if isinstance(m, Status):
                     view.online = m.state == "online"
                 elif isinstance(m, Live):
-                    view.live = m
-                    view.view, view.to_move = _pieces(m.name, m.position)
+                    view.live = drawn[board] = m
                     view.online = True
                 elif isinstance(m, GameEvent):
                     view.events += 1
                     view.last_event = max(view.last_event, m.created)
                     view.online = True  # the position itself follows on the live topic
                 elif isinstance(m, GameHeader) and (view.live is None or view.live.game < m.game):
-                    view.live = Live(m.game, m.name, 0, m.start, "ok", None, None, m.players, m.created)
-                    view.view, view.to_move = _pieces(m.name, m.start)
+                    view.live = drawn[board] = Live(m.game, m.name, 0, m.start, "ok", None, None, m.players, m.created)
                 changed[board] = view
+            for board, live in drawn.items():  # a busy board's earlier snapshots are never shown: not drawn
+                self.boards[board].view, self.boards[board].to_move = _pieces(live.name, live.position)
             data = [v.to_dict() for v in changed.values()]
         if self.on_change is not None and data:
             # Each event's commit time on its board: a spectator can see how fresh the page is.
