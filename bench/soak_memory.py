@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.serve_bench import proc_status
 from bench.soak_tables import CameraTable, SerialTable, SimTable, Table
+from bench.soak_trace import memory_report
 
 TABLES = {"sim": SimTable, "serial": SerialTable, "camera": CameraTable}
 
@@ -134,6 +135,8 @@ def summary(table: Table, warm_up: float) -> bool:
     if isinstance(table, CameraTable):
         print(f"camera: bumped {table.bumped()} times; {len(table.seen) - len(wrong)} of {len(table.seen)} games "
               f"refereed exactly as filmed" + (f"; WRONG: games {wrong}" if wrong else ""))
+    if table.trace is not None:
+        print(memory_report(table.trace / table.name, sum(1 for x in samples if x.at < warm.at)))
     for error in table.errors[:5]:
         print(f"trouble: {error}")
     print(f"troubles: {len(table.errors)}")
@@ -153,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pull-every", type=int, default=6, help="the serial cable pulled every N moves (default 6)")
     ap.add_argument("--warm-up", type=float, default=60.0,
                     help="seconds before the slopes are taken (default 60; the event log fills in ~170 moves)")
+    ap.add_argument("--trace", type=Path, default=None,
+                    help="run the sim and serial services under tracemalloc, a snapshot at every sample, into "
+                         "this directory; print what grew after warm-up (slow: for finding a leak, not for slopes)")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.tables.split(",") if n.strip()]
     unknown = [n for n in names if n not in TABLES]
@@ -167,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             tables.append(SerialTable(work, game_length=args.game_length, seed=1 + i, pull_every=args.pull_every))
         else:
             tables.append(CameraTable(work, game_length=args.camera_moves, seed=1 + i, rate=args.camera_rate))
+    for table in tables:
+        table.trace = args.trace if args.trace is not None and not isinstance(table, CameraTable) else None
     stop = threading.Event()
     rng = random.Random(1)
     players: list[threading.Thread] = []
@@ -187,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                     assert table.proc is not None
                     table.samples.append(sample(now - t0, table.proc.pid, table.journal, table.url))
                     show(table, table.samples[-1], viewers_started)
+                    table.snapshot_memory()
                 next_sample += 10
             live = [t for t in live if t.is_alive()]
             while len(live) < args.viewers:
@@ -202,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         for table in tables:
             assert table.proc is not None
             table.samples.append(sample(time.monotonic() - t0, table.proc.pid, table.journal, table.url))
+            table.snapshot_memory()
+        time.sleep(3 if args.trace else 0)  # the last snapshots written
         print(f"\n{len(tables)} tables, {viewers_started} viewers")
         good = [summary(table, args.warm_up) for table in tables]
     finally:

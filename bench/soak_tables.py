@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -114,6 +116,18 @@ class Table:
         self.counts: dict[str, int] = {}  # what happened at the table, by name
         self.errors: list[str] = []
         self.samples: list[Any] = []
+        self.trace: Path | None = None  # where the service's tracemalloc snapshots go (--trace)
+
+    def tableref(self, *args: str) -> list[str]:
+        """``python -m tableref ARGS``, under :func:`traced` when tracing."""
+        if self.trace is None:
+            return [sys.executable, "-m", "tableref", *args]
+        return [sys.executable, str(Path(__file__).resolve().with_name("soak_trace.py")), str(self.trace / self.name),
+                *args]
+
+    def snapshot_memory(self) -> None:
+        if self.trace is not None and self.proc is not None:
+            self.proc.send_signal(signal.SIGUSR1)
 
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
@@ -123,6 +137,7 @@ class Table:
 
     def start(self) -> None:
         env = {"PYTHONPATH": str(ROOT), "HOME": str(self.work), "PATH": "/usr/bin:/bin"}
+        env.update({k: v for k, v in os.environ.items() if k.startswith("MALLOC_")})  # glibc's, as a unit file sets
         self.proc = subprocess.Popen(self.command(), cwd=self.work, stdout=subprocess.DEVNULL,
                                      stderr=(self.work / "stderr.log").open("wb"), env=env)
         for _ in range(300):
@@ -196,7 +211,7 @@ class SimTable(Table):
     name = "sim"
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "tableref", "serve", "--port", str(self.port), "--journal", str(self.journal)]
+        return self.tableref("serve", "--port", str(self.port), "--journal", str(self.journal))
 
     def set_right(self) -> None:
         """Put the board back to the game's position and wait until the referee has seen it."""
@@ -242,8 +257,8 @@ class SerialTable(Table):
     def command(self) -> list[str]:
         self.board = start_board(seed=5)
         cfg = serial_config(self.work, self.board.device_path)
-        return [sys.executable, "-m", "tableref", "serve", "--config", str(cfg), "--port", str(self.port),
-                "--journal", str(self.journal), "--settle", "0.3"]
+        return self.tableref("serve", "--config", str(cfg), "--port", str(self.port), "--journal",
+                             str(self.journal), "--settle", "0.3")
 
     def put(self, state: Any) -> None:
         self.board.set_view(state.view(Fidelity.OCCUPANCY))
