@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from rules import Phrase, SpaceFix, View
@@ -35,8 +35,9 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}
-        for name, value in self.__dict__.items():
-            data[name] = _plain(value)
+        for f in fields(self):
+            if f.metadata.get("json", True):  # phrases for other languages stay out of the JSON
+                data[f.name] = _plain(getattr(self, f.name))
         return data
 
     def text(self) -> str:
@@ -92,6 +93,7 @@ class UnseenMoves(Decision):
     alternatives: tuple[str, ...]
     descriptions: tuple[str, ...]
     chosen: int | None = None
+    phrases: tuple[Phrase, ...] = field(default=(), compare=False, repr=False, metadata={"json": False})
 
     def text(self) -> str:
         opts = "; ".join(f"[{i + 1}] {a}" for i, a in enumerate(self.alternatives))

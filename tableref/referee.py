@@ -271,9 +271,9 @@ class Referee:
 
     def _unseen_question(self, group: UnseenGroup) -> UnseenMoves:
         before = self.record.states[group.ply]
-        words = tuple(self._describe(parse_sequence(before, alt), before) for alt in group.alternatives)
-        return UnseenMoves(self.record.id, self.ply, group.ply, group.count, group.alternatives, words,
-                           group.chosen)
+        said = tuple(self._describe_phrase(parse_sequence(before, alt), before) for alt in group.alternatives)
+        return UnseenMoves(self.record.id, self.ply, group.ply, group.count, group.alternatives,
+                           tuple(p.text for p in said), group.chosen, phrases=said)
 
     def _on_choose_unseen(self, first_ply: int, number: int) -> list[Decision]:
         try:

@@ -68,7 +68,7 @@ class LiveTable:
                                         "text": "simulated board connected" if sim else "board connected"}
         # The texts shown that come from the rules or the referee, English -> phrase, per part of
         # the page: said in the reader's language through the snapshot's "i18n" (web/i18n.py).
-        self._words: dict[str, dict[str, Value]] = {"last": {}, "question": {}, "status": {}, "log": {}}
+        self._words: dict[str, dict[str, Value]] = {"last": {}, "question": {}, "status": {}, "log": {}, "unseen": {}}
         self._log_status: dict[str, dict[str, Any]] = {}  # the log's illegal and part-way lines
         self._i18n: dict[str, dict[str, str]] | None = None
         self._set_game(game_id, state, list(moves), dict(options))
@@ -142,6 +142,7 @@ class LiveTable:
         elif isinstance(d, UnseenMoves):
             asked = _unseen_question(d.first_ply, d.count, d.alternatives, d.descriptions)
             self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply] + [asked]
+            self._words["unseen"].update({p.text: p for p in d.phrases})
         elif isinstance(d, UnseenChosen):
             self._unseen = [u for u in self._unseen if u["first_ply"] != d.first_ply]
             self._moves[d.first_ply:d.first_ply + len(d.moves)] = list(d.moves)
@@ -228,7 +229,9 @@ class LiveTable:
     def _translations(self) -> dict[str, dict[str, str]]:
         if self._i18n is None:
             words = dict(self._position_words)
-            for part in ("last", "question", "status", "log"):
+            open_ = {c["description"] for u in self._unseen for c in u["choices"]}
+            self._words["unseen"] = {k: v for k, v in self._words["unseen"].items() if k in open_}
+            for part in ("last", "question", "status", "log", "unseen"):
                 words.update(self._words[part])
             for st in self._log_status.values():
                 words.update(st["words"])

@@ -14,7 +14,7 @@ import pytest
 
 from rules import Fidelity, P, SpaceFix, get_game, game_names
 from rules.phrase import Joined
-from tableref.decisions import Accepted, Ambiguous, Choice, GameOver, Illegal, NewGame, Partial
+from tableref.decisions import Accepted, Ambiguous, Choice, GameOver, Illegal, NewGame, Partial, UnseenMoves
 from tableref.i18n import Catalog, catalog
 from tableref.voice.sentences import Narrator
 from web.live import LiveTable
@@ -171,6 +171,13 @@ def test_live_page_translations_cover_the_rules_texts(name):
         assert any(r["text"] in fr for r in snap["recent"] if r["kind"] == "accepted")
         for d in snap["declarable"]:  # moves the board cannot show, and why
             assert not english_words(fr[d["description"]]) and not english_words(fr[d["why"]]), d
+    s, m = states[-2]  # moves never seen one by one: the question's descriptions in French too
+    words = (s.move_phrase(m),)
+    asked = UnseenMoves(1, len(states), len(states) - 2, 1, (s.move_text(m),), (words[0].text,), phrases=words)
+    assert "phrases" not in asked.to_dict()  # the JSON (journal, page) as before
+    table.on_decision(asked)
+    fr = table.snapshot()["i18n"]["fr"]
+    assert not english_words(fr[words[0].text]), fr[words[0].text]
     outcome = table.snapshot()["outcome"]
     if outcome:
         assert not english_words(table.snapshot()["i18n"]["fr"][outcome["reason"]])

@@ -176,7 +176,7 @@
         const b = document.createElement("button");
         b.className = "choice";
         b.innerHTML = `<b>${esc(c.number)}.</b> ${esc(c.text)}` +
-          (c.description !== c.text ? ` <span class="detail">— ${esc(c.description)}</span>` : "");
+          (c.description !== c.text ? ` <span class="detail">— ${esc(rt(c.description))}</span>` : "");
         b.disabled = !window.TR.session.admin;
         b.addEventListener("click", () => act("/api/unseen", { first_ply: q.first_ply, number: c.number }));
         box.append(b);
