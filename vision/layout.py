@@ -20,10 +20,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rules.board import Board
+
+if TYPE_CHECKING:
+    from .geometry import BoardGeometry
 
 ARUCO_DICTIONARY = "DICT_4X4_50"
 # A game whose tags go past id 49 reads them with the 100-marker dictionary: its first 50
@@ -153,6 +157,11 @@ class Sheet:
     size: tuple[float, float] = (0.0, 0.0)  # sheet width, height in mm
     shapes: tuple[SpaceShape, ...] = field(default=(), repr=False)
     pitch: float = 0.0  # median distance from a space to its nearest neighbour
+    scale: float = 1.0  # sheet mm per board-file mm (board mm * scale + offset = sheet mm)
+    # An own board (vision.geometry): the stuck-on markers' corners where they were fitted,
+    # and the tags' size on the pieces (not derived from this board's pitch).
+    markers: tuple[tuple[int, tuple[tuple[float, float], ...]], ...] | None = None
+    tag_size: float = 0.0
 
     @classmethod
     def for_board(cls, board: Board, *, margin: float = 40.0, marker_mm: float = 30.0) -> "Sheet":
@@ -190,6 +199,8 @@ class Sheet:
 
     @property
     def tag_mm(self) -> float:
+        if self.tag_size:
+            return self.tag_size
         # The tag's diagonal plus a 2 mm quiet zone all round fits on the piece.
         return round(1.2 * self.piece_radius, 1)
 
@@ -199,10 +210,20 @@ class Sheet:
         return 0.8, 4.0
 
     def to_sheet(self, x: float, y: float) -> tuple[float, float]:
-        return x + self.offset[0], y + self.offset[1]
+        return x * self.scale + self.offset[0], y * self.scale + self.offset[1]
+
+    @classmethod
+    def from_geometry(cls, board: Board, geometry: "BoardGeometry") -> "Sheet":
+        """An own board fitted to the camera (:mod:`vision.geometry`): read through it as
+        through a printed sheet."""
+        from .geometry import sheet_from_geometry
+
+        return sheet_from_geometry(board, geometry)
 
     def marker_corners(self) -> dict[int, np.ndarray]:
         """Each corner marker's four corners (ArUco order: TL, TR, BR, BL), sheet mm."""
+        if self.markers is not None:
+            return {i: np.array(c, dtype=np.float32) for i, c in self.markers}
         w, h = self.size
         m, gap = self.marker_mm, (self.margin - self.marker_mm) / 2
         origins = {0: (gap, gap), 1: (w - gap - m, gap), 2: (w - gap - m, h - gap - m), 3: (gap, h - gap - m)}

@@ -1,0 +1,325 @@
+"""Your own board: where its spaces and the four stuck-on corner markers are, fitted from
+one camera picture (issue 17, item 2).
+
+The players' own board (a wooden Gygès board, say) is not the printed sheet: its colours,
+margins and size are its own, and only four corner markers (``tableref print-markers``) are
+stuck on near its corners. The engine's board file still gives the spaces' *relative*
+layout. The admin puts four handles on four reference spaces' centres in the picture
+(:func:`reference_spaces`); those four points fix the homography from board-file
+millimetres to pixels, which carries every other space and the four markers' corners. A
+marker's known printed size then gives the scale: board-file millimetres → real
+millimetres on this board.
+
+The result, a :class:`BoardGeometry`, is in *board-geometry millimetres*: real millimetres
+on the board, shifted so that everything (markers, spaces, reserves) lies at positive
+coordinates. :meth:`vision.layout.Sheet.from_geometry` makes a sheet of it, and every reader
+(``grid_for``, ``BoardLock``, ``calibrate``, ``reader_for``) reads through that sheet as
+through a printed one. File format: docs/vision.md, "Your own board".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rules.board import Board
+from rules.strict import expect_keys, loads
+
+from .layout import CORNER_IDS, Sheet, _pitch, _raw_shapes
+from .lens import Lens
+
+VERSION = 1
+PAD_MM = 5.0  # a bare rim round everything fitted (the sampled region stops at it)
+# A fitted marker must come out a square of its printed size: corners further than this
+# (a fraction of the marker's side) from the best square mean the handles are off, or the
+# board's proportions are not the board file's.
+MAX_RESIDUAL = 0.12
+MAX_SCALE_SPREAD = 0.12  # the four markers' scales may disagree by this much (fraction)
+
+_KEYS = ("version", "game", "marker_mm", "scale", "origin", "size", "pitch", "tag_mm", "residual_mm",
+         "markers", "spaces", "areas")
+
+
+class GeometryError(ValueError):
+    """A fit that cannot be trusted, or a malformed board geometry file (one line: what)."""
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """An own board's geometry, in board-geometry millimetres (see the module's docstring).
+
+    ``scale``: board-geometry mm per board-file mm; ``origin``: where the board file's (0, 0)
+    lies; every space's centre is ``origin + scale * (x, y)`` unless the file says otherwise
+    (a hand-made board may be edited space by space). ``markers``: each corner marker's four
+    corners in ArUco order (TL, TR, BR, BL as printed). ``tag_mm``: the tags' printed size on
+    the pieces. ``residual_mm``: how far the fitted markers are from true squares (RMS)."""
+
+    game: str
+    marker_mm: float
+    markers: Mapping[int, tuple[tuple[float, float], ...]]
+    spaces: Mapping[str, tuple[float, float]]
+    scale: float
+    origin: tuple[float, float]
+    size: tuple[float, float]
+    pitch: float
+    tag_mm: float
+    areas: Mapping[str, tuple[float, float, float, float]]
+    residual_mm: float = 0.0
+
+    # -- files ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        r = lambda v: round(float(v), 3)  # noqa: E731 - a file to read, not 17 digits
+        return {
+            "version": VERSION, "game": self.game, "marker_mm": r(self.marker_mm), "scale": round(self.scale, 6),
+            "origin": [r(v) for v in self.origin], "size": [r(v) for v in self.size], "pitch": r(self.pitch),
+            "tag_mm": r(self.tag_mm), "residual_mm": r(self.residual_mm),
+            "markers": {str(i): [[r(x), r(y)] for x, y in c] for i, c in sorted(self.markers.items())},
+            "spaces": {k: [r(x), r(y)] for k, (x, y) in self.spaces.items()},
+            "areas": {k: [r(v) for v in rect] for k, rect in self.areas.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: object, *, where: str = "board geometry") -> "BoardGeometry":
+        d = expect_keys(data, required=_KEYS, where=where, error=GeometryError)
+        if d["version"] != VERSION:
+            raise GeometryError(f"{where}: 'version' must be {VERSION}, got {d['version']!r}")
+        if not isinstance(d["game"], str) or not d["game"]:
+            raise GeometryError(f"{where}: 'game' must be a game's name")
+        num = lambda key, v, pos=True: _number(v, f"{where}: '{key}'", positive=pos)  # noqa: E731
+        markers_raw = d["markers"]
+        if not isinstance(markers_raw, Mapping) or sorted(markers_raw) != [str(i) for i in CORNER_IDS]:
+            raise GeometryError(f"{where}: 'markers' must hold the corner markers "
+                                f"{', '.join(map(str, CORNER_IDS))}, each once")
+        markers = {int(k): tuple(_pair(p, f"{where}: 'markers.{k}[{j}]'") for j, p in enumerate(_list(v, 4, f"{where}: 'markers.{k}'")))
+                   for k, v in markers_raw.items()}
+        spaces_raw = d["spaces"]
+        if not isinstance(spaces_raw, Mapping) or not spaces_raw:
+            raise GeometryError(f"{where}: 'spaces' must map each space's id to its centre [x, y]")
+        spaces = {str(k): _pair(v, f"{where}: 'spaces.{k}'") for k, v in spaces_raw.items()}
+        areas_raw = d["areas"]
+        if not isinstance(areas_raw, Mapping):
+            raise GeometryError(f"{where}: 'areas' must map each area's id to [x, y, w, h]")
+        areas = {}
+        for k, v in areas_raw.items():
+            rect = tuple(_number(x, f"{where}: 'areas.{k}[{j}]'") for j, x in enumerate(_list(v, 4, f"{where}: 'areas.{k}'")))
+            if rect[2] <= 0 or rect[3] <= 0:
+                raise GeometryError(f"{where}: 'areas.{k}': width and height must be positive")
+            areas[str(k)] = rect
+        return cls(d["game"], num("marker_mm", d["marker_mm"]), markers, spaces, num("scale", d["scale"]),
+                   _pair(d["origin"], f"{where}: 'origin'"), _pair(d["size"], f"{where}: 'size'", positive=True),
+                   num("pitch", d["pitch"]), num("tag_mm", d["tag_mm"]), areas,
+                   num("residual_mm", d["residual_mm"], False))
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)  # a reader never sees half a file
+
+    @classmethod
+    def load(cls, path: str | Path) -> "BoardGeometry":
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise GeometryError(f"{path}: cannot read the board geometry: {exc.strerror or exc}") from None
+        return cls.from_dict(loads(text, where=str(path), error=GeometryError), where=str(path))
+
+
+def _number(v: object, where: str, *, positive: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise GeometryError(f"{where} must be a number")
+    if positive and v <= 0:
+        raise GeometryError(f"{where} must be positive, got {v}")
+    return float(v)
+
+
+def _list(v: object, n: int, where: str) -> list:
+    if not isinstance(v, list) or len(v) != n:
+        raise GeometryError(f"{where} must be a list of {n}")
+    return v
+
+
+def _pair(v: object, where: str, *, positive: bool = False) -> tuple[float, float]:
+    x, y = _list(v, 2, where)
+    return _number(x, f"{where}[0]", positive=positive), _number(y, f"{where}[1]", positive=positive)
+
+
+# -- fitting --------------------------------------------------------------------------------
+
+
+def reference_spaces(board: Board) -> tuple[str, str, str, str]:
+    """The four spaces the admin puts handles on: the board's corner-most spaces as its board
+    file draws it (top-left, top-right, bottom-right, bottom-left; reserves never)."""
+    areas = {a.id for a in board.areas}
+    pts = [(s.id, s.x, s.y) for s in board.spaces if s.id not in areas and not s.id.startswith("rotation:")]
+    chosen = (min(pts, key=lambda p: p[1] + p[2])[0], max(pts, key=lambda p: p[1] - p[2])[0],
+              max(pts, key=lambda p: p[1] + p[2])[0], min(pts, key=lambda p: p[1] - p[2])[0])
+    if len(set(chosen)) < 4:
+        raise GeometryError(f"{board.name}: the board has no four distinct corner spaces to fit by")
+    return chosen  # type: ignore[return-value]
+
+
+def fit_geometry(board: Board, handles: Mapping[str, tuple[float, float]],
+                 marker_corners_px: Mapping[int, np.ndarray], *, marker_mm: float,
+                 lens: Lens | None = None, tag_mm: float | None = None) -> BoardGeometry:
+    """Fit an own board from four (or more) spaces' centres in the picture (``handles``:
+    space id → pixel) and the four corner markers found in the same frame (id → 4x2 corners,
+    ArUco order). ``lens``: the camera's, at the frame's size (``Lens.for_size``); pixels are
+    undistorted through it. ``tag_mm``: the tags' size on the pieces (default: the printed
+    tag sheet's, ``tableref print-tags``). Raises :class:`GeometryError` naming what is wrong."""
+    if board.name == "drift":
+        raise GeometryError("drift: the rings turn, so four handles cannot fix its spaces; "
+                            "play DRIFT on the printed sheet (docs/vision.md, 'Your own board')")
+    if not marker_mm > 0:
+        raise GeometryError(f"marker size must be positive, got {marker_mm}")
+    areas = {a.id for a in board.areas}
+    for sid in handles:
+        if not board.has_space(sid) or sid in areas:
+            raise GeometryError(f"handle {sid!r}: no such space on the {board.name} board")
+    if len(handles) < 4:
+        need = [s for s in reference_spaces(board) if s not in handles]
+        raise GeometryError(f"four handles are needed; place {', '.join(need)}")
+    missing = [i for i in CORNER_IDS if i not in marker_corners_px]
+    if missing:
+        raise GeometryError(f"corner marker{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} "
+                            "not found in the picture: stick all four on and keep them in view")
+    ids = list(handles)
+    file_pts = np.array([(board.space(s).x, board.space(s).y) for s in ids], np.float64)
+    px = np.array([handles[s] for s in ids], np.float64).reshape(-1, 2)
+    if not np.isfinite(px).all():
+        raise GeometryError("a handle's position is not a number")
+    px = _ideal(px, lens)
+    _check_handles(ids, file_pts, px)
+    H, _ = cv2.findHomography(file_pts, px, 0)
+    if H is None or abs(np.linalg.det(H)) < 1e-12:
+        raise GeometryError("the handles give no usable fit: put each on its own space's centre")
+    Hinv = np.linalg.inv(H)
+    in_file = {i: cv2.perspectiveTransform(_ideal(np.asarray(marker_corners_px[i], np.float64).reshape(4, 2), lens)[None], Hinv)[0]
+               for i in CORNER_IDS}
+    sides = {i: np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1).mean() for i, c in in_file.items()}
+    scales = {i: marker_mm / v for i, v in sides.items() if v > 0}
+    if len(scales) < 4:
+        raise GeometryError("a corner marker comes out with no size: the handles are not on the board's spaces")
+    lo, hi = min(scales.values()), max(scales.values())
+    if hi > (1 + MAX_SCALE_SPREAD) * lo:
+        raise GeometryError(f"the markers come out at different sizes ({_sizes(scales, marker_mm)}): a handle "
+                            "is off its space, or the markers are not all the same printed size")
+    s = float(np.median(list(scales.values())))
+    markers_g = {i: c * s for i, c in in_file.items()}
+    residuals = [_square_residual(c, marker_mm) for c in markers_g.values()]
+    residual = float(np.sqrt(np.mean(np.square(residuals))))
+    worst = int(np.argmax(residuals))
+    if max(residuals) > MAX_RESIDUAL * marker_mm:
+        raise GeometryError(f"marker {list(markers_g)[worst]} comes out {max(residuals):.1f} mm from a "
+                            f"{marker_mm:g} mm square: a handle is off its space's centre, or this board's "
+                            "proportions differ from the board file's")
+    raw = _raw_shapes(board)
+    centres = np.array([(sh.x, sh.y) for sh in raw]) * s
+    pitch = _pitch(np.array([(sh.x, sh.y) for sh in raw if sh.kind != "area"]) * s)
+    r = 0.4 * pitch
+    xs = [c[:, 0] for c in markers_g.values()] + [centres[:, 0] - r, centres[:, 0] + r]
+    ys = [c[:, 1] for c in markers_g.values()] + [centres[:, 1] - r, centres[:, 1] + r]
+    for a in board.areas:
+        xs.append(np.array([a.x * s, (a.x + a.w) * s]))
+        ys.append(np.array([a.y * s, (a.y + a.h) * s]))
+    ox, oy = PAD_MM - float(np.concatenate(xs).min()), PAD_MM - float(np.concatenate(ys).min())
+    size = (float(np.concatenate(xs).max()) + ox + PAD_MM, float(np.concatenate(ys).max()) + oy + PAD_MM)
+    if tag_mm is None:
+        tag_mm = Sheet.for_board(board).tag_mm
+    return BoardGeometry(
+        game=board.name, marker_mm=float(marker_mm),
+        markers={i: tuple((float(x + ox), float(y + oy)) for x, y in c) for i, c in sorted(markers_g.items())},
+        spaces={sh.id: (float(sh.x * s + ox), float(sh.y * s + oy)) for sh in raw},
+        scale=s, origin=(ox, oy), size=size, pitch=pitch, tag_mm=float(tag_mm),
+        areas={a.id: (a.x * s + ox, a.y * s + oy, a.w * s, a.h * s) for a in board.areas},
+        residual_mm=residual)
+
+
+def _sizes(scales: Mapping[int, float], marker_mm: float) -> str:
+    """Each marker's size at the median scale: one the others disagree with stands out."""
+    s = float(np.median(list(scales.values())))
+    return ", ".join(f"marker {i} {marker_mm * s / v:.0f} mm" for i, v in sorted(scales.items()))
+
+
+def _ideal(px: np.ndarray, lens: Lens | None) -> np.ndarray:
+    return px if lens is None else np.asarray(lens.undistort_points(px.astype(np.float32)), np.float64).reshape(-1, 2)
+
+
+def _cross(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+    return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+
+
+def _check_handles(ids: list[str], file_pts: np.ndarray, px: np.ndarray) -> None:
+    """Refuse handles that fold or flatten the board: every three must turn the same way in
+    the picture as on the board file, and enclose a fair area (not nearly on one line)."""
+    spread = float(np.ptp(px, axis=0).max()) ** 2
+    file_spread = float(np.ptp(file_pts, axis=0).max()) ** 2
+    n = len(ids)
+    for a in range(n):
+        for b in range(a + 1, n):
+            if np.hypot(*(px[a] - px[b])) < 2.0:
+                raise GeometryError(f"handles {ids[a]} and {ids[b]} are on the same spot")
+    for a in range(n):
+        for b in range(a + 1, n):
+            for c in range(b + 1, n):
+                f = _cross(file_pts[a], file_pts[b], file_pts[c])
+                if abs(f) < 0.02 * file_spread:
+                    continue  # these three lie on a line on the board itself: no test
+                p = _cross(px[a], px[b], px[c])
+                if abs(p) < 0.01 * spread:
+                    raise GeometryError(f"handles {ids[a]}, {ids[b]} and {ids[c]} lie on one line: "
+                                        "put each on its own space's centre")
+                if (p > 0) != (f > 0):
+                    raise GeometryError(f"handles {ids[a]}, {ids[b]} and {ids[c]} are in the wrong order "
+                                        "(two swapped?): each goes on the space it names")
+
+
+def _square_residual(c: np.ndarray, side: float) -> float:
+    """RMS distance (mm) of four corners from the best-placed square of ``side``."""
+    sq = np.array([(0, 0), (side, 0), (side, side), (0, side)], np.float64)
+    a, b = sq - sq.mean(axis=0), c - c.mean(axis=0)
+    u, _, vt = np.linalg.svd(a.T @ b)
+    rot = u @ vt
+    return float(np.sqrt(np.mean(np.sum((a @ rot - b) ** 2, axis=1))))
+
+
+# -- reading through it ---------------------------------------------------------------------
+
+
+def sheet_from_geometry(board: Board, geometry: BoardGeometry) -> Sheet:
+    """The sheet every reader reads through (see :meth:`Sheet.from_geometry`)."""
+    from .layout import SpaceShape
+
+    if geometry.game != board.name:
+        raise GeometryError(f"the board geometry is for {geometry.game}, not {board.name}")
+    raw = _raw_shapes(board)
+    ids = {sh.id for sh in raw}
+    unknown = sorted(set(geometry.spaces) - ids)
+    lacking = sorted(ids - set(geometry.spaces))
+    if unknown or lacking:
+        raise GeometryError(f"board geometry for {board.name}: "
+                            + (f"unknown space {unknown[0]!r}" if unknown else f"space {lacking[0]!r} missing"))
+    lacking_areas = sorted({a.id for a in board.areas} ^ set(geometry.areas))
+    if lacking_areas:
+        raise GeometryError(f"board geometry for {board.name}: area {lacking_areas[0]!r} does not match the board")
+    s, (ox, oy) = geometry.scale, geometry.origin
+    shapes = []
+    for sh in raw:
+        cx, cy = geometry.spaces[sh.id]
+        ends = None if sh.ends is None else tuple((cx + (x - sh.x) * s, cy + (y - sh.y) * s) for x, y in sh.ends)
+        rect = geometry.areas[sh.id] if sh.kind == "area" and sh.id in geometry.areas else None
+        if sh.kind == "area" and rect is not None:
+            cx, cy = rect[0] + rect[2] / 2, rect[1] + rect[3] / 2
+        shapes.append(SpaceShape(sh.id, cx, cy, sh.kind, ends, rect))  # type: ignore[arg-type]
+    return Sheet(board, PAD_MM, geometry.marker_mm, (ox, oy), geometry.size, tuple(shapes), geometry.pitch,
+                 scale=s, markers=tuple((i, tuple(c)) for i, c in sorted(geometry.markers.items())),
+                 tag_size=geometry.tag_mm)
