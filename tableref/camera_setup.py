@@ -52,6 +52,8 @@ class CameraSpec:
     lens: Any = None  # vision.lens.Lens, loaded from lens_path
     lens_path: Path | None = None
     pieceset: Any = None  # vision.pieceset.PieceSet
+    geometry: Path | None = None  # an own board's fit; None: beside the calibration (tableref/own_board.py)
+    marker_mm: float | None = None  # the stuck-on corner markers' side; None: vision.geometry's default
 
     @property
     def colour_game(self) -> bool:
@@ -302,11 +304,20 @@ class CameraSetup:
         self.source, self.spec = source, spec
         self.sheet = sheet if sheet is not None else source.lock.sheet
         self.grid = grid_for(self.sheet)
+        self._sheet_lock = threading.Lock()
         self._job: CalibrationJob | None = None
         self._jobs = threading.Lock()
         self._encode = threading.Lock()
         self._jpeg: tuple[Any, bytes] | None = None  # (the frame encoded, its JPEG)
         self.encoded = 0  # JPEGs encoded (the snapshot is encoded only when asked, once per frame)
+
+    def use_sheet(self, sheet: Any) -> None:
+        """Calibrate on ``sheet`` from now on (an own board's fit: tableref/own_board.py)."""
+        from vision.readers import grid_for
+
+        grid = grid_for(sheet)
+        with self._sheet_lock:
+            self.sheet, self.grid = sheet, grid
 
     # -- what the page shows ----------------------------------------------------------------
 
@@ -325,8 +336,33 @@ class CameraSetup:
             "colour_game": self.spec.colour_game, "colours": colours,
             "lens": str(self.spec.lens_path) if self.spec.lens_path is not None else None,
             "lock": source.lock.state.value,
+            "own_board": self._own_board(),
             "job": job.status.to_dict() if job is not None else None,
         }
+
+    def _own_board(self) -> dict[str, Any] | None:
+        from . import own_board
+
+        why = own_board.unavailable(self.spec.game)
+        if why and self.spec.game not in own_board.NOT_RIGID:
+            return None  # not in this build: nothing to offer
+        path = own_board.geometry_path(self.spec)
+        return {"geometry": str(path), "fitted": path.exists(), "why_not": why}
+
+    def board_layout(self) -> dict[str, Any]:
+        from . import own_board
+
+        return own_board.layout(self)
+
+    def fit_board(self, handles: object) -> str:
+        """Fit an own board to four handles (``SetupError`` says what is wrong); not while a
+        calibration step runs."""
+        from . import own_board
+
+        with self._jobs:
+            if self._job is not None and self._job.running:
+                raise SetupError(f"the {self._job.step} step is still running")
+            return own_board.fit(self, handles)
 
     def snapshot_jpeg(self, width: int = SNAPSHOT_WIDTH, quality: int = 80) -> bytes | None:
         """The latest frame as a JPEG (``None``: no frame yet); encoded once per frame."""

@@ -391,9 +391,7 @@ def _open_camera(source: Any, game: str) -> Feed:
     missing = camera_available()
     if missing:
         raise SourceError(f"source.kind is \"camera\", but {missing}")
-    from rules import get_game
     from vision.capture import OpenCVCapture, Picamera2Capture, picamera2_available
-    from vision.layout import Sheet
     from vision.reader import CalibrationError
 
     from vision.lens import Lens, LensError
@@ -407,9 +405,14 @@ def _open_camera(source: Any, game: str) -> Feed:
         key = "lens" if isinstance(exc, LensError) else "pieceset"
         raise SourceError(f"source.camera.{key}: {exc}") from None
     from .camera_setup import CameraSpec, first_reader
+    from .own_board import first_sheet
 
-    spec = CameraSpec(game, source.calibration, source.fidelity, lens=lens, lens_path=source.lens, pieceset=pieceset)
-    sheet = Sheet.for_board(get_game(game).board())
+    spec = CameraSpec(game, source.calibration, source.fidelity, lens=lens, lens_path=source.lens, pieceset=pieceset,
+                      geometry=getattr(source, "geometry", None), marker_mm=getattr(source, "marker_mm", None))
+    try:
+        sheet = first_sheet(spec)  # an own board's saved fit (tableref/own_board.py), else the printed sheet
+    except ValueError as exc:
+        raise SourceError(f"source.camera.geometry: {exc}") from None
     try:
         # None (set-up mode) while there is no calibration file yet: the set-up page makes it
         reader, _ = first_reader(spec, sheet)  # DRIFT has its own grid and reader

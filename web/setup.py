@@ -96,3 +96,37 @@ def job() -> Any:
         return _no_camera()
     status = camera.job()
     return jsonify(status.to_dict() if status is not None else None)
+
+
+@bp.get("/api/setup/board")
+@admin_required
+def board() -> Any:
+    """The own-board fit's reference spaces, every space's place (mm) and the handles' start."""
+    from tableref.camera_setup import SetupError
+
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    try:
+        return jsonify(camera.board_layout())
+    except SetupError as exc:
+        return jsonify(error=str(exc)), 409
+
+
+@bp.post("/api/setup/geometry")
+@admin_required
+def geometry() -> Any:
+    """Fit the own board to the four handles ``{"handles": {space: [x, y]}}`` (frame px)."""
+    from tableref.camera_setup import SetupError
+
+    camera = _camera()
+    if camera is None:
+        return _no_camera()
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or "handles" not in body:
+        return jsonify(error='expected a JSON object {"handles": {"<space>": [x, y], ...}}'), 400
+    try:
+        result = camera.fit_board(body["handles"])
+    except SetupError as exc:
+        return jsonify(error=str(exc)), 409 if "still running" in str(exc) else 400
+    return jsonify(result=result, state=camera.state())

@@ -5,7 +5,6 @@ watcher sees no set-up controls and gets 403."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -17,9 +16,6 @@ from browserhelp import choose_pin, open_page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
 from setupscene import SceneCamera, camera_feed  # noqa: E402
-
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-
 
 def _service(tmp_path, camera):
     svc = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game="gyges", pin_hash="scrypt:1024:8:1",
@@ -105,8 +101,6 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         phone.wait_for_selector("#toast:not(.show)", timeout=6000)  # "you can control the game now" gone
         phone.screenshot(path=str(artifacts / "setup-390.png"), full_page=True)
         assert not phone_errors, phone_errors
-        for name in ("setup-desktop.png", "setup-390.png"):
-            shutil.copy(artifacts / name, DOCS / name)
     finally:
         svc.close()
 

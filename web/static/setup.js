@@ -215,8 +215,9 @@
     $("#colour-step").hidden = !st.colour_game;
     $("#own-board").hidden = !st.own_board;
     if (st.own_board) {
-      $("#fit-file").textContent = st.own_board.fitted ? `Fitted: ${st.own_board.geometry}.`
-        : `The fit is saved to ${st.own_board.geometry}.`;
+      $("#fit-file").textContent = st.own_board.why_not ? st.own_board.why_not
+        : st.own_board.fitted ? `Fitted: ${st.own_board.geometry}.` : `The fit is saved to ${st.own_board.geometry}.`;
+      $("#fit-start").hidden = Boolean(st.own_board.why_not) || Boolean(fit);
     }
     if (st.colours) {
       $("#layout-spaces").replaceChildren(...Object.entries(st.colours.layout).map(([space, tokens]) => {
