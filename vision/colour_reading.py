@@ -9,10 +9,11 @@ import numpy as np
 
 from .colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, paper_white, votes
 from .pose import Pose
-from .sampling import LIGHT_OUTLIER, _gather, _share, probe_light, sample
+from .sampling import LIGHT_OUTLIER, _gather, _inside_convex, _segment_distance, _share, probe_light, sample
 
 COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
 CLASS_MIN = 0.75  # share of core points matching the winning colour
+CLASS_LEAN = 0.5  # ... in each of two looks that agree
 OTHER_MAX = 0.05  # share matching any other colour
 BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edge
 EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
@@ -62,6 +63,15 @@ class ColourReading:
         looks = [self._classify(frame, H, busy, gains, self._max_top[busy])]
         if H.camera is not None and self._max_top[busy].any():
             looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
+        if len(looks) > 1:
+            # Two looks a few millimetres apart (the top face, the foot) that both lean to the
+            # same colour, and nothing of another, are as good as one plain look: at a finer
+            # scale a thin bar's side and the paper by it take more of each look's core.
+            # (A partly foreign space also needs one of them plain.)
+            lean = np.all([(look[5] >= CLASS_LEAN) & (look[1] == looks[0][1]) for look in looks], axis=0) \
+                & (~weak | np.any([look[0] for look in looks], axis=0))
+            for look in looks:
+                look[0][lean] = True
         read: dict[int, str] = {}
         conflicts = []
         for k, i in enumerate(busy):
@@ -189,10 +199,13 @@ class ColourReading:
         foot = np.array([c + a * u * length / 2 + b * n * width / 2 for a in (-1, 1) for b in (-1, 1)])
         h = self._top_of(j, [token])
         outline = np.concatenate([foot, H.lift(foot, h)]) if h > 0 and H.camera is not None else foot
-        hull = cv2.convexHull(outline.astype(np.float32))
+        hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
         reach = SPILL_PX * self._colour_bleed(H) / BLEED_PX  # SPILL_PX in mm at this frame's scale
-        d = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in pts])
-        return d >= 0, d >= -reach
+        inside = _inside_convex(pts, hull)
+        near = inside.copy()
+        for a, b in zip(hull, np.roll(hull, -1, axis=0)):
+            near |= _segment_distance(pts, (a[0], a[1]), (b[0], b[1])) <= reach
+        return inside, near
 
     def _decide(self, k: int, i: int, looks: list, read: dict[int, str], why: dict[str, str]) -> None:
         """Space ``i`` (``k``-th of the looks) read from the looks clear on it: one colour, and
@@ -210,9 +223,9 @@ class ColourReading:
         if len(ends) > 1:
             return  # two headings: unreadable
         heading = next(iter(ends), None)
-        if heading is not None and not c.headed and (top_end is not None or not top_clear[k]):
-            return  # a dark end on a piece that has none: not what it seems
         if not c.headed:
+            # A dark end seen on a piece that has none is the paper, the ink or a shadow past its
+            # end (the top face seen askew, a printed vertex): its colour, not its ends, names it.
             read[i] = c.name
         elif heading is None:
             why[self.grid.spaces[i].id] = f"a {c.name} tail whose flat end cannot be seen"
@@ -262,10 +275,11 @@ class ColourReading:
         return BLEED_PX / px_per_mm
 
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str], np.ndarray, np.ndarray]:
+                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str], np.ndarray, np.ndarray, np.ndarray]:
         """Per busy space, sampling its core at ``heights``: is one colour clear, which, the
         edges' headings, how saturated the winning colour's pixels are (their median,
-        relative to that colour's at calibration), and the share of pixels voting for any. Pixels vote by hue against the paper's white
+        relative to that colour's at calibration), the share of pixels voting for any, and the
+        winning colour's share where no other colour has a say (0 where one has). Pixels vote by hue against the paper's white
         (vision.colour_model)."""
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
@@ -277,6 +291,7 @@ class ColourReading:
         top = share[np.arange(len(busy)), best]
         share[np.arange(len(busy)), best] = 0
         clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
+        leaning = np.where(share.max(axis=1) <= OTHER_MAX, top, 0.0)
         class_sat = np.array([c.sat for c in self._hues], np.float32)
         vivid = np.zeros(len(busy), np.float32)
         for k in range(len(busy)):
@@ -286,7 +301,7 @@ class ColourReading:
                 vivid[k] = float(np.median(sat[sl][mine])) / max(float(class_sat[best[k]]), 1e-3)
         edges = g.is_edge[busy]
         headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
-        return clear, best, headings, vivid, coloured
+        return clear, best, headings, vivid, coloured, leaning
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
                   heights: np.ndarray) -> dict[int, str]:
