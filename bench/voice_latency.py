@@ -69,14 +69,15 @@ def stable_views() -> list[View]:
     return views
 
 
-def play(views: list[View], *, voice: bool, pace: float, level: str, tmp: Path) -> tuple[list[float], list[float], Speaker | None]:
+def play(views: list[View], *, voice: bool, pace: float, level: str, tmp: Path,
+         language: str = "en") -> tuple[list[float], list[float], Speaker | None]:
     handle, hook = [], []
     with Journal(tmp / f"j-{time.monotonic_ns()}.sqlite3") as journal:
         ref = Referee.start(journal, "annihilation", fidelity=Fidelity.KIND)
         speaker = None
         if voice:
             runner = RealTimePlayer()
-            speaker = Speaker(runner, EspeakEngine(runner), level=level, work_dir=tmp / "voice")
+            speaker = Speaker(runner, EspeakEngine(runner), language=language, level=level, work_dir=tmp / "voice")
             inner = speaker.on_decision
 
             def timed(d, inner=inner):
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pace", type=float, default=0.3, help="seconds between stable views (default 0.3)")
     ap.add_argument("--level", choices=("quiet", "normal"), default="normal")
+    ap.add_argument("--language", default="en", help="the speaker's language (fr: the games' French words)")
     args = ap.parse_args(argv)
     if shutil.which("espeak-ng") is None:
         print("voice_latency: espeak-ng is not installed (scripts/ensure-espeak); nothing measured")
@@ -123,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         for rep in range(args.reps):
             for mode in (("off", "on") if rep % 2 == 0 else ("on", "off")):
-                h, k, sp = play(views, voice=mode == "on", pace=args.pace, level=args.level, tmp=Path(d))
+                h, k, sp = play(views, voice=mode == "on", pace=args.pace, level=args.level, tmp=Path(d),
+                                language=args.language)
                 times[mode] += h
                 hooks += k
                 if sp is not None:
@@ -131,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                     cut.update(s.topic for s in sp.said if s.cut)
     decisions = len(views) * args.reps
     print(f"voice latency: Annihilation, {len(SCRIPT)} moves, {len(views)} stable views/game, {args.reps} games "
-          f"per mode, a view every {args.pace} s, level {args.level}, espeak-ng real, player real-time")
+          f"per mode, a view every {args.pace} s, level {args.level}, language {args.language}, espeak-ng real, "
+          "player real-time")
     print(f"{'mode':<5} {'views':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'mean ms':>8}")
     for mode, xs in times.items():
         print(f"{mode:<5} {len(xs):>6} {1000 * pct(xs, 50):8.2f} {1000 * pct(xs, 95):8.2f} "
