@@ -216,3 +216,14 @@ def test_missing_or_broken_translation_falls_back_to_english():
     assert fr.untranslated(odd) == ["a sentence no catalog has, for {who}"]
     assert fr.say(Joined((odd, P("throne captured")), "; ")) == "a sentence no catalog has, for Sud; trône pris"
     assert catalog("de").say(phrase) == "South: single ring a1 → a2"  # no German catalog: English
+
+
+def test_games_describe_through_phrases_only():
+    """Every game says its moves and fixes as phrases (so every language gets them): none
+    overrides the English-only ``describe_move`` / ``describe_fix`` of the contract."""
+    from rules import State
+
+    for name in game_names():
+        cls = type(get_game(name).default_setup())
+        assert cls.describe_move is State.describe_move, f"{name}: override move_phrase, not describe_move"
+        assert cls.describe_fix is State.describe_fix, f"{name}: override fix_phrase, not describe_fix"
