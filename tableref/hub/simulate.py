@@ -168,7 +168,6 @@ def drive(tables: list[SimTable], *, interval: float = 5.0, duration: float | No
     rng = random.Random(seed)
     due = [(time.monotonic() + rng.expovariate(1 / interval), i) for i in range(len(tables))]
     end = None if duration is None else time.monotonic() + duration
-    played = 0
     while not stop.is_set() and (end is None or time.monotonic() < end):
         due.sort()
         at, i = due[0]
