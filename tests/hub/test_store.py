@@ -55,3 +55,39 @@ def test_a_journal_replaced_under_the_same_name_is_not_taken_for_repeats(tmp_pat
         assert store.event_count() == 1  # nor stored into the old game's record
     finally:
         store.close()
+
+
+def test_unseen_states_in_order_only_with_their_events_and_an_ack_old_boards_read(tmp_path):
+    import json
+
+    import pytest
+
+    from tableref.hub.protocol import ProtocolError, UnseenState, decode, encode
+
+    store = HubStore(tmp_path / "hub.sqlite3")
+    try:
+        store.apply([("t1", GameHeader(1, "anacund", {}, "kind", {}, 1.0)), ("t1", _ev(0, move="a"))])
+        group = {"ply": 0, "count": 2, "alternatives": ["a b", "c d"], "chosen": None}
+        chosen = UnseenState(1, 2, [{**group, "chosen": 1}], [{"seq": 0, "move": "c", "position": {"at": "c"}},
+                                                              {"seq": 1, "move": "d", "position": {"at": "d"}}])
+        # event 1 has not come: nothing rewritten, and the ack does not claim the state
+        [(_, ack)] = store.apply([("t1", chosen)])
+        assert ack.unseen is None and store.positions("t1", 1)[0]["move"] == "a"
+        store.apply([("t1", _ev(1, move="b"))])
+        [(_, ack)] = store.apply([("t1", chosen)])
+        assert ack.unseen == chosen.key
+        assert [p["move"] for p in store.positions("t1", 1)] == ["c", "d"]
+        assert store.export("t1", 1)["unseen"] == [{**group, "chosen": 1}]
+        # the open state, older, arriving late: ignored
+        [(_, ack)] = store.apply([("t1", UnseenState(1, 2, [group], []))])
+        assert ack.unseen == chosen.key and store.export("t1", 1)["moves"] == ["c", "d"]
+        # an undo into the group ends it on the board: the newer, empty state
+        store.apply([("t1", _ev(2, "undo")), ("t1", UnseenState(1, 3, [], []))])
+        assert "unseen" not in store.export("t1", 1)
+    finally:
+        store.close()
+    # an ack with no unseen key is the ack a board from before the unseen message reads
+    assert "unseen" not in json.loads(encode(Ack(1, True, 0)))
+    bad = {"v": 1, "type": "unseen", "game": 1, "events": 2, "groups": [{"ply": 0}], "rewritten": []}
+    with pytest.raises(ProtocolError, match=r"tableref/v1/t1/journal: unseen: groups\[0\]"):
+        decode("tableref/v1/t1/journal", json.dumps(bad).encode())
