@@ -303,6 +303,8 @@ class DriftReader:
         self.pieceset = pieceset
         self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
         self._plain: dict[str, np.ndarray] = {}  # per ring: its step positions plain paper in the frame read
+        self._strays: dict[str, list[np.ndarray]] = {}  # per ring: pieces' tags seen at its step positions
+        self._marker_ids = frozenset(ring.tag for ring in self.annuli.rings)
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
         self._base = self._reader((0, 0, 0))
         r = 0.3 * self.sheet.tag_mm
@@ -335,7 +337,7 @@ class DriftReader:
         reader = self._reader(tuple(r if r is not None else 0 for r in rots))
         reading = reader.read(frame, H, grey)
         behind = {k: step for k, (ring, r) in enumerate(zip(self.annuli.rings, rots))
-                  if r is None and ring_why[ring.name] == UNSEEN
+                  if r is None and (ring_why[ring.name] == UNSEEN or self._strays_placed(reader, ring))
                   and (step := self._marker_behind(reader, reading, H, k)) is not None}
         if behind:
             placeholder = tuple(r if r is not None else 0 for r in rots)
@@ -382,13 +384,18 @@ class DriftReader:
             looked = np.flatnonzero(mine >= CONTRAST_MIN)
             steps: set[int] = set()
             trouble = ""
+            strays: list[np.ndarray] = []
+            self._strays[ring.name] = strays
             if len(looked) > 3:  # a hand or glare over the ring: wait for the next still frame
                 looked = looked[:0]
                 trouble = "the ring is covered"
             for k in looked:
                 for tag, mm in self._tags_near(grey, H, cands[k], half, detector, up):
                     step, bad = self._step_of(ring, tag, mm)
-                    if bad:
+                    if bad and tag not in self._marker_ids:
+                        strays.append(mm.mean(axis=0))  # a piece's tag: maybe a pile's top over it
+                        trouble = trouble or bad
+                    elif bad:
                         trouble = bad
                     else:
                         steps.add(step)
@@ -403,6 +410,25 @@ class DriftReader:
                 why[ring.name] = trouble or ("two markers on the ring" if steps else UNSEEN)
             self._plain[ring.name] = mine < CONTRAST_MIN
         return out, why
+
+    def _outline(self, reader: Reader, pose: Pose, i: int, height: float) -> np.ndarray:
+        """The frame polygon a token on space ``i`` covers, ``height`` tall, its sticker
+        (the tag's diagonal and 2 mm of white round it) overhanging a small piece."""
+        s = reader.grid.spaces[i]
+        radius = max(reader._radius, (self.sheet.tag_mm * math.sqrt(2) + 4) / 2)
+        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.stack([s.x + radius * np.cos(a), s.y + radius * np.sin(a)], axis=1)
+        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
+        return cv2.convexHull(px).reshape(-1, 2)
+
+    def _strays_placed(self, reader: Reader, ring: Ring) -> bool:
+        """Were the only troubles at the ring's step positions pieces' tags the reader placed
+        on a space (a pile's top seen over the marker's place)?"""
+        strays = self._strays.get(ring.name)
+        if not strays or reader._pose is None:
+            return False
+        seen = [reader._pose.lift(np.asarray(c, np.float64)[None], h)[0] for c, h in reader._tops_seen]
+        return all(any(math.hypot(*(p - c)) < 2.0 for p in seen) for c in strays)
 
     def _marker_behind(self, reader: Reader, reading: Reading, pose: Pose, k: int) -> int | None:
         """The step of ring ``k``, whose marker was not seen, when a piece in front hides it:
@@ -421,18 +447,18 @@ class DriftReader:
             if not toks or sid in turning or sid.startswith("rotation:") or OCCUPIED in toks:
                 continue
             i = reader.grid.index[sid]
-            solids.append(reader._silhouette(pose, i, reader._top_of(i, toks)))
+            solids.append(self._outline(reader, pose, i, reader._top_of(i, toks)))
         if not solids:
             return None
-        first = sum(r.n for r in self.annuli.rings[:k])
-        pts = self._candidate_pts.reshape(-1, self._disk_n, 2)[first:first + ring.n]
+        half = self.sheet.tag_mm / 2
+        grid = np.stack(np.meshgrid(np.linspace(-half, half, 7), np.linspace(-half, half, 7)), -1).reshape(-1, 2)
         covered = []
         for step in range(ring.n):
-            px = pose.to_px(pts[step])
+            px = pose.to_px(grid + np.float32(self.annuli.marker_at(ring, step)))  # the marker's square
             inside = np.zeros(len(px), bool)
             for poly in solids:
                 inside |= _inside_convex(px, poly)
-            if inside.mean() >= 0.5:
+            if inside.mean() >= 0.1:  # enough of it hidden that what shows cannot be decoded
                 covered.append(step)
             elif not plain[step]:
                 return None

@@ -81,9 +81,13 @@ class TagsAtHeight:
         up = self.upscale(H)
         self._scan(frame, H, [int(i) for i in busy], self._quick_tags(H, up), found, upscale=up)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
-        again = [int(i) for i in busy if self.grid.spaces[int(i)].id in out_why]
-        if again:
-            self._scan(frame, H, again, self._small_tags, found, upscale=up)
+        for scale in (up, up - 1 if up > 2 else up + 1):
+            # A pile's top seen obliquely is squeezed to two pixels a cell across the view: a
+            # tag one enlargement misses, another often reads.
+            again = [int(i) for i in busy if self.grid.spaces[int(i)].id in out_why]
+            if not again or len(again) > 2 * self.second_looks:
+                break  # many such spaces: a hand or glare, and the next still frame will do
+            self._scan(frame, H, again, self._small_tags, found, upscale=scale)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         tokens.update(out_tokens)
         why.update(out_why)
