@@ -86,10 +86,17 @@ def test_snapshot_is_a_jpeg_encoded_only_when_asked(svc, camera):
     assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.headers["Cache-Control"] == "no-store"
     img = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_COLOR)
     assert img is not None and img.shape == (540, 960, 3)  # 1280x720 sent at the page's 960 px
-    frame = svc.camera_setup.source.latest
-    svc.camera_setup.snapshot_jpeg()
-    if svc.camera_setup.source.latest is frame:
-        assert svc.camera_setup.encoded == 1  # the same frame asked for twice: encoded once
+    # The same frame asked for again is not encoded again (a source held on one frame).
+    from types import SimpleNamespace
+
+    from tableref.camera_setup import CameraSetup
+
+    held = SimpleNamespace(latest=svc.camera_setup.source.latest, lock=svc.camera_setup.source.lock)
+    setup = CameraSetup(held, svc.camera_setup.spec)
+    first = setup.snapshot_jpeg()
+    assert setup.snapshot_jpeg() is first and setup.encoded == 1
+    held.latest = camera.read()
+    assert setup.snapshot_jpeg() != first and setup.encoded == 2
 
 
 def test_overlay_draws_the_lock_where_the_board_is(svc, camera):
