@@ -178,8 +178,19 @@ class Hub:
 
     def _handle(self, batch: list[tuple[str, Any, float]]) -> None:
         journal = [(b, m) for b, m, _ in batch if isinstance(m, (GameHeader, GameEvent, GameEnd, UnseenState))]
-        acks = self.store.apply(journal) if journal else []  # committed before anything is acknowledged
-        fresh = self.store.last_new if journal else []
+        # The page is told once the batch is written, before the commit's fsync (tens of ms on a
+        # busy disk): it shows the boards, whose journals hold the moves. Acknowledgements wait
+        # for the commit.
+        shown = False
+
+        def show(fresh: list[GameEvent]) -> None:
+            nonlocal shown
+            shown = True
+            self._show(batch, fresh, len(journal))
+
+        acks = self.store.apply(journal, staged=show) if journal else []  # committed before anything is acknowledged
+        if not shown:
+            self._show(batch, [], 0)
         self.counters.stored += len(journal)
         self.counters.replaced = len(self.store.replaced)
         self.counters.batches += 1
@@ -188,33 +199,40 @@ class Hub:
             if client is not None:
                 client.publish(topic(board, "ack"), encode(ack), qos=1)
                 self.counters.acks += 1
-        changed: dict[str, BoardView] = {}
-        drawn: dict[str, Live] = {}  # the last live snapshot of each board in the batch: drawn once
-        with self._lock:
-            for board, m, at in batch:
-                view = self.boards.get(board)
-                if view is None:
-                    view = self.boards[board] = BoardView(board)
-                view.last_seen = at
-                if isinstance(m, Status):
-                    view.online = m.state == "online"
-                elif isinstance(m, Live):
-                    view.live = drawn[board] = m
-                    view.online = True
-                elif isinstance(m, GameEvent):
-                    view.events += 1
-                    view.last_event = max(view.last_event, m.created)
-                    view.online = True  # the position itself follows on the live topic
-                elif isinstance(m, GameHeader) and (view.live is None or view.live.game < m.game):
-                    view.live = drawn[board] = Live(m.game, m.name, 0, m.start, "ok", None, None, m.players, m.created)
-                changed[board] = view
-            for board, live in drawn.items():  # a busy board's earlier snapshots are never shown: not drawn
-                self.boards[board].view, self.boards[board].to_move = _pieces(live.name, live.position)
-            data = [v.to_dict() for v in changed.values()]
-        if self.on_change is not None and data:
-            # Each event's commit time on its board: a spectator can see how fresh the page is.
-            commits = [m.created for m in fresh]
-            self.on_change("boards", {"boards": data, "journal": len(journal), "commits": commits})
+
+    def _show(self, batch: list[tuple[str, Any, float]], fresh: list[GameEvent], journal: int) -> None:
+        """The tables as the batch leaves them, to the page (never raises: it runs inside the
+        store's transaction)."""
+        try:
+            changed: dict[str, BoardView] = {}
+            drawn: dict[str, Live] = {}  # the last live snapshot of each board in the batch: drawn once
+            with self._lock:
+                for board, m, at in batch:
+                    view = self.boards.get(board)
+                    if view is None:
+                        view = self.boards[board] = BoardView(board)
+                    view.last_seen = at
+                    if isinstance(m, Status):
+                        view.online = m.state == "online"
+                    elif isinstance(m, Live):
+                        view.live = drawn[board] = m
+                        view.online = True
+                    elif isinstance(m, GameEvent):
+                        view.events += 1
+                        view.last_event = max(view.last_event, m.created)
+                        view.online = True  # the position itself follows on the live topic
+                    elif isinstance(m, GameHeader) and (view.live is None or view.live.game < m.game):
+                        view.live = drawn[board] = Live(m.game, m.name, 0, m.start, "ok", None, None, m.players,
+                                                        m.created)
+                    changed[board] = view
+                for board, live in drawn.items():  # a busy board's earlier snapshots are never shown: not drawn
+                    self.boards[board].view, self.boards[board].to_move = _pieces(live.name, live.position)
+                data = [v.to_dict() for v in changed.values()]
+            if self.on_change is not None and data:
+                # Each event's commit time on its board: a spectator can see how fresh the page is.
+                self.on_change("boards", {"boards": data, "journal": journal, "commits": [m.created for m in fresh]})
+        except Exception:  # the page's view must never cost the store its batch
+            log.exception("hub: the page's update failed")
 
     # -- the arbiter's side ----------------------------------------------------------------------------
 

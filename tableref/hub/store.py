@@ -13,7 +13,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,9 +114,13 @@ class HubStore:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def apply(self, batch: Iterable[tuple[str, Message]]) -> list[tuple[str, Ack]]:
+    def apply(self, batch: Iterable[tuple[str, Message]],
+              staged: Callable[[list[GameEvent]], None] | None = None) -> list[tuple[str, Ack]]:
         """Store a batch in one transaction; then the acknowledgements it earns (one per game
-        touched: what the hub now holds of it, counted without gaps)."""
+        touched: what the hub now holds of it, counted without gaps). ``staged`` is called with
+        the events stored for the first time once they are written, *before* the commit's fsync:
+        the club page may show a move then (the board has it committed), nothing may be
+        acknowledged (it must not raise)."""
         now = time.time()
         touched: dict[tuple[str, int], None] = {}
         new: list[GameEvent] = []
@@ -153,6 +157,8 @@ class HubStore:
                     else:
                         continue
                     touched[(board, m.game)] = None
+                if staged is not None:
+                    staged(new)
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
