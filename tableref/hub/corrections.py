@@ -122,11 +122,11 @@ def check_by(by: object) -> str:
     return by.strip()
 
 
-def check_note(note: object) -> str:
+def check_note(note: object, what: str = "note") -> str:
     if note is None:
         return ""
     if not isinstance(note, str) or len(note) > MAX_NOTE:
-        raise CorrectionError(f"note: at most {MAX_NOTE} characters of text")
+        raise CorrectionError(f"{what}: at most {MAX_NOTE} characters of text")
     return note.strip()
 
 
@@ -190,7 +190,7 @@ def result_correction(record: Mapping[str, Any], winner: object, reason: object)
     sides = list(players_of(get_game(record["game"]).from_dict(record["start"])))
     if winner is not None and winner not in sides:
         raise CorrectionError(f"winner: one of {', '.join(sides)}, null (a draw) or \"clear\", got {winner!r}")
-    why = check_note(reason) or "result by the arbiter"
+    why = check_note(reason, "reason") or "result by the arbiter"
     scores = (record["outcome"] or {}).get("scores") or {}
     return {"outcome": {"winner": winner, "reason": why, "scores": scores}}, {"outcome": record["outcome"]}
 
