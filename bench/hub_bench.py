@@ -364,6 +364,7 @@ def main() -> int:
         except ImportError:
             asyncio.run(_spectate(url, n, seconds, out))
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: the broker and the hub go too
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--interval", type=float, default=5.0)
