@@ -78,6 +78,7 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         assert page.locator(f"{b1} title").text_content() == f"b1: read: {token}"
         page.click(b1, force=True)
         assert page.inner_text("#space-info") == f"b1: read: {token}"
+        page.wait_for_selector("#toast:not(.show)", timeout=6000)
         page.screenshot(path=str(artifacts / "setup-desktop.png"), full_page=True)
         assert not errors, errors
 
@@ -119,5 +120,80 @@ def test_a_watcher_sees_no_setup_controls(browser, tmp_path):
         assert status == 403
         assert svc.camera_setup.encoded == 0  # nothing encoded for a watcher
         assert not errors, errors
+    finally:
+        svc.close()
+
+
+def _true_px(camera, space):
+    import cv2
+    import numpy as np
+
+    s = camera.sheet.by_id[space]
+    return cv2.perspectiveTransform(np.float32([[(s.x, s.y)]]), camera.pose.H)[0][0]
+
+
+def _screen(page, frame_xy, frame_size):
+    box = page.locator("#overlay").bounding_box()
+    return (float(box["x"] + frame_xy[0] * box["width"] / frame_size[0]),
+            float(box["y"] + frame_xy[1] * box["height"] / frame_size[1]))
+
+
+def test_fitting_my_own_board_by_dragging_four_handles_then_playing(browser, tmp_path, artifacts):
+    import pytest
+
+    pytest.importorskip("vision.geometry", reason="the own-board fit (vision/geometry.py) is not in this checkout")
+    from setupscene import own_board
+    from vision.synth import Renderer
+
+    sheet = own_board("gyges")
+    camera = SceneCamera("gyges", sheet=sheet, renderer=Renderer(sheet))
+    size = camera.renderer.size
+    svc, url = _service(tmp_path, camera)
+    try:
+        page, errors = open_page(browser, url + "setup")
+        choose_pin(page)
+        page.wait_for_selector("#overlay polygon.o-outline")
+        page.click("#fit-start")
+        _wait_count(page, "#overlay circle.handle", 4)
+        assert page.locator("#fit-help li").all_inner_texts() == [
+            f"Put the {r} handle on the centre of {r}." for r in ("a6", "f6", "f1", "a1")]
+        # Drag each handle onto its space's centre in the picture; the rest follow live.
+        for ref in ("a6", "f6", "f1", "a1"):
+            handle = page.locator(f"#overlay circle.handle[data-handle='{ref}']")
+            box = handle.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.mouse.down()
+            target = _screen(page, _true_px(camera, ref), size)
+            page.mouse.move(target[0] + 3, target[1] + 3, steps=4)
+            page.mouse.move(*target, steps=2)
+            page.mouse.up()
+        for space in ("c3", "d4", "b5"):  # spaces no handle is on: placed by the four handles
+            c = page.locator(f"#overlay circle.o-fit[data-fit='{space}']")
+            got = (float(c.get_attribute("cx")), float(c.get_attribute("cy")))
+            truth = _true_px(camera, space)
+            assert abs(got[0] - truth[0]) < 4 and abs(got[1] - truth[1]) < 4, (space, got, truth)
+        page.wait_for_selector("#toast:not(.show)", timeout=6000)
+        page.screenshot(path=str(artifacts / "setup-fit.png"), full_page=True)
+        page.click("#fit-save")
+        page.wait_for_selector("#job-result[data-state='done']", timeout=20000)
+        assert "now learn the empty board" in page.inner_text("#job-result")
+        assert (tmp_path / "gyges-geometry.json").exists()
+        page.wait_for_selector("#lock-state:has-text('Board locked')")
+        page.click("#cal-empty")
+        page.wait_for_selector("#job-result[data-state='done']:has-text('empty board learned')", timeout=20000)
+        _wait_count(page, "#overlay circle[data-verdict='empty']", len(sheet.shapes))
+
+        start = get_game("gyges").default_setup()
+        camera.show(start.view(Fidelity.KIND))
+        _wait_count(page, "#overlay circle[data-verdict='read']", len(start.view(Fidelity.KIND)))
+        live, live_errors = open_page(browser, url)
+        camera.show(start.apply_text("b1-b3").view(Fidelity.KIND))
+        live.wait_for_selector("#decision .headline:has-text('South played b1-b3')", timeout=20000)
+        after = start.apply_text("b1-b3")
+        camera.show(after.apply_text("b6-b4").view(Fidelity.KIND))
+        live.wait_for_selector("#decision .headline:has-text('North played b6-b4')", timeout=20000)
+        assert svc.referee.record.moves == ["b1-b3", "b6-b4"]
+        assert not errors, errors
+        assert not live_errors, live_errors
     finally:
         svc.close()

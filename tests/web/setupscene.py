@@ -80,3 +80,22 @@ def camera_feed(camera: SceneCamera, calibration, game: str = "gyges") -> Camera
     opens one whose calibration file does not exist yet."""
     spec = CameraSpec(game, calibration, Fidelity.KIND)
     return CameraFeed(camera, None, fidelity=Fidelity.KIND, name=camera.name, lock=BoardLock(camera.sheet), spec=spec)
+
+
+def own_board(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, marker_mm: float = 30.0) -> Sheet:
+    """A board that is not the printed sheet: 0.8 of its size, the markers stuck on closer
+    to the spaces (its geometry made by the fit itself, from an exact top-down view)."""
+    from vision.geometry import fit_geometry, reference_spaces
+
+    board = get_game(game).board()
+    printed = Sheet.for_board(board)
+    ox, oy = printed.offset
+    xs = [v for s in printed.shapes for v in ((s.rect[0], s.rect[0] + s.rect[2]) if s.rect else (s.x, s.x))]
+    ys = [v for s in printed.shapes for v in ((s.rect[1], s.rect[1] + s.rect[3]) if s.rect else (s.y, s.y))]
+    x0, x1, y0, y1 = min(xs) - ox, max(xs) - ox, min(ys) - oy, max(ys) - oy  # board-file mm
+    m, g = marker_mm / scale, gap / scale + 0.4 * printed.pitch
+    origins = {0: (x0 - g - m, y0 - g - m), 1: (x1 + g, y0 - g - m), 2: (x1 + g, y1 + g), 3: (x0 - g - m, y1 + g)}
+    px = lambda x, y: (100 + 3 * x, 100 + 3 * y)  # noqa: E731  (any view straight from above)
+    markers = {i: np.float32([px(x, y), px(x + m, y), px(x + m, y + m), px(x, y + m)]) for i, (x, y) in origins.items()}
+    handles = {r: px(board.space(r).x, board.space(r).y) for r in reference_spaces(board)}
+    return Sheet.from_geometry(board, fit_geometry(board, handles, markers, marker_mm=marker_mm))

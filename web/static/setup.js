@@ -151,7 +151,7 @@
         fit.dragging = id;
         $("#overlay").setPointerCapture(ev.pointerId);
       });
-      el("text", { class: "handle-label", x: x + r * 2.6, y: y - r * 2.2 }, g).textContent = id;
+      el("text", { class: "handle-label", x: x + r * 2.6, y: y - r * 2.2, "font-size": r * 3.2 }, g).textContent = id;
     }
   }
 
