@@ -82,7 +82,12 @@ def camera_feed(camera: SceneCamera, calibration, game: str = "gyges") -> Camera
     return CameraFeed(camera, None, fidelity=Fidelity.KIND, name=camera.name, lock=BoardLock(camera.sheet), spec=spec)
 
 
-def own_board(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, marker_mm: float = 30.0) -> Sheet:
+def own_board(game: str = "gyges", **kw: float) -> Sheet:
+    """A board that is not the printed sheet (see :func:`own_geometry`), as the camera reads it."""
+    return Sheet.from_geometry(get_game(game).board(), own_geometry(game, **kw))
+
+
+def own_geometry(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, marker_mm: float = 30.0):
     """A board that is not the printed sheet: 0.8 of its size, the markers stuck on closer
     to the spaces (its geometry made by the fit itself, from an exact top-down view)."""
     from vision.geometry import fit_geometry, reference_spaces
@@ -98,4 +103,4 @@ def own_board(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, mark
     px = lambda x, y: (100 + 3 * x, 100 + 3 * y)  # noqa: E731  (any view straight from above)
     markers = {i: np.float32([px(x, y), px(x + m, y), px(x + m, y + m), px(x, y + m)]) for i, (x, y) in origins.items()}
     handles = {r: px(board.space(r).x, board.space(r).y) for r in reference_spaces(board)}
-    return Sheet.from_geometry(board, fit_geometry(board, handles, markers, marker_mm=marker_mm))
+    return fit_geometry(board, handles, markers, marker_mm=marker_mm)

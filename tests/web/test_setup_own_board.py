@@ -119,3 +119,21 @@ def test_drift_says_why_not(tmp_path):
         assert r.status_code == 400 and "rivers turn" in r.get_json()["error"]
     finally:
         service.close()
+
+
+def test_the_service_starts_on_a_saved_fit(tmp_path):
+    from setupscene import own_geometry
+    from tableref.config import load_config
+    from tableref.service import _open_camera
+
+    own_geometry().save(tmp_path / "cal-geometry.json")
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
+                   'device = "none.avi"\nbackend = "opencv"\n')
+    feed = _open_camera(load_config(cfg).source, "gyges")
+    assert feed.camera.lock.sheet.markers is not None and feed.camera.reader is None  # the fit; set-up mode
+    (tmp_path / "cal-geometry.json").write_text('{"version": 1}')
+    from tableref.service import SourceError
+
+    with pytest.raises(SourceError, match=r"source\.camera\.geometry: .*cal-geometry\.json: missing key"):
+        _open_camera(load_config(cfg).source, "gyges")
