@@ -18,7 +18,6 @@ OTHER_MAX = 0.05  # share matching any other colour
 BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edge
 EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
 EDGE_MIDDLE = 0.3
-DEBUG = False
 FOOT_HIDDEN = 0.5  # share of a bar's foot a bar in front must hide to trust its top look alone
 BARE_TOP_MAX = 0.05  # share of a top look's pixels voting for any colour, where no bar stands
 SPILL_PX = 3.0  # pixels a bar's edge spreads in the frame (lens blur, a JPEG's half-resolution colour)
@@ -92,9 +91,6 @@ class ColourReading:
             for j, tok in read.items():
                 if tok.split(":")[0] == flat and g.is_edge[j] and g.is_edge[i] and j != i:
                     hidden |= self._near_bar(H, j, tok, pts)[0]
-            if DEBUG:
-                print("   conflict", g.spaces[i].id, flat, round(float(hidden.mean()), 2),
-                      [(g.spaces[j].id, t) for j, t in read.items() if g.is_edge[j] and np.hypot(g.spaces[j].x - g.spaces[i].x, g.spaces[j].y - g.spaces[i].y) < 15])
             if hidden.mean() >= FOOT_HIDDEN:
                 self._decide(k, i, looks[:1], read, why)
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
@@ -144,8 +140,6 @@ class ColourReading:
             sides = {0 if x < 0 else 1 for x in t[f] if abs(x) >= EDGE_MIDDLE * half}
             near_read = (self._vertex_mates[int(i)][0] | self._vertex_mates[int(i)][1]) & read.keys()
             if not near_read or not all(self._vertex_mates[int(i)][side] & read.keys() for side in sides):
-                if DEBUG:
-                    print("   no mates", g.spaces[int(i)].id, sides, [[g.spaces[j].id for j in self._vertex_mates[int(i)][sd]] for sd in (0, 1)])
                 continue
             coloured = f & ~shadow[sl] if len(shadow) else f
             if f.mean() <= EDGE_SPILL_MAX and (len(sides) == 1 or not (np.abs(t[coloured]) < EDGE_MIDDLE * half).any()):
@@ -167,9 +161,6 @@ class ColourReading:
             # beside it hide (no blur allowed for) or their shadows.
             middle = np.abs(t) < EDGE_MIDDLE * half
             left = f & ~near_shadow & ~covered & ~(spill & ~middle | spill & (int(i) in bare_top))
-            if DEBUG:
-                print("   spill", g.spaces[int(i)].id, round(float(f.mean()), 2), "covered", round(float(covered.mean()), 2),
-                      "left", int(left.sum()), "t left", np.round(t[left], 1))
             if (~covered).mean() >= VISIBLE_SHARE and left.sum() <= EDGE_LEFT_MAX * len(pts):
                 tokens[g.spaces[int(i)].id] = []
 

@@ -180,7 +180,7 @@ def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
     of the whole board's light), and the share of nearby probes that the model does not
     explain (a hand, glare or a shadow there). A hand's uniform colour over the probes
     would otherwise pass for a change of light and make a covered piece look like paper."""
-    ratio, coef, good, shaded, use = probe_light(grid, cal, frame, H, ignore)
+    _, coef, good, shaded, use = probe_light(grid, cal, frame, H, ignore)
     gains = grid.space_basis @ coef
     n_used = np.maximum(use[grid.probe_of].sum(axis=1), 1)
     bad_share = (~good & use)[grid.probe_of].sum(axis=1) / n_used

@@ -91,7 +91,7 @@ def test_hue_is_kept_when_the_light_dims_or_the_paper_blurs_in():
     blue = np.array([[0.55, 0.25, 0.15]])  # B, G, R against the paper (1, 1, 1)
     h0, s0, _ = opponent(blue)
     for v in (blue * 0.5, blue * 1.4, 0.5 * blue + 0.5):  # in shadow, lit, blurred with the paper
-        h, s, _ = opponent(v)
+        h, _, _ = opponent(v)
         assert hue_gap(h, h0)[0] < math.radians(3)
     assert opponent(0.5 * blue + 0.5)[1][0] < s0[0]  # mixing with paper only lowers saturation
     grey = np.array([[0.3, 0.3, 0.3], [1.0, 1.0, 1.0]])
