@@ -37,6 +37,7 @@ from .render import aruco_dictionary
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PILE_ZONE = 0.25  # pitches from a home's centre within which its pile's top tag must lie (a pile leans)
 RADIAL_ZONE = 0.2  # pitches across the ring within which a repository's coins lie
+SINGLE_ZONE = 0.15  # pitches from a space's centre within which its only token lies (as _lies_right)
 TOKEN_ZONE = 0.5  # pitches from any other space's centre within which its tokens' tags lie
 CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
@@ -186,9 +187,17 @@ class TagsAtHeight:
         placed: dict[int, list[tuple[str, np.ndarray]]] = {}
         astray: list[np.ndarray] = []
         self._found, self._tops_seen = [], []
-        for tag, plane in found:
-            if tag in self.ignored_tags:
-                continue
+        tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
+        every = [self._candidates(self._tags[tag], plane.mean(axis=0), busy_set) if tag in self._tags else []
+                 for tag, plane in tags]
+        # A token off its space's centre lies there only as one of a pair: a candidate space no
+        # other tag may share is not one for a tag off its centre (the reader's own rule for
+        # how tokens lie: see _lies_right).
+        shared: dict[int, int] = {}
+        for cands in every:
+            for i in {i for i, _, _, _ in cands}:
+                shared[i] = shared.get(i, 0) + 1
+        for tag_cands, (tag, plane) in zip(every, tags):
             centre = plane.mean(axis=0)
             sides = np.linalg.norm(plane - np.roll(plane, -1, axis=0), axis=1)
             # A pile's top is nearer the camera: its tag seen up to ~6 % larger on the plane.
@@ -198,7 +207,8 @@ class TagsAtHeight:
                 for i in self._near(centre):
                     why[g.spaces[i].id] = f"tag {tag} is not one of this game's pieces"
                 continue
-            cands = self._candidates(token, centre, busy_set)
+            cands = [c for c in tag_cands if c[3] <= SINGLE_ZONE or self._kinds()[c[0]] == "home" or shared[c[0]] > 1] \
+                or tag_cands
             spaces = {i for i, _, _, _ in cands}
             if not spaces:
                 astray.append(centre)  # on no space that may hold it: off its space, or crowded

@@ -100,23 +100,35 @@ def test_a_marker_hidden_behind_a_pile_is_found_by_elimination(board):
 
 def test_a_tag_over_two_spaces_is_never_given_to_one(board):
     """A tag whose ray crosses two spaces that may hold its token at two heights (a pile's top
-    over the space behind it) makes both unreadable: placed by the candidates, not the nearest."""
+    over the arrow behind it): alone and off the arrow's centre, it can only be the pile's top
+    (a lone token lies on its space's centre); with a second tag beside it, so that the arrow
+    may hold the pair, both spaces are unreadable — never the nearest guessed."""
     grid, _, reader = board(20.0)
     turned = reader._reader((0, 0, 0))
-    start = get_game("drift").default_setup()
-    truth = start.view(Fidelity.KIND)
-    _read(board, 20.0, truth, seed=5)  # leaves the turned reader's pose set
+    _read(board, 20.0, get_game("drift").default_setup().view(Fidelity.KIND), seed=5)  # sets the pose
     pose = turned._pose
     home = grid.sheet.by_id["O4"]
     top = pose.lift(np.array([[home.x, home.y]]), 72.0)[0]  # where a 72 mm pile's top shows
     busy = set(range(len(grid.spaces)))
     cands = turned._candidates("blue-III", top.astype(np.float32), busy)
-    spaces = {grid.spaces[i].id for i, _, _, _ in cands}
-    assert "O4" in spaces and len(spaces) > 1  # the pile's top, or a piece on the arrow behind it
-    corners = top + np.array([[-9.5, -9.5], [9.5, -9.5], [9.5, 9.5], [-9.5, 9.5]]) * pose.camera[2] / (pose.camera[2] - 72)
-    tokens, why = turned._judge_tags(np.array(sorted(busy)), [(30, corners.astype(np.float32))],
-                                     np.zeros(len(grid.body.mm), bool))
-    assert all(why.get(s) == UNCERTAIN for s in spaces) and not any(s in tokens for s in spaces)
+    other = {i for i, _, _, _ in cands} - {grid.index["O4"]}
+    assert grid.index["O4"] in {i for i, _, _, _ in cands} and other
+
+    def tag_at(plane_centre, h):
+        side = 19.1 * pose.camera[2] / (pose.camera[2] - h) / 2
+        return (plane_centre + np.array([[-side, -side], [side, -side], [side, side], [-side, side]])).astype(np.float32)
+
+    nothing = np.zeros(len(grid.body.mm), bool)
+    tokens, why = turned._judge_tags(np.array(sorted(busy)), [(30, tag_at(top, 72.0))], nothing)
+    assert tokens.get("O4") == ["blue-III", MORE] and not any(tokens.get(grid.spaces[i].id) for i in other)
+
+    j, h, under, _ = next(c for c in cands if c[0] in other)
+    centre = np.array([grid.spaces[j].x, grid.spaces[j].y])
+    partner = pose.lift((2 * centre - under)[None], h)[0]  # the pair's other half, across the arrow
+    tokens, why = turned._judge_tags(np.array(sorted(busy)), [(30, tag_at(top, 72.0)), (39, tag_at(partner, 3.0))],
+                                     nothing)
+    assert not tokens.get("O4") and why.get("O4") in (UNCERTAIN, "tokens crowded here or next to here")
+    assert not tokens.get(grid.spaces[j].id)
 
 
 def test_a_token_whose_tag_is_not_read_is_occupied_never_left_out(board, monkeypatch):
