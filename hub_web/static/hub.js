@@ -148,7 +148,26 @@
       from: parseInt($("#c-from").value, 10), moves: $("#c-moves").value }));
   }
 
+  async function auditTrail() {
+    const res = await fetch("/api/corrections");
+    if (!res.ok) return;  // watching: the trail (with addresses) is the arbiter's
+    const body = $("#corrections");
+    const outcome = (o) => (o ? (o.winner ? `${o.winner} wins` : "draw") : "none");
+    for (const c of (await res.json()).corrections) {
+      const what = c.kind === "moves" ? `moves from ${c.data.ply + 1}: ${c.data.moves.slice(c.data.ply).join(" ")}`
+        : c.data.outcome ? `result: ${outcome(c.data.outcome)}` : "result: back to the record's";
+      const was = c.kind === "moves" ? c.replaced.moves.join(" ") : outcome(c.replaced.outcome);
+      const row = el("tr", {});
+      const game = el("td", {});
+      game.append(el("a", { href: `/archive/${encodeURIComponent(c.board)}/${c.game}` }, `${c.board} #${c.game}`));
+      row.append(el("td", {}, new Date(c.at * 1000).toLocaleString()), el("td", {}, `${c.by} (${c.address})`), game,
+        el("td", {}, what + (c.note ? ` — ${c.note}` : "")), el("td", {}, was));
+      body.append(row);
+    }
+  }
+
   function arbiter() {
+    auditTrail();
     const round = () => parseInt($("#pair-round").value, 10);
     $("#new-round").onclick = async () => {
       const r = await TR.act("/api/rounds");

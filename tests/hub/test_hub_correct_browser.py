@@ -60,6 +60,9 @@ def test_the_arbiter_corrects_on_the_replay_page(broker, browser, tmp_path):
         assert hub.store.export("table-01", 1)["moves"] == own["moves"][:1] + line
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "hub-correct.png"), full_page=True)
+        page.goto(url + "arbiter")  # the audit trail, with where each came from
+        expect(page.locator("#corrections tr")).to_have_count(2, timeout=10000)
+        expect(page.locator("#corrections")).to_contain_text("Kim (127.0.0.1)")
     finally:
         if page is not None:
             page.close()
