@@ -203,6 +203,10 @@ def _sequences(state, observed, fidelity, diff, touching, depth):
                 continue
             here = s.view(fidelity)
             rest = here.diff(observed.resolved(here))
+            # The last move must change every space still wrong: skip a position one move
+            # cannot mend before generating its moves (Gygès: 1-3 s a board → tens of ms).
+            if not deeper and s.max_move_spaces is not None and len(rest) > s.max_move_spaces:
+                continue
             for m, spaces in _touching(s):
                 if not spaces & diff:
                     continue

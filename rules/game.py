@@ -59,6 +59,10 @@ class State(ABC):
     # How many moves explain() may assume were made between two stable views. Games whose
     # moves are whole, slow turns (and whose sequence search is costly) set 1.
     max_unseen_moves: ClassVar[int] = 2
+    # The most spaces one move can change (``move_spaces``' largest answer), where the game
+    # can say: the sequence search then skips, without generating its moves, a position that
+    # differs from the board in more spaces than one further move could change.
+    max_move_spaces: ClassVar[int | None] = None
 
     # -- what the position is ---------------------------------------------------------
 

@@ -117,6 +117,7 @@ class GygesState(State):
     _occ: dict[str, int] = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[assignment]
 
     game_name: ClassVar[str] = "gyges"
+    max_move_spaces: ClassVar[int | None] = 3  # a move's start, end and a bumped ring's new space
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_occ", dict(self.rings))
