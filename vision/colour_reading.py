@@ -4,6 +4,8 @@ piece's top face projects (and, as a second look, where a piece laid flat would 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -15,6 +17,7 @@ COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
 CLASS_MIN = 0.75  # share of core points matching the winning colour
 CLASS_LEAN = 0.5  # ... in each of two looks that agree
 OTHER_MAX = 0.05  # share matching any other colour
+OTHER_SAY = 0.25  # ... in any other look, beyond which the looks are at odds
 BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edge
 EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
 EDGE_MIDDLE = 0.3
@@ -26,6 +29,19 @@ EDGE_LEFT_MAX = 0.03  # share of its body foreign that nothing beside it explain
 DOUBT_SAT = 0.75  # under doubtful light: the colour's saturation, at least this share of its own
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look at the busy spaces' cores (at their pieces' top, or on the board's plane)."""
+
+    clear: np.ndarray  # (n,) bool: one colour plain (CLASS_MIN of the core, OTHER_MAX of any other)
+    best: np.ndarray  # (n,) int: the colour most pixels vote for
+    headings: dict[int, str]  # edges with one clearly dark end: which way it faces
+    vivid: np.ndarray  # (n,) the best colour's pixels' median saturation, over its own at calibration
+    coloured: np.ndarray  # (n,) share of pixels voting for any colour
+    leaning: np.ndarray  # (n,) the best colour's share where no other has a say (else 0)
+    shares: np.ndarray  # (n, colours) share of pixels voting for each
 
 
 class ColourReading:
@@ -67,14 +83,14 @@ class ColourReading:
             # same colour, and nothing of another, are as good as one plain look: at a finer
             # scale a thin bar's side and the paper by it take more of each look's core.
             # (A partly foreign space also needs one of them plain.)
-            lean = np.all([(look[5] >= CLASS_LEAN) & (look[1] == looks[0][1]) for look in looks], axis=0) \
-                & (~weak | np.any([look[0] for look in looks], axis=0))
+            lean = np.all([(look.leaning >= CLASS_LEAN) & (look.best == looks[0].best) for look in looks], axis=0) \
+                & (~weak | np.any([look.clear for look in looks], axis=0))
             for look in looks:
-                look[0][lean] = True
+                look.clear[lean] = True
         read: dict[int, str] = {}
         conflicts = []
         for k, i in enumerate(busy):
-            clear_looks = [int(look[1][k]) for look in looks if look[0][k]]
+            clear_looks = [int(look.best[k]) for look in looks if look.clear[k]]
             if len(set(clear_looks)) > 1 and not weak[k]:
                 conflicts.append(k)  # two looks, two colours: perhaps a bar in front of its foot
                 continue
@@ -85,7 +101,7 @@ class ColourReading:
             # The board-plane look sees another colour where a read bar in front, as the camera
             # sees it, covers this one's foot: the top face's colour stands.
             i = int(busy[k])
-            flat = self._hues[int(looks[1][1][k])].name
+            flat = self._hues[int(looks[1].best[k])].name
             pts = g.core.mm[g.core.of(i)]
             hidden = np.zeros(len(pts), bool)
             for j, tok in read.items():
@@ -96,7 +112,7 @@ class ColourReading:
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
         # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
         # their saturation.
-        vivid = np.min([look[3] for look in looks], axis=0) >= DOUBT_SAT
+        vivid = np.min([look.vivid for look in looks], axis=0) >= DOUBT_SAT
         for k, i in enumerate(busy):
             if int(i) in read and unsure[i] and not vivid[k]:
                 del read[int(i)]
@@ -111,7 +127,7 @@ class ColourReading:
             # Where a standing bar's top face would show, no colour at all: no bar here.
             pos = {int(i): k for k, i in enumerate(busy)}
             bare_top = {int(i) for i in small if len(looks) > 1 and int(i) in pos
-                        and looks[0][4][pos[int(i)]] <= BARE_TOP_MAX}
+                        and looks[0].coloured[pos[int(i)]] <= BARE_TOP_MAX}
             self._edges_beside(H, small, foreign_pt, read, tokens, bare_top)
 
     def _edges_beside(self, H: Pose, spaces: np.ndarray, foreign_pt: np.ndarray, read: dict[int, str],
@@ -201,14 +217,17 @@ class ColourReading:
     def _decide(self, k: int, i: int, looks: list, read: dict[int, str], why: dict[str, str]) -> None:
         """Space ``i`` (``k``-th of the looks) read from the looks clear on it: one colour, and
         for a tail one heading."""
-        clear_looks = [(int(best[k]), headings.get(i)) for clear, best, headings, *_ in looks if clear[k]]
+        clear_looks = [(int(look.best[k]), look.headings.get(i)) for look in looks if look.clear[k]]
         if len({b for b, _ in clear_looks}) != 1:
             return  # not clear, or two looks that disagree on the colour: unreadable
-        c = self.cal.classes[clear_looks[0][0]]
+        b = clear_looks[0][0]
+        if any(np.delete(look.shares[k], b).max(initial=0.0) >= OTHER_SAY for look in looks):
+            return  # one look plain, another seeing much of a different colour: unreadable
+        c = self.cal.classes[b]
         # A tail's dark band is on its top face: the top look's heading stands. Seen on the
         # board's plane, a standing bar's ends show its side and its shadow, one end darker:
         # that look's heading counts only where the top look has none (a flat set).
-        top_clear, _, top_ends, *_ = looks[0]
+        top_clear, top_ends = looks[0].clear, looks[0].headings
         top_end = top_ends.get(i) if top_clear[k] else None
         ends = {top_end} if top_end is not None else {h for _, h in clear_looks if h is not None}
         if len(ends) > 1:
@@ -266,17 +285,15 @@ class ColourReading:
         return BLEED_PX / px_per_mm
 
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, dict[int, str], np.ndarray, np.ndarray, np.ndarray]:
-        """Per busy space, sampling its core at ``heights``: is one colour clear, which, the
-        edges' headings, how saturated the winning colour's pixels are (their median,
-        relative to that colour's at calibration), the share of pixels voting for any, and the
-        winning colour's share where no other colour has a say (0 where one has). Pixels vote by hue against the paper's white
-        (vision.colour_model)."""
+                  ) -> "Look":
+        """Per busy space, its core sampled at ``heights``: pixels vote by hue against the
+        paper's white (vision.colour_model)."""
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
         vote, sat = votes(sample(frame, H, core, np.repeat(heights, counts)) / white, self._hues)
         share = np.stack([_share(vote == k, starts, counts) for k in range(len(self._hues))], axis=1)
+        shares = share.copy()
         best = np.argmax(share, axis=1)
         coloured = share.sum(axis=1)
         top = share[np.arange(len(busy)), best]
@@ -292,7 +309,7 @@ class ColourReading:
                 vivid[k] = float(np.median(sat[sl][mine])) / max(float(class_sat[best[k]]), 1e-3)
         edges = g.is_edge[busy]
         headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
-        return clear, best, headings, vivid, coloured, leaning
+        return Look(clear, best, headings, vivid, coloured, leaning, shares)
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
                   heights: np.ndarray) -> dict[int, str]:
