@@ -224,7 +224,10 @@ class CalibrationJob:
             got = self.setup.source.latest
             if got is not None and got is not last:
                 last = got
-                frames.append(np.asarray(got.image))
+                # Learned at the full size the reader reads (a dual stream's main frame), as
+                # `tableref calibrate` does; the lock is found on it afresh.
+                main = getattr(got.image, "main", None)
+                frames.append(np.asarray(main if main is not None else got.image))
                 waited_since = time.monotonic()
                 self._say(f"collecting frames {len(frames)}/{FRAMES}", 0.6 * len(frames) / FRAMES)
             elif time.monotonic() - waited_since > FRAME_WAIT:

@@ -14,7 +14,7 @@ from rules import Fidelity, get_game
 from rules.view import View
 from tableref.camera_setup import CameraSpec
 from tableref.service import CameraFeed
-from vision.capture import CapturedFrame
+from vision.capture import CapturedFrame, watch_frame
 from vision.layout import Sheet
 from vision.lock import BoardLock
 from vision.synth import Effects, Renderer
@@ -26,13 +26,14 @@ class SceneCamera:
     name = "synthetic camera"
 
     def __init__(self, game: str = "gyges", *, fps: float = 12.0, seed: int = 3, sheet: Sheet | None = None,
-                 renderer: Renderer | None = None) -> None:
+                 renderer: Renderer | None = None, watch: tuple[int, int] | None = None) -> None:
         self.sheet = sheet or Sheet.for_board(get_game(game).board())
         self.renderer = renderer or Renderer(self.sheet)
         self.rng = np.random.default_rng(seed)
         self.pose = self.renderer.random_pose(self.rng, rotation=8.0, fill=(0.85, 0.95))
         self.effects = replace(Effects(), blur=0.6)
         self.fps = fps
+        self.watch = watch  # a dual stream: frames this size carrying the full one (vision.capture.WatchFrame)
         self._lock = threading.Lock()
         self._clean: np.ndarray | None = None
         self._closed = threading.Event()
@@ -69,7 +70,8 @@ class SceneCamera:
         with self._lock:
             clean = self._clean
         assert clean is not None
-        return CapturedFrame(self.renderer.reshoot(clean, self.effects, self.rng, 0.2), time.monotonic())
+        image = self.renderer.reshoot(clean, self.effects, self.rng, 0.2)
+        return CapturedFrame(image if self.watch is None else watch_frame(image, self.watch), time.monotonic())
 
     def close(self) -> None:
         self._closed.set()

@@ -214,3 +214,26 @@ def test_a_colour_game_learns_its_colours_from_the_layout(tmp_path):
         until(lambda: client.get("/api/setup").get_json()["mode"] == "reading")
     finally:
         service.close()
+
+
+def test_a_dual_stream_camera_is_set_up_on_its_watched_picture_and_read_at_full_size(tmp_path):
+    camera = SceneCamera(GAME, watch=(640, 360))  # the lock watches 640x360; the reader reads 1280x720
+    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
+                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "gyges.npz"))
+    service.start()
+    try:
+        client, post = admin_client(service)
+        ov = locked_overlay(client)
+        assert (ov["width"], ov["height"]) == (640, 360)  # the page draws on the watched picture
+        assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+        assert finished(client)["state"] == "done"
+        view = get_game(GAME).default_setup().view(Fidelity.KIND)
+        camera.show(view)
+
+        def read_right():
+            spaces = client.get("/api/setup/overlay").get_json()["spaces"]
+            return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
+
+        until(read_right)
+    finally:
+        service.close()
