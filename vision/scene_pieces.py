@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -58,6 +58,7 @@ class Solid:
     angle: float = 0.0  # a box's long axis, radians in the sheet
     dark_end: int | None = None  # a box's end (-1 or +1 along its axis) with a dark band (an Annelids tail)
     furniture: bool = False  # part of the board (a DRIFT repository's block), drawn before the pieces
+    rim_mm: float = 0.0  # a darker rim this wide round the top face (an untagged Gygès ring's tier)
 
 
 @lru_cache(maxsize=8)
@@ -202,6 +203,10 @@ def draw_scene(model: "CameraModel", canvas: np.ndarray, scene: "Scene", lamp: n
             if s is not None:
                 held.append(s)
                 z += s.height
+    if not scene.tags:  # pieces without stickers (vision/ring_pieces.py)
+        from .ring_pieces import untagged
+
+        solids, held = untagged(solids, sheet.game, scene.heights), untagged(held, sheet.game, scene.heights)
     if sheet.game == "drift":  # the rings' markers are on the board, empty or not (rotation 0 unless the view says)
         _drift_markers(model, canvas, scene.view)
     ambient = scene.lamp.ambient if scene.lamp is not None else 1.0
@@ -269,6 +274,10 @@ def _draw_solid(model: "CameraModel", canvas: np.ndarray, s: Solid, lamp: np.nda
             if s.dark_end is not None and s.shape == "box" and i in (1, 3) and (i == 3) == (s.dark_end > 0):
                 colour = bgr(layout.FLAT_END_RGB)
             _poly(canvas, np.array([pb[i], pb[j], pt[j], pt[i]]), [c * k for c in colour])
+    if s.rim_mm > 0 and s.shape == "cylinder":  # the rim, then the flat top inside it
+        _poly(canvas, pt, [c * 0.55 for c in s.top_bgr], aa=True)
+        inner = replace(s, radius=s.radius - s.rim_mm)
+        pt = model.to_canvas(_rings(inner)[1])
     _poly(canvas, pt, s.top_bgr, aa=True)
     if s.shape == "box" and s.dark_end is not None:
         u = np.array([math.cos(s.angle), math.sin(s.angle)]) * s.dark_end

@@ -1,0 +1,212 @@
+"""Reading Gygès's rings without stickers ("shapes" reading, issue 17 item 3).
+
+A ring of height *n* is a stack of *n* tiers, each narrower than the one below
+(:mod:`vision.ring_pieces` gives the decision and :data:`~vision.ring_pieces.TIERS` the
+tiers' radii and heights, measured off a real set as the piece set's heights are). From
+above every tier's rim is a circle darker than the flat top just inside it. So at each space
+the empty board cannot explain:
+
+1. the piece's centre is found from tier 1's rim (every ring has one): the offset, within a
+   few mm of the space's centre, where the rim is darkest against the top inside it;
+2. each tier's *rim contrast* is measured there: ``1 - rim / inside`` (a ratio: the lamp's
+   light cancels), on tier *j*'s circle at tier *j*'s height (the pose's parallax, as the tag
+   reader uses it), on the arc facing the camera only — there the tier above never hides it,
+   and where tier *j* is missing the ray runs on to the flat top below, never to a rim;
+3. a tier is *present* above its learned line and *absent* below another; the ring is named
+   only when tiers 1..n are present and the rest absent, every one of them clearly. Anything
+   else (a rim in between, a tier present over an absent one, no rim at all) names no kind:
+   the space goes to the plain reader's judgement, which reads it ``occupied`` (mixed
+   fidelity, the referee resolves it from history) or unreadable — never a wrong kind.
+
+The lines are learned (:func:`learn_rings`) from frames of a known position — the default
+set-up, where the engine says which ring is where — as the colour games learn their colours:
+each tier's contrasts where it is present and where it is absent. Nothing here knows the
+colours a renderer paints.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from rules.view import Fidelity, View
+
+from .empty_board import Calibration, CalibrationError
+from .lens import Lens
+from .pieceset import PieceSet
+from .pose import Pose
+from .reader import UNNAMED, Reader
+from .ring_pieces import RIM_MM, RING_TOKENS, TIERS
+from .samples import SampleGrid
+from .sampling import remap_px
+
+ARC_DEG = 70.0  # half the arc (round the direction to the camera) the rims are measured on
+ARC_POINTS = 15
+SEARCH_MM = 4.0  # how far from the space's centre a ring may stand (the game's pieces are placed by hand)
+SEARCH_STEP = 0.5
+INSIDE_MM = 1.8  # the flat top compared with the rim lies this far inside it
+PRESENT_AT, ABSENT_AT = 0.6, 0.4  # of the learned gap between absent and present, per tier
+MIN_GAP = 0.06  # a calibration whose tiers differ by less than this contrast cannot tell them
+TOKEN_OF = {n: t for t, n in RING_TOKENS.items()}
+
+
+@dataclass(frozen=True)
+class RingModel:
+    """What calibration learned: per tier, the typical rim contrast where it is present and
+    where it is absent (tier 1 is on every ring: its ``absent`` is the bare top's, tier 2/3's)."""
+
+    present: tuple[float, float, float]
+    absent: tuple[float, float, float]
+    version: int = 1
+
+    def present_line(self, j: int) -> float:
+        return self.absent[j] + PRESENT_AT * (self.present[j] - self.absent[j])
+
+    def absent_line(self, j: int) -> float:
+        return self.absent[j] + ABSENT_AT * (self.present[j] - self.absent[j])
+
+    def kind(self, contrast: np.ndarray) -> int | None:
+        """The ring's height told by its tiers' contrasts, or None where any tier is unclear."""
+        state = []
+        for j, c in enumerate(contrast):
+            if c >= self.present_line(j):
+                state.append(True)
+            elif c <= self.absent_line(j):
+                state.append(False)
+            else:
+                return None
+        n = sum(state)
+        return n if n >= 1 and state == [True] * n + [False] * (len(state) - n) else None
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps({"gyges_rings": asdict(self)}, indent=1))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "RingModel":
+        where = str(path)
+        try:
+            raw = json.loads(Path(path).read_text())["gyges_rings"]
+            model = cls(tuple(float(v) for v in raw["present"]), tuple(float(v) for v in raw["absent"]),  # type: ignore[arg-type]
+                        int(raw.get("version", 1)))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CalibrationError(f"{where}: not a ring calibration ({exc})") from exc
+        if len(model.present) != len(TIERS) or len(model.absent) != len(TIERS):
+            raise CalibrationError(f"{where}: gyges_rings needs {len(TIERS)} tiers' present and absent contrasts")
+        return model
+
+
+def _grey(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
+def _arc(pose: Pose, x: float, y: float) -> np.ndarray:
+    """Angles (radians, sheet) of the arc facing the camera round (x, y)."""
+    if pose.camera is None or math.hypot(pose.camera[0] - x, pose.camera[1] - y) < 5.0:
+        return np.linspace(0, 2 * math.pi, 2 * ARC_POINTS, endpoint=False)  # straight above: the whole rim
+    a0 = math.atan2(pose.camera[1] - y, pose.camera[0] - x)
+    return a0 + np.radians(np.linspace(-ARC_DEG, ARC_DEG, ARC_POINTS))
+
+
+def _circle_values(grey: np.ndarray, pose: Pose, centres: np.ndarray, radius: float, height: float,
+                   angles: np.ndarray) -> np.ndarray:
+    """Mean grey on the arc of ``radius`` at ``height`` round each of ``centres`` (K, 2)."""
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius
+    pts = (centres[:, None, :] + ring[None]).reshape(-1, 2)
+    return remap_px(grey, pose.to_px(pts, height))[:, 0].reshape(len(centres), -1).mean(axis=1)
+
+
+def rim_contrasts(grey: np.ndarray, pose: Pose, x: float, y: float) -> np.ndarray:
+    """Each tier's rim contrast (``1 - rim / inside``) at a ring on (x, y), its centre first
+    found from tier 1's rim (see the module doc)."""
+    angles = _arc(pose, x, y)
+    steps = np.arange(-SEARCH_MM, SEARCH_MM + 1e-6, SEARCH_STEP)
+    dx, dy = np.meshgrid(steps, steps)
+    keep = np.hypot(dx, dy) <= SEARCH_MM
+    centres = np.stack([x + dx[keep], y + dy[keep]], axis=1)
+
+    def contrast(c: np.ndarray, j: int) -> np.ndarray:
+        r, h = TIERS[j]
+        rim = np.minimum(_circle_values(grey, pose, c, r - 0.3 * RIM_MM, h, angles),
+                         _circle_values(grey, pose, c, r - 0.7 * RIM_MM, h, angles))
+        inside = _circle_values(grey, pose, c, r - RIM_MM - INSIDE_MM, h, angles)
+        return 1.0 - rim / np.maximum(inside, 1.0)
+
+    best = centres[int(np.argmax(contrast(centres, 0)))][None]
+    return np.array([float(contrast(best, j)[0]) for j in range(len(TIERS))])
+
+
+def learn_rings(grid: SampleGrid, calibration: Calibration, shots: Iterable[tuple[np.ndarray, "np.ndarray | Pose", View]],
+                *, lens: Lens | None = None) -> RingModel:
+    """The rims' contrasts learned from locked frames of known positions (``(frame, H, view)``,
+    the default set-up's): per tier the median where present and where absent. Raises
+    :class:`CalibrationError` when the tiers cannot be told apart, or when the lines learned do
+    not read the calibration's own rings right."""
+    if grid.sheet.game != "gyges":
+        raise CalibrationError(f"{grid.sheet.game}: reading pieces without stickers is for Gygès's rings only")
+    reader = Reader(grid, calibration, Fidelity.KIND, lens=lens)
+    seen: list[tuple[np.ndarray, int, str]] = []
+    for frame, H, view in shots:
+        pose, grey = reader.pose(frame, H), _grey(frame)
+        for space, toks in view.items():
+            n = RING_TOKENS.get(toks[0]) if len(toks) == 1 else None
+            s = grid.sheet.by_id.get(space)
+            if n is not None and s is not None:
+                seen.append((rim_contrasts(grey, pose, s.x, s.y), n, space))
+    if not seen:
+        raise CalibrationError("gyges: ring calibration needs a frame of a known position with rings on it")
+    c = np.array([v for v, _, _ in seen])
+    n = np.array([k for _, k, _ in seen])
+    present, absent = [], []
+    for j in range(len(TIERS)):
+        on, off = c[n > j, j], c[n <= j, j]
+        if len(on) == 0:
+            raise CalibrationError(f"gyges: ring calibration needs rings of every height (no tier {j + 1} seen)")
+        present.append(float(np.median(on)))
+        absent.append(float(np.median(off)) if len(off) else float(np.median(c[n <= 1, 1:])) if (n <= 1).any() else 0.0)
+    for j in range(len(TIERS)):
+        if present[j] - absent[j] < MIN_GAP:
+            raise CalibrationError(f"gyges: tier {j + 1}'s rim is not told from a flat top here "
+                                   f"(contrast {present[j]:.3f} vs {absent[j]:.3f}); read the rings by their tags")
+    model = RingModel(tuple(present), tuple(absent))  # type: ignore[arg-type]
+    wrong = [f"{sp} ({k} read {model.kind(v)})" for v, k, sp in seen if model.kind(v) not in (k, None)]
+    if wrong:
+        raise CalibrationError(f"gyges: the ring lines learned misread the calibration's own rings: {', '.join(wrong)}")
+    return model
+
+
+class RingReader(Reader):
+    """The plain reader (empty board, light, occlusion, "occupied") with Gygès's rings named by
+    their tiers instead of tags (reading mode "shapes")."""
+
+    mode = "shapes"
+
+    def __init__(self, grid: SampleGrid, calibration: Calibration, rings: RingModel,
+                 fidelity: Fidelity = Fidelity.KIND, *, lens: Lens | None = None,
+                 pieceset: PieceSet | None = None) -> None:
+        if grid.sheet.game != "gyges":
+            raise CalibrationError(f"{grid.sheet.game}: shapes reading is for Gygès's rings only")
+        super().__init__(grid, calibration, fidelity, lens=lens, pieceset=pieceset)
+        self.rings = rings
+
+    def _read_tags(self, frame: np.ndarray, H: Pose, busy: np.ndarray, foreign_pt: np.ndarray,
+                   tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+        if len(busy) == 0:
+            return
+        grey = _grey(frame)
+        g = self.grid
+        for i in busy:
+            s = g.spaces[int(i)]
+            if g.is_area[i] or g.is_edge[i]:
+                why[s.id] = UNNAMED
+                continue
+            n = self.rings.kind(rim_contrasts(grey, H, s.x, s.y))
+            if n is None:
+                why[s.id] = UNNAMED  # the plain judgement: "occupied" where the paper round is calm
+            else:
+                tokens[s.id] = [TOKEN_OF[n]]
