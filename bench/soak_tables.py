@@ -45,6 +45,7 @@ PIN = "2468"
 GYGES = get_game("gyges")
 
 CACHE = Path("/tmp") / "tableref-soak-cache"  # the filmed game, rendered once per machine
+FILM_VERSION = 1  # bump when the film's making changes (the cache is keyed on it)
 SHIFT = (24, 14)  # a bump: the camera knocked by this many pixels (and back, the next time)
 
 
@@ -394,7 +395,7 @@ def start_board(seed: int) -> Any:
 
 def filmed_game(moves: int, seed: int = 1) -> tuple[Path, list[str]]:
     """``tableref demo-video`` of a Gygès game (cached): its config file and the moves it shows."""
-    key = hashlib.sha1(f"gyges {moves} {seed} {Path(__file__).stat().st_size}".encode()).hexdigest()[:10]
+    key = hashlib.sha1(f"gyges {moves} {seed} {FILM_VERSION}".encode()).hexdigest()[:10]
     out = CACHE / key
     config = out / "gyges.toml"
     if not config.exists():
@@ -501,6 +502,7 @@ def camera_service(argv: list[str]) -> int:
     from dataclasses import replace
 
     from tableref.config import DataConfig, load_config
+    from tableref.malloc_tuning import tune_malloc
     from tableref.serve import Service
     from tableref.service import CameraFeed, open_feed
 
@@ -511,6 +513,7 @@ def camera_service(argv: list[str]) -> int:
     ap.add_argument("--rate", type=float, default=2.0)
     ap.add_argument("--bumps", type=Path, required=True)
     args = ap.parse_args(argv)
+    tune_malloc()  # as tableref serve does, before any thread
     config = load_config(args.config)
     config = replace(config, data=DataConfig(dir=args.journal.parent, journal=args.journal))
     filmed = open_feed(config.source, config.game.name)  # the reader and lock, as tableref serve makes them

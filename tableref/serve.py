@@ -37,6 +37,7 @@ from .config import Config, ConfigError, PanelConfig, SimulatedConfig, load_conf
 from .decisions import Command, Decision, StableView, StartGame
 from .http_server import ServerLimits
 from .journal import Journal, JournalError
+from .malloc_tuning import tune_malloc
 from .referee import Referee, RefereeLoop
 from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
 from .stabiliser import Stabiliser
@@ -448,6 +449,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from web.auth import AdminError
 
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # "task queue depth" lines: load is shown by /api/health
+    tune_malloc()  # before any thread: memory stays flat over an evening (tableref/malloc_tuning.py)
     stop = threading.Event()
     try:
         config, service = build_service(args)
