@@ -550,7 +550,10 @@ def _check_files(config: Config) -> None:
     elif isinstance(src, CameraConfig):
         # A calibration not made yet is the set-up state (the set-up page makes it, where this
         # key says), not an error; one that exists must be readable.
-        if src.calibration.exists() or not src.calibration.parent.is_dir():
+        if not src.calibration.exists() and not src.calibration.parent.is_dir():
+            raise fail("source.camera.calibration", f"{src.calibration}: not made yet, and its folder "
+                                                    f"{src.calibration.parent} does not exist to make it in")
+        if src.calibration.exists():
             try:
                 with open(src.calibration, "rb"):
                     pass

@@ -225,7 +225,8 @@ def test_check_files_reads_what_the_config_names(tmp_path):
     camera = MINIMAL + '[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.json"\n'
     load_config(write(tmp_path, camera)).check_files()  # not made yet: the set-up state (/setup makes it)
     nowhere = camera.replace('"cal.json"', '"no-such-dir/cal.json"')
-    with pytest.raises(ConfigError, match=r"source\.camera\.calibration: .*cal\.json: cannot read"):
+    with pytest.raises(ConfigError, match=r"source\.camera\.calibration: .*cal\.json: not made yet, and its folder "
+                                          r".*no-such-dir does not exist"):
         load_config(write(tmp_path, nowhere)).check_files()
     write(tmp_path, "{}", "cal.json")
     load_config(write(tmp_path, camera)).check_files()
