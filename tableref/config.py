@@ -114,6 +114,7 @@ class CameraConfig:
     paced: bool = False  # a video file plays at its own frame rate, not as fast as it is read
     lens: Path | None = None  # the lens file (tableref calibrate-lens); None: an ideal pinhole
     pieceset: Path | None = None  # the user's own pieces' sizes (vision/pieceset.py); None: the game's
+    geometry: Path | None = None  # an own board's fit (the set-up page writes it); None: beside the calibration
 
 
 @dataclass(frozen=True)
@@ -441,7 +442,7 @@ class _Reader:
             raise self.error(t.path("device"), f"the Pi camera is chosen by number (0, 1), got {device!r}")
         paced = t.get("paced", bool, False)
         return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced,  # type: ignore[arg-type]
-                            lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"))
+                            lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"), geometry=self.path(t, "geometry"))
 
     def replay(self, t: _Table) -> ReplayConfig:
         return ReplayConfig(self.path(t, "file", required=True), self.number(t, "speed", 1.0))  # type: ignore[arg-type]

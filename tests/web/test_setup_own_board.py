@@ -137,3 +137,20 @@ def test_the_service_starts_on_a_saved_fit(tmp_path):
 
     with pytest.raises(SourceError, match=r"source\.camera\.geometry: .*cal-geometry\.json: missing key"):
         _open_camera(load_config(cfg).source, "gyges")
+
+
+def test_the_geometry_key_says_where_the_fit_is(tmp_path):
+    from setupscene import own_geometry
+    from tableref.config import load_config
+    from tableref.service import _open_camera
+
+    (tmp_path / "boards").mkdir()
+    own_geometry().save(tmp_path / "boards" / "mine.json")
+    cfg = tmp_path / "t.toml"
+    cfg.write_text('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
+                   'geometry = "boards/mine.json"\ndevice = "none.avi"\nbackend = "opencv"\n')
+    config = load_config(cfg)
+    config.check_files()
+    assert config.source.geometry == tmp_path / "boards" / "mine.json"
+    feed = _open_camera(config.source, "gyges")
+    assert feed.spec.geometry == tmp_path / "boards" / "mine.json" and feed.camera.lock.sheet.markers is not None
