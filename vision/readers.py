@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rules.view import Fidelity
 
 from .layout import Sheet
@@ -10,6 +12,9 @@ from .lens import Lens
 from .pieceset import PieceSet
 from .reader import Calibration, Reader
 from .samples import SampleGrid
+
+if TYPE_CHECKING:
+    from .ring_reading import RingModel
 
 
 def grid_for(sheet: Sheet) -> SampleGrid:
@@ -21,10 +26,15 @@ def grid_for(sheet: Sheet) -> SampleGrid:
 
 
 def reader_for(grid: SampleGrid, calibration: Calibration, fidelity: Fidelity = Fidelity.KIND, *,
-               lens: Lens | None = None, pieceset: PieceSet | None = None) -> Reader:
+               lens: Lens | None = None, pieceset: PieceSet | None = None, rings: "RingModel | None" = None) -> Reader:
     """A reader for ``grid``'s board (DRIFT's has Reader's interface: ``read(frame, H)``).
     ``lens``: the camera's (sample points mapped through its distortion); ``pieceset``: the
-    pieces' heights (default: the game's own, ``vision/piecesets/``)."""
+    pieces' heights (default: the game's own, ``vision/piecesets/``); ``rings``: Gygès's rings
+    read without stickers by their tiers (the "shapes" reading, :mod:`vision.ring_reading`)."""
+    if rings is not None:
+        from .ring_reading import RingReader
+
+        return RingReader(grid, calibration, rings, fidelity, lens=lens, pieceset=pieceset)
     if grid.sheet.game == "drift":
         from .drift_reader import DriftGrid, DriftReader
 

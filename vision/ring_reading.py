@@ -52,6 +52,8 @@ SEARCH_MM = 4.0  # how far from the space's centre a ring may stand (the game's 
 SEARCH_STEP = 0.5
 INSIDE_MM = 1.8  # the flat top compared with the rim lies this far inside it
 PRESENT_AT, ABSENT_AT = 0.6, 0.4  # of the learned gap between absent and present, per tier
+AGREE = 0.8  # share of the arc's angles that must agree on a tier
+FLAT_SLACK = 0.04  # a flat top's spread allowed beyond the largest the calibration saw
 MIN_GAP = 0.06  # a calibration whose tiers differ by less than this contrast cannot tell them
 TOKEN_OF = {n: t for t, n in RING_TOKENS.items()}
 
@@ -63,6 +65,7 @@ class RingModel:
 
     present: tuple[float, float, float]
     absent: tuple[float, float, float]
+    flat_max: float = 0.08  # the flat top's spread along the arc (std / mean) beyond which it is no ring's
     version: int = 1
 
     def present_line(self, j: int) -> float:
@@ -71,17 +74,25 @@ class RingModel:
     def absent_line(self, j: int) -> float:
         return self.absent[j] + ABSENT_AT * (self.present[j] - self.absent[j])
 
-    def kind(self, contrast: np.ndarray) -> int | None:
-        """The ring's height told by its tiers' contrasts, or None where any tier is unclear."""
+    def kind(self, contrast: np.ndarray, spread: np.ndarray | None = None) -> int | None:
+        """The ring's height told by its tiers' contrasts (tiers × arc angles, or one per tier)
+        and the flat tops' spreads along the arc, or None where any tier is unclear: a tier is
+        present where the rim is darker than the line at ``AGREE`` of the arc's angles, absent
+        where it is within the other line of the flat top's at as many, and every top sampled is
+        flat (a ray past a missing tier lands on the flat top below)."""
+        contrast = np.asarray(contrast, np.float64).reshape(len(TIERS), -1)
         state = []
         for j, c in enumerate(contrast):
-            if c >= self.present_line(j):
+            if (c >= self.present_line(j)).mean() >= AGREE:
                 state.append(True)
-            elif c <= self.absent_line(j):
+            elif (np.abs(c - self.absent[j]) <= self.absent_line(j) - self.absent[j]).mean() >= AGREE:
+                # flat: neither a darker rim nor a brighter one (a sticker's white edge)
                 state.append(False)
             else:
                 return None
         n = sum(state)
+        if spread is not None and (np.asarray(spread) > self.flat_max).any():
+            return None  # a pattern on the top (a sticker, a hand's fingers), not a ring's metal
         return n if n >= 1 and state == [True] * n + [False] * (len(state) - n) else None
 
     def save(self, path: str | Path) -> None:
@@ -93,7 +104,7 @@ class RingModel:
         try:
             raw = json.loads(Path(path).read_text())["gyges_rings"]
             model = cls(tuple(float(v) for v in raw["present"]), tuple(float(v) for v in raw["absent"]),  # type: ignore[arg-type]
-                        int(raw.get("version", 1)))
+                        float(raw.get("flat_max", 0.08)), int(raw.get("version", 1)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise CalibrationError(f"{where}: not a ring calibration ({exc})") from exc
         if len(model.present) != len(TIERS) or len(model.absent) != len(TIERS):
@@ -115,30 +126,33 @@ def _arc(pose: Pose, x: float, y: float) -> np.ndarray:
 
 def _circle_values(grey: np.ndarray, pose: Pose, centres: np.ndarray, radius: float, height: float,
                    angles: np.ndarray) -> np.ndarray:
-    """Mean grey on the arc of ``radius`` at ``height`` round each of ``centres`` (K, 2)."""
+    """Grey on the arc of ``radius`` at ``height`` round each of ``centres`` (K, 2): (K, angles)."""
     ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius
     pts = (centres[:, None, :] + ring[None]).reshape(-1, 2)
-    return remap_px(grey, pose.to_px(pts, height))[:, 0].reshape(len(centres), -1).mean(axis=1)
+    return remap_px(grey, pose.to_px(pts, height))[:, 0].reshape(len(centres), -1)
 
 
-def rim_contrasts(grey: np.ndarray, pose: Pose, x: float, y: float) -> np.ndarray:
-    """Each tier's rim contrast (``1 - rim / inside``) at a ring on (x, y), its centre first
-    found from tier 1's rim (see the module doc)."""
+def rim_contrasts(grey: np.ndarray, pose: Pose, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each tier's rim contrast (``1 - rim / inside``) along the arc at a ring on (x, y), its
+    centre first found from tier 1's rim (see the module doc): (tiers × angles), and each
+    tier's flat top's spread along the arc (std / mean)."""
     angles = _arc(pose, x, y)
     steps = np.arange(-SEARCH_MM, SEARCH_MM + 1e-6, SEARCH_STEP)
     dx, dy = np.meshgrid(steps, steps)
     keep = np.hypot(dx, dy) <= SEARCH_MM
     centres = np.stack([x + dx[keep], y + dy[keep]], axis=1)
 
-    def contrast(c: np.ndarray, j: int) -> np.ndarray:
+    def contrast(c: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
         r, h = TIERS[j]
         rim = np.minimum(_circle_values(grey, pose, c, r - 0.3 * RIM_MM, h, angles),
                          _circle_values(grey, pose, c, r - 0.7 * RIM_MM, h, angles))
         inside = _circle_values(grey, pose, c, r - RIM_MM - INSIDE_MM, h, angles)
-        return 1.0 - rim / np.maximum(inside, 1.0)
+        return 1.0 - rim / np.maximum(inside, 1.0), inside
 
-    best = centres[int(np.argmax(contrast(centres, 0)))][None]
-    return np.array([float(contrast(best, j)[0]) for j in range(len(TIERS))])
+    best = centres[int(np.argmax(contrast(centres, 0)[0].mean(axis=1)))][None]
+    got = [contrast(best, j) for j in range(len(TIERS))]
+    spread = np.array([float(v[0].std() / max(float(v[0].mean()), 1.0)) for _, v in got])
+    return np.stack([c[0] for c, _ in got]), spread
 
 
 def learn_rings(grid: SampleGrid, calibration: Calibration, shots: Iterable[tuple[np.ndarray, "np.ndarray | Pose", View]],
@@ -151,13 +165,16 @@ def learn_rings(grid: SampleGrid, calibration: Calibration, shots: Iterable[tupl
         raise CalibrationError(f"{grid.sheet.game}: reading pieces without stickers is for Gygès's rings only")
     reader = Reader(grid, calibration, Fidelity.KIND, lens=lens)
     seen: list[tuple[np.ndarray, int, str]] = []
+    spreads: list[np.ndarray] = []
     for frame, H, view in shots:
         pose, grey = reader.pose(frame, H), _grey(frame)
         for space, toks in view.items():
             n = RING_TOKENS.get(toks[0]) if len(toks) == 1 else None
             s = grid.sheet.by_id.get(space)
             if n is not None and s is not None:
-                seen.append((rim_contrasts(grey, pose, s.x, s.y), n, space))
+                c, spread = rim_contrasts(grey, pose, s.x, s.y)
+                seen.append((np.median(c, axis=1), n, space))
+                spreads.append(spread)
     if not seen:
         raise CalibrationError("gyges: ring calibration needs a frame of a known position with rings on it")
     c = np.array([v for v, _, _ in seen])
@@ -173,7 +190,8 @@ def learn_rings(grid: SampleGrid, calibration: Calibration, shots: Iterable[tupl
         if present[j] - absent[j] < MIN_GAP:
             raise CalibrationError(f"gyges: tier {j + 1}'s rim is not told from a flat top here "
                                    f"(contrast {present[j]:.3f} vs {absent[j]:.3f}); read the rings by their tags")
-    model = RingModel(tuple(present), tuple(absent))  # type: ignore[arg-type]
+    model = RingModel(tuple(present), tuple(absent),  # type: ignore[arg-type]
+                      float(np.max(np.concatenate(spreads))) + FLAT_SLACK)
     wrong = [f"{sp} ({k} read {model.kind(v)})" for v, k, sp in seen if model.kind(v) not in (k, None)]
     if wrong:
         raise CalibrationError(f"gyges: the ring lines learned misread the calibration's own rings: {', '.join(wrong)}")
@@ -205,7 +223,7 @@ class RingReader(Reader):
             if g.is_area[i] or g.is_edge[i]:
                 why[s.id] = UNNAMED
                 continue
-            n = self.rings.kind(rim_contrasts(grey, H, s.x, s.y))
+            n = self.rings.kind(*rim_contrasts(grey, H, s.x, s.y))
             if n is None:
                 why[s.id] = UNNAMED  # the plain judgement: "occupied" where the paper round is calm
             else:
