@@ -37,11 +37,9 @@ from .lens import Lens
 
 VERSION = 1
 PAD_MM = 5.0  # a bare rim round everything fitted (the sampled region stops at it)
-# A fitted marker must come out a square of its printed size: corners further than this
-# (a fraction of the marker's side) from the best square mean the handles are off, or the
-# board's proportions are not the board file's.
-MAX_RESIDUAL = 0.12
-MAX_SCALE_SPREAD = 0.12  # the four markers' scales may disagree by this much (fraction)
+MAX_SCALE_SPREAD = 0.6  # from the handles alone, the markers' sizes may disagree by this much
+MAX_MARKER_PX = 2.5  # the markers' misfit as squares on one plane (RMS, px)
+MAX_HANDLE_OFF = 0.3  # a handle further than this (a fraction of the pitch) from the fit: misplaced
 
 _KEYS = ("version", "game", "marker_mm", "scale", "origin", "size", "pitch", "tag_mm", "residual_mm",
          "markers", "spaces", "areas")
@@ -157,15 +155,37 @@ def _pair(v: object, where: str, *, positive: bool = False) -> tuple[float, floa
 
 
 def reference_spaces(board: Board) -> tuple[str, str, str, str]:
-    """The four spaces the admin puts handles on: the board's corner-most spaces as its board
-    file draws it (top-left, top-right, bottom-right, bottom-left; reserves never)."""
+    """The four spaces the admin puts handles on: of the board's outermost spaces (the
+    furthest out in eight directions; reserves never), the four enclosing the most board —
+    far apart, so that a hand's few pixels of error matter least. In order round the board
+    as its board file draws it, from the top-left: top-left, top-right, bottom-right,
+    bottom-left (or top, right, bottom, left on a board with no corners, a hexagon's)."""
+    from itertools import combinations
+
     areas = {a.id for a in board.areas}
-    pts = [(s.id, s.x, s.y) for s in board.spaces if s.id not in areas and not s.id.startswith("rotation:")]
-    chosen = (min(pts, key=lambda p: p[1] + p[2])[0], max(pts, key=lambda p: p[1] - p[2])[0],
-              max(pts, key=lambda p: p[1] + p[2])[0], min(pts, key=lambda p: p[1] - p[2])[0])
-    if len(set(chosen)) < 4:
-        raise GeometryError(f"{board.name}: the board has no four distinct corner spaces to fit by")
-    return chosen  # type: ignore[return-value]
+    pts = {s.id: (s.x, s.y) for s in board.spaces if s.id not in areas and not s.id.startswith("rotation:")}
+    dirs = [(math.cos(a), math.sin(a)) for a in np.radians(np.arange(0, 360, 45))]
+    extremes = list(dict.fromkeys(max(pts, key=lambda k: pts[k][0] * dx + pts[k][1] * dy) for dx, dy in dirs))
+    best, best_area = None, 0.0
+    for four in combinations(extremes, 4):
+        ring = _round(four, pts)
+        xy = np.array([pts[k] for k in ring])
+        area = 0.5 * abs(float(np.dot(xy[:, 0], np.roll(xy[:, 1], -1)) - np.dot(xy[:, 1], np.roll(xy[:, 0], -1))))
+        if area > best_area + 1e-6:
+            best, best_area = ring, area
+    if best is None:
+        raise GeometryError(f"{board.name}: the board has no four spaces enclosing any area to fit by")
+    return best  # type: ignore[return-value]
+
+
+def _round(ids: tuple[str, ...], pts: Mapping[str, tuple[float, float]]) -> tuple[str, ...]:
+    """``ids`` clockwise on the page (y grows down) from the one nearest the top-left."""
+    cx = sum(pts[k][0] for k in ids) / len(ids)
+    cy = sum(pts[k][1] for k in ids) / len(ids)
+    angle = {k: math.atan2(pts[k][1] - cy, pts[k][0] - cx) for k in ids}  # clockwise on the page
+    tl = math.atan2(-1, -1)
+    first = min(ids, key=lambda k: abs((angle[k] - tl + math.pi) % (2 * math.pi) - math.pi))
+    return tuple(sorted(ids, key=lambda k: (angle[k] - angle[first]) % (2 * math.pi)))
 
 
 def fit_geometry(board: Board, handles: Mapping[str, tuple[float, float]],
@@ -213,15 +233,108 @@ def fit_geometry(board: Board, handles: Mapping[str, tuple[float, float]],
     if hi > (1 + MAX_SCALE_SPREAD) * lo:
         raise GeometryError(f"the markers come out at different sizes ({_sizes(scales, marker_mm)}): a handle "
                             "is off its space, or the markers are not all the same printed size")
-    s = float(np.median(list(scales.values())))
-    markers_g = {i: c * s for i, c in in_file.items()}
-    residuals = [_square_residual(c, marker_mm) for c in markers_g.values()]
-    residual = float(np.sqrt(np.mean(np.square(residuals))))
-    worst = int(np.argmax(residuals))
-    if max(residuals) > MAX_RESIDUAL * marker_mm:
-        raise GeometryError(f"marker {list(markers_g)[worst]} comes out {max(residuals):.1f} mm from a "
-                            f"{marker_mm:g} mm square: a handle is off its space's centre, or this board's "
-                            "proportions differ from the board file's")
+    s0 = float(np.median(list(scales.values())))
+    # The handles alone fix the picture only to within the hand's few pixels, and the markers
+    # lie outside them (errors grow there). The markers themselves are four squares of a known
+    # size on one plane: refine the plane's homography and each marker's place from them, then
+    # lay the board file onto that plane by the similarity that best fits all the handles.
+    px_markers = {i: _ideal(np.asarray(marker_corners_px[i], np.float64).reshape(4, 2), lens) for i in CORNER_IDS}
+    H_real, markers_real, marker_px = _plane_from_markers(H @ np.diag([1 / s0, 1 / s0, 1.0]),
+                                                          {i: c * s0 for i, c in in_file.items()}, px_markers, marker_mm)
+    if marker_px > MAX_MARKER_PX:
+        raise GeometryError(f"the four markers do not fit one flat board (off by {marker_px:.1f} px): is one "
+                            "lifting, or on another surface? (a wide-angle lens needs its lens file)")
+    on_plane = cv2.perspectiveTransform(px[None], np.linalg.inv(H_real))[0]
+    scale, rot, shift = _similarity(file_pts, on_plane)
+    off = np.hypot(*(file_pts @ (scale * rot).T + shift - on_plane).T)
+    pitch = scale * _pitch(np.array([(sh.x, sh.y) for sh in _raw_shapes(board) if sh.kind != "area"]))
+    worst = int(np.argmax(off))
+    if off[worst] > MAX_HANDLE_OFF * pitch:
+        raise GeometryError(f"handle {ids[worst]} is {off[worst]:.0f} mm from where the other handles put "
+                            f"{ids[worst]}: put each handle on its own space's centre (or this board's "
+                            "proportions differ from the board file's)")
+    markers_g = {i: (c - shift) @ rot for i, c in markers_real.items()}  # into the board file's axes
+    residual = float(np.sqrt(np.mean(off ** 2)))
+    return assemble(board, scale, markers_g, marker_mm=marker_mm, tag_mm=tag_mm, residual_mm=residual)
+
+
+def _square(side: float) -> np.ndarray:
+    return np.array([(-side / 2, -side / 2), (side / 2, -side / 2), (side / 2, side / 2), (-side / 2, side / 2)])
+
+
+def _rigid(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray]:
+    """The turn (radians) and shift best carrying points ``a`` onto ``b``."""
+    ca, cb = a.mean(axis=0), b.mean(axis=0)
+    m = (a - ca).T @ (b - cb)
+    theta = math.atan2(m[0, 1] - m[1, 0], m[0, 0] + m[1, 1])
+    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    return theta, cb - ca @ rot.T
+
+
+def _similarity(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Scale, rotation and shift best carrying ``a`` onto ``b`` (b ≈ scale·R·a + shift)."""
+    ca, cb = a.mean(axis=0), b.mean(axis=0)
+    A, B = a - ca, b - cb
+    m = A.T @ B
+    theta = math.atan2(m[0, 1] - m[1, 0], m[0, 0] + m[1, 1])
+    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    scale = float(np.sum((A @ rot.T) * B) / np.sum(A * A))
+    return scale, rot, cb - scale * ca @ rot.T
+
+
+def _plane_from_markers(H0: np.ndarray, start: Mapping[int, np.ndarray], px: Mapping[int, np.ndarray],
+                        side: float) -> tuple[np.ndarray, dict[int, np.ndarray], float]:
+    """Levenberg-Marquardt over the plane's homography (mm → px) and markers 1-3's places
+    (marker 0's fixes the plane's own axes), each marker a true square of ``side``: returns
+    the homography, each marker's corners on the plane (mm) and the RMS misfit (px)."""
+    sq = _square(side)
+    poses0 = {i: _rigid(sq, start[i]) for i in CORNER_IDS}
+    target = np.concatenate([px[i] for i in CORNER_IDS])
+
+    def corners(p: np.ndarray) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+        H = H0 @ (np.eye(3) + np.append(p[:8], 0.0).reshape(3, 3))
+        out = {}
+        for k, i in enumerate(CORNER_IDS):
+            theta, (tx, ty) = (poses0[i][0], poses0[i][1]) if k == 0 else (p[8 + 3 * (k - 1)], p[9 + 3 * (k - 1):11 + 3 * (k - 1)])
+            rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+            out[i] = sq @ rot.T + (tx, ty)
+        return H, out
+
+    def misfit(p: np.ndarray) -> np.ndarray:
+        H, mk = corners(p)
+        pts = np.concatenate([mk[i] for i in CORNER_IDS])
+        return (cv2.perspectiveTransform(pts[None], H)[0] - target).ravel()
+
+    p = np.zeros(17)
+    for k, i in enumerate(CORNER_IDS[1:]):
+        p[8 + 3 * k] = poses0[i][0]
+        p[9 + 3 * k:11 + 3 * k] = poses0[i][1]
+    steps = np.array([1e-7] * 8 + [1e-5, 1e-3, 1e-3] * 3)
+    r, damping = misfit(p), 1e-3
+    for _ in range(60):
+        J = np.stack([(misfit(p + e) - r) / e[j] for j, e in enumerate(np.diag(steps))], axis=1)
+        g, A = J.T @ r, J.T @ J
+        while damping < 1e9:
+            trial = p - np.linalg.solve(A + damping * np.diag(np.diag(A) + 1e-12), g)
+            rt = misfit(trial)
+            if rt @ rt < r @ r:
+                done = r @ r - rt @ rt < 1e-10 * (r @ r + 1e-12)
+                p, r, damping = trial, rt, damping / 3
+                break
+            damping *= 4
+        else:
+            break
+        if done:
+            break
+    H, mk = corners(p)
+    return H, mk, float(np.sqrt(np.mean(r.reshape(-1, 2) ** 2 @ np.ones(2))))
+
+
+def assemble(board: Board, scale: float, markers: Mapping[int, np.ndarray], *, marker_mm: float,
+             tag_mm: float | None = None, residual_mm: float = 0.0) -> BoardGeometry:
+    """A geometry from the board file at ``scale`` and the markers' corners in the board
+    file's millimetres times ``scale``: everything shifted to positive coordinates."""
+    s, markers_g = scale, markers
     raw = _raw_shapes(board)
     centres = np.array([(sh.x, sh.y) for sh in raw]) * s
     pitch = _pitch(np.array([(sh.x, sh.y) for sh in raw if sh.kind != "area"]) * s)
@@ -241,7 +354,7 @@ def fit_geometry(board: Board, handles: Mapping[str, tuple[float, float]],
         spaces={sh.id: (float(sh.x * s + ox), float(sh.y * s + oy)) for sh in raw},
         scale=s, origin=(ox, oy), size=size, pitch=pitch, tag_mm=float(tag_mm),
         areas={a.id: (a.x * s + ox, a.y * s + oy, a.w * s, a.h * s) for a in board.areas},
-        residual_mm=residual)
+        residual_mm=residual_mm)
 
 
 def _sizes(scales: Mapping[int, float], marker_mm: float) -> str:
@@ -281,15 +394,6 @@ def _check_handles(ids: list[str], file_pts: np.ndarray, px: np.ndarray) -> None
                 if (p > 0) != (f > 0):
                     raise GeometryError(f"handles {ids[a]}, {ids[b]} and {ids[c]} are in the wrong order "
                                         "(two swapped?): each goes on the space it names")
-
-
-def _square_residual(c: np.ndarray, side: float) -> float:
-    """RMS distance (mm) of four corners from the best-placed square of ``side``."""
-    sq = np.array([(0, 0), (side, 0), (side, side), (0, side)], np.float64)
-    a, b = sq - sq.mean(axis=0), c - c.mean(axis=0)
-    u, _, vt = np.linalg.svd(a.T @ b)
-    rot = u @ vt
-    return float(np.sqrt(np.mean(np.sum((a @ rot - b) ** 2, axis=1))))
 
 
 # -- reading through it ---------------------------------------------------------------------

@@ -401,7 +401,8 @@ class Reader(ColourReading):
     def _scan_quad(self, i: int) -> list[tuple[float, float]]:
         """The sheet region round space ``i`` where its tags may lie."""
         s = self.grid.spaces[i]
-        r = self.sheet.piece_radius * self.scan_reach
+        # The pieces keep their own size on a board of smaller pitch (an own board, a compact print).
+        r = max(self.sheet.piece_radius, self._radius) * self.scan_reach
         if s.kind == "area":
             x, y, w, h = s.rect  # type: ignore[misc]
             return [(x - r, y - r), (x + w + r, y - r), (x + w + r, y + h + r), (x - r, y + h + r)]

@@ -59,13 +59,15 @@ def draw_sheet(sheet: Sheet, px_per_mm: float = 4.0, *, labels: bool = True) -> 
 
     line = max(1, int(round(0.6 * s)))
     thin = max(1, int(round(0.3 * s)))
-    ox, oy = sheet.offset
     b = sheet.board
-    cv2.rectangle(img, p(ox, oy), p(ox + b.width_mm, oy + b.height_mm), (150, 150, 150), thin, cv2.LINE_AA)
+    k = sheet.scale  # board mm → sheet mm (a compact print, an own board)
+    cv2.rectangle(img, p(*sheet.to_sheet(0, 0)), p(*sheet.to_sheet(b.width_mm, b.height_mm)), (150, 150, 150), thin,
+                  cv2.LINE_AA)
     for a in b.areas:
-        cv2.rectangle(img, p(a.x + ox, a.y + oy), p(a.x + ox + a.w, a.y + oy + a.h), (120, 120, 120), thin, cv2.LINE_AA)
+        ax, ay = sheet.to_sheet(a.x, a.y)
+        cv2.rectangle(img, p(ax, ay), p(ax + k * a.w, ay + k * a.h), (120, 120, 120), thin, cv2.LINE_AA)
         if labels:
-            _text(img, a.id, p(a.x + ox + 2, a.y + oy + 5), 3.0 * s, (120, 120, 120))
+            _text(img, a.id, p(ax + 2, ay + 5), 3.0 * s, (120, 120, 120))
     shapes = sheet.by_id
     if not any(sh.kind == "edge" for sh in sheet.shapes):
         for c in b.connectors:
@@ -89,6 +91,12 @@ def draw_sheet(sheet: Sheet, px_per_mm: float = 4.0, *, labels: bool = True) -> 
             if labels and sh.id not in plain:
                 _text(img, sh.id, p(sh.x + 0.72 * r, sh.y + 1.05 * r), 2.4 * s, (90, 90, 90))
     for mid, corners in sheet.marker_corners().items():
+        if sheet.markers is not None:  # an own board's, stuck on as they came (turned)
+            n = 120
+            M = cv2.getPerspectiveTransform(np.float32([(0, 0), (n, 0), (n, n), (0, n)]), np.float32(corners) * s)
+            cv2.warpPerspective(cv2.cvtColor(marker_image(mid, n), cv2.COLOR_GRAY2BGR), M, (w, h), dst=img,
+                                flags=cv2.INTER_AREA, borderMode=cv2.BORDER_TRANSPARENT)
+            continue
         x0, y0 = corners[0]
         side = int(round(sheet.marker_mm * s))
         m = marker_image(mid, side)
