@@ -82,6 +82,19 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         page.screenshot(path=str(artifacts / "setup-desktop.png"), full_page=True)
         assert not errors, errors
 
+        # A hand held over the board: the spaces under it are unreadable, and say why.
+        camera.show(view, hand=True)
+        end = time.monotonic() + 20
+        while not page.locator("#overlay circle[data-verdict='unreadable']").count():
+            assert time.monotonic() < end, "no space read unreadable under the hand"
+            page.wait_for_timeout(100)
+        under = page.locator("#overlay circle[data-verdict='unreadable']").first
+        why = under.locator("title").text_content()
+        assert ": unreadable — " in why and len(why.split(" — ")[1]) > 3, why
+        under.click(force=True)
+        assert page.inner_text("#space-info") == why
+        camera.show(view)
+
         # Then play: a move on the board is refereed through the new calibration.
         camera.show(start.apply_text("b1-b3").view(Fidelity.KIND))
         live, live_errors = open_page(browser, url)

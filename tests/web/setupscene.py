@@ -41,9 +41,14 @@ class SceneCamera:
         self.cover_marker: int | None = None
         self.show(View())
 
-    def show(self, view: View, *, cover_marker: int | None = None) -> None:
-        """Film ``view`` from now on (``cover_marker``: a corner marker hidden under a card)."""
-        clean = self.renderer.frame(view, self.pose, self.effects, self.rng, noise=False)
+    def show(self, view: View, *, cover_marker: int | None = None, hand: bool = False) -> None:
+        """Film ``view`` from now on (``cover_marker``: a corner marker hidden under a card;
+        ``hand``: a hand held still over the middle of the board)."""
+        effects = self.effects
+        if hand:
+            w, h = self.renderer.size
+            effects = replace(effects, hand=(w / 2, h / 2, -1.5708, 0.1 * w))  # in from below
+        clean = self.renderer.frame(view, self.pose, effects, self.rng, noise=False)
         if cover_marker is not None:
             corners = self.sheet.marker_corners()[cover_marker]
             import cv2
