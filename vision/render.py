@@ -175,6 +175,59 @@ def _place(img: np.ndarray, s: float, pw: float, ph: float, a: tuple[float, floa
     return Page(page, pw, ph)
 
 
+CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")  # ids 0-3, as layout.CORNER_IDS
+
+
+def marker_page(*, marker_mm: float = 30.0, px_per_mm: float = 12.0, paper: str = "A4") -> Page:
+    """The four corner markers alone (ids 0-3, ``marker_mm`` a side, each in a white rim to cut
+    along the dashed square, named by the board corner it goes on) and a 100 mm scale bar:
+    print at 100 %, cut out, stick near the corners of any board (docs/vision.md)."""
+    if paper not in PAPER_MM:
+        raise ValueError(f"paper must be one of {', '.join(PAPER_MM)}, got {paper!r}")
+    if not 10 <= marker_mm <= 80:
+        raise ValueError(f"marker size must be 10-80 mm, got {marker_mm:g}")
+    s = float(px_per_mm)
+    pw, ph = PAPER_MM[paper]
+    img = np.full((int(round(ph * s)), int(round(pw * s)), 3), 255, np.uint8)
+
+    def p(x: float, y: float) -> tuple[int, int]:
+        return int(round(x * s)), int(round(y * s))
+
+    m, rim = marker_mm, 4.0
+    x0, y0 = PRINTER_MARGIN_MM + 10, PRINTER_MARGIN_MM + 22
+    line = max(1, int(round(0.4 * s)))
+    _text(img, "tableref corner markers: print at 100 % (not 'fit to page'),", p(PRINTER_MARGIN_MM + 2,
+          PRINTER_MARGIN_MM + 4), 3.2 * s, (0, 0, 0))
+    _text(img, "check the bar, cut along the dashes.", p(PRINTER_MARGIN_MM + 2, PRINTER_MARGIN_MM + 10), 3.2 * s,
+          (0, 0, 0))
+    for k, name in enumerate(CORNER_NAMES):
+        x, y = x0, y0 + k * (m + 2 * rim + 10)
+        side = int(round(m * s))
+        mk = marker_image(k, side)
+        px, py = p(x + rim, y + rim)
+        img[py:py + side, px:px + side] = mk[:, :, None]
+        # the cut line: dashes round the white rim (the rim is the marker's quiet zone)
+        corners = [(x, y), (x + m + 2 * rim, y), (x + m + 2 * rim, y + m + 2 * rim), (x, y + m + 2 * rim)]
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+            n = 12
+            for j in range(0, n, 2):
+                t0, t1 = j / n, (j + 1) / n
+                cv2.line(img, p(ax + (bx - ax) * t0, ay + (by - ay) * t0), p(ax + (bx - ax) * t1, ay + (by - ay) * t1),
+                         (140, 140, 140), line)
+        _text(img, f"marker {k}: {name} corner", p(x + m + 2 * rim + 3, y + rim + 5), 3.2 * s, (0, 0, 0))
+        _text(img, f"{m:g} mm", p(x + m + 2 * rim + 3, y + rim + 11), 3.0 * s, (90, 90, 90))
+    bx, by = x0, y0 + 4 * (m + 2 * rim + 10) + 6
+    cv2.line(img, p(bx, by), p(bx + 100, by), (0, 0, 0), max(1, int(round(0.6 * s))))
+    for tick in range(0, 101, 10):
+        tall = 3 if tick % 50 == 0 else 1.5
+        cv2.line(img, p(bx + tick, by - tall), p(bx + tick, by + tall), (0, 0, 0), line)
+    _text(img, "100 mm: measure it; if it is not 100 mm the print was scaled", p(bx, by + 8), 3.0 * s, (0, 0, 0))
+    _text(img, "Stick each marker flat near its corner of the board, off the spaces and the reserves",
+          p(bx, by + 16), 2.6 * s, (60, 60, 60))
+    _text(img, "(turned any way: the camera finds them where they are).", p(bx, by + 21), 2.6 * s, (60, 60, 60))
+    return Page(img, pw, ph)
+
+
 def tag_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 12.0) -> list[Page]:
     """The sticker sheet of piece tags: one sticker per face, as many as the box holds;
     a double-sided piece's back face is printed right of its front, to stick back to back."""

@@ -6,6 +6,11 @@ paper and set-up (see ``docs/vision.md``).
     tableref calibrate --source SPEC --game G --out FILE.npz [--position start|FILE.json]
                        [--frames N] [--snapshot FILE.png] [--lens LENS.json]
     tableref calibrate-lens [--print-sheet FILE.png] [--source SPEC|IMG,IMG,... --out LENS.json]
+    tableref print-markers --out FILE.pdf|FILE.png [--marker-mm N] [--dpi N]
+    tableref fit-board --game G --source SPEC --handles ID=X,Y;... --out GEOMETRY.json [--lens LENS.json]
+
+``calibrate --geometry GEOMETRY.json`` reads an own board (``fit-board``, or the set-up page)
+instead of the printed sheet.
 
 Malformed input prints one line ``tableref: WHERE: WHAT`` on stderr and exits 2. OpenCV is
 imported only when one of these commands runs, so the other commands start as fast as ever.
@@ -51,7 +56,32 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--snapshot", type=Path, default=None, help="write a PNG of the frame with the lock drawn")
     p.add_argument("--lens", type=Path, default=None,
                    help="the camera's lens file (tableref calibrate-lens): give the same one as [source.camera] lens")
+    p.add_argument("--geometry", type=Path, default=None,
+                   help="an own board's geometry (tableref fit-board): give the same one as [source.camera] geometry")
     p.set_defaults(func=cmd_calibrate)
+
+    text = "draw the four corner markers alone, to stick on your own board (with a scale bar)"
+    p = subparsers.add_parser("print-markers", help=text, description=text)
+    p.add_argument("--out", required=True, type=Path, help="output file: .pdf (true size) or .png")
+    p.add_argument("--marker-mm", type=float, default=30.0, help="the markers' side in mm (default 30)")
+    p.add_argument("--dpi", type=int, default=300, help="resolution (default 300)")
+    p.set_defaults(func=cmd_print_markers)
+
+    p = subparsers.add_parser("fit-board", help="fit your own board's geometry from the camera and four handles",
+                              description="Fit an own board (four corner markers stuck on, tableref print-markers) "
+                                          "from the camera's picture and four spaces' centres in it (pixels); "
+                                          "writes the board geometry (JSON) for calibrate --geometry and "
+                                          "[source.camera] geometry. The set-up page does the same by dragging.")
+    p.add_argument("--game", required=True, help="the game whose board is in view")
+    p.add_argument("--source", required=True, help="camera: 'auto', 'picamera', a webcam index, a video or image file")
+    p.add_argument("--handles", required=True,
+                   help="space=x,y pixel pairs separated by ';' (e.g. 'a6=412,208;f6=870,215;f1=880,650;a1=405,640'); "
+                        "run without a valid list to be told which four spaces")
+    p.add_argument("--out", required=True, type=Path, help="board geometry file to write (.json)")
+    p.add_argument("--marker-mm", type=float, default=30.0, help="the stuck-on markers' printed side (default 30)")
+    p.add_argument("--lens", type=Path, default=None, help="the camera's lens file, if it has one")
+    p.add_argument("--frames", type=int, default=5, help="frames to look for the markers in (default 5)")
+    p.set_defaults(func=cmd_fit_board)
 
     p = subparsers.add_parser("calibrate-lens", help="print the ChArUco sheet, or measure the camera's lens from it",
                               description="Measure the lens (intrinsics and distortion) from frames of the printed "
@@ -70,10 +100,16 @@ def _fail(where: str, what: str) -> int:
     return EXIT_INPUT
 
 
-def _sheet(game_name: str):
+def _sheet(game_name: str, geometry: Path | None = None):
+    """The printed sheet, or an own board read through its geometry file (GeometryError)."""
     from vision.layout import Sheet
 
-    return Sheet.for_board(get_game(game_name).board())
+    board = get_game(game_name).board()
+    if geometry is None:
+        return Sheet.for_board(board)
+    from vision.geometry import BoardGeometry
+
+    return Sheet.from_geometry(board, BoardGeometry.load(geometry))
 
 
 def cmd_print_board(args: argparse.Namespace) -> int:
@@ -120,10 +156,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.reader import Calibration, CalibrationError
     from vision.readers import grid_for
 
+    from vision.geometry import GeometryError
+
     try:
-        sheet = _sheet(args.game)
+        sheet = _sheet(args.game, args.geometry)
     except RulesError as exc:
         return _fail("--game", str(exc))
+    except GeometryError as exc:
+        return _fail("--geometry", str(exc))
     if args.frames < 1:
         return _fail("--frames", f"must be at least 1, got {args.frames}")
     lens = None
@@ -153,7 +193,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     locked = lock_on(sheet, frames, lens=lens)
     if not locked:
         return _fail("--source", f"the four corner markers of the {args.game} board are not all in view "
-                                 "(print it with `tableref print-board`, light it evenly)")
+                                 + ("(stuck on your board as when it was fitted; light it evenly)" if args.geometry
+                                    else "(print it with `tableref print-board`, light it evenly)"))
     try:
         if view is None:
             cal = Calibration.from_empty(grid, locked[-args.frames:])
@@ -232,6 +273,108 @@ def cmd_calibrate_lens(args: argparse.Namespace) -> int:
     print(json.dumps({"frames_used": used, "reprojection_error_px": round(lens.error_px, 3),
                       "size": list(lens.size), "hfov_deg": round(lens.hfov_deg, 1),
                       "dist": [round(float(v), 4) for v in lens.dist]}))
+    return EXIT_OK
+
+
+def cmd_print_markers(args: argparse.Namespace) -> int:
+    from vision import render
+
+    if args.out.suffix.lower() not in (".pdf", ".png"):
+        return _fail("--out", f"{args.out}: must end in .pdf or .png")
+    if not 50 <= args.dpi <= 600:
+        return _fail("--dpi", f"must be between 50 and 600, got {args.dpi}")
+    try:
+        page = render.marker_page(marker_mm=args.marker_mm, px_per_mm=args.dpi / 25.4)
+    except ValueError as exc:
+        return _fail("--marker-mm", str(exc))
+    try:
+        paths = render.write_pages([page], args.out)
+    except OSError as exc:
+        return _fail("--out", str(exc))
+    for path in paths:
+        print(path)
+    return EXIT_OK
+
+
+def parse_handles(text: str) -> dict[str, tuple[float, float]]:
+    """``a6=412,208;f6=870,215`` → ``{"a6": (412.0, 208.0), ...}`` (ValueError naming the pair)."""
+    out: dict[str, tuple[float, float]] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        name, eq, xy = part.partition("=")
+        try:
+            if not eq:
+                raise ValueError
+            x, y = (float(v) for v in xy.split(","))
+        except ValueError:
+            raise ValueError(f"{part!r}: expected space=x,y (pixels)") from None
+        if name.strip() in out:
+            raise ValueError(f"{name.strip()!r} given twice")
+        out[name.strip()] = (x, y)
+    return out
+
+
+def cmd_fit_board(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.capture import CaptureError, open_capture
+    from vision.geometry import GeometryError, fit_geometry, reference_spaces
+    from vision.layout import CORNER_IDS
+    from vision.lock import detect, make_detector
+
+    try:
+        board = get_game(args.game).board()
+    except RulesError as exc:
+        return _fail("--game", str(exc))
+    try:
+        refs = reference_spaces(board)
+        handles = parse_handles(args.handles)
+    except GeometryError as exc:
+        return _fail("--game", str(exc))
+    except ValueError as exc:
+        return _fail("--handles", f"{exc}; give the centres of {', '.join(refs)}")
+    if len(handles) < 4:
+        return _fail("--handles", f"four handles are needed: the centres of {', '.join(refs)}")
+    lens = None
+    if args.lens is not None:
+        from vision.lens import Lens, LensError
+
+        try:
+            lens = Lens.load(args.lens)
+        except LensError as exc:
+            return _fail("--lens", str(exc))
+    markers: dict = {}
+    size = None
+    try:
+        if Path(args.source).suffix.lower() in (".png", ".jpg", ".jpeg", ".bmp"):
+            img = cv2.imread(args.source)
+            if img is None:
+                return _fail("--source", f"cannot read image {args.source}")
+            shots = [img]
+        else:
+            shots = []
+            with open_capture(args.source) as cap:
+                for f in cap.frames():
+                    shots.append(f.image)
+                    if len(shots) >= max(1, args.frames):
+                        break
+    except CaptureError as exc:
+        return _fail("--source", str(exc))
+    detector = make_detector()
+    for img in shots:  # the frame that shows the most markers (a hand may pass)
+        found = {i: c for i, c in detect(detector, cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)).items() if i in CORNER_IDS}
+        if len(found) >= len(markers):
+            markers, size = found, (img.shape[1], img.shape[0])
+    try:
+        geometry = fit_geometry(board, handles, markers, marker_mm=args.marker_mm,
+                                lens=lens.for_size(size) if lens is not None and size else None)
+        geometry.save(args.out)
+    except GeometryError as exc:
+        return _fail("--handles", str(exc))
+    except OSError as exc:
+        return _fail("--out", str(exc))
+    print(json.dumps({"game": args.game, "geometry": str(args.out), "scale": round(geometry.scale, 4),
+                      "pitch_mm": round(geometry.pitch, 1), "handles_off_mm": round(geometry.residual_mm, 2),
+                      "reference_spaces": list(refs)}))
     return EXIT_OK
 
 
