@@ -53,6 +53,7 @@ from .sampling import _inside_convex
 # sit inside the river, so its marker goes 14 mm out (where the board's rotation space is).
 MARKER_OUT = {"outer": 14.0, "middle": 0.0, "inner": 0.0}
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
+BOARD_SLACK = 0.04  # contrast over the board's own at a step position still plain (a marker shows 0.3-0.5)
 STEP_SLACK = 0.2  # a marker further than this share of a step off a step is mid-turn
 GRIDS_KEPT = 8
 EXPLAIN = 1.25  # piece radii round a read tag that its disc (and shadow) may cover
@@ -303,6 +304,7 @@ class DriftReader:
         self.pieceset = pieceset
         self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
         self._plain: dict[str, np.ndarray] = {}  # per ring: its step positions plain paper in the frame read
+        self._board_contrast: dict[str, np.ndarray] = {}  # per ring: the least contrast seen at each step position
         self._strays: dict[str, list[np.ndarray]] = {}  # per ring: pieces' tags seen at its step positions
         self._marker_ids = frozenset(ring.tag for ring in self.annuli.rings)
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
@@ -408,7 +410,14 @@ class DriftReader:
             else:
                 out.append(None)
                 why[ring.name] = trouble or ("two markers on the ring" if steps else UNSEEN)
-            self._plain[ring.name] = mine < CONTRAST_MIN
+            # Plain: no more contrast than the board itself shows there (a repository block's
+            # edge and its shadow lie by some step positions), learned from the frames whose
+            # rotation was read — every step position but the marker's then shows the board.
+            base = self._board_contrast.setdefault(ring.name, np.full(ring.n, np.inf, np.float32))
+            if out[-1] is not None:
+                others = np.arange(ring.n) != out[-1]
+                base[others] = np.minimum(base[others], mine[others])
+            self._plain[ring.name] = (mine < CONTRAST_MIN) | (mine <= base + BOARD_SLACK)
         return out, why
 
     def _outline(self, reader: Reader, pose: Pose, i: int, height: float) -> np.ndarray:
