@@ -15,8 +15,9 @@ the empty board cannot explain:
 3. a tier is *present* above its learned line and *absent* below another; the ring is named
    only when tiers 1..n are present and the rest absent, every one of them clearly. Anything
    else (a rim in between, a tier present over an absent one, no rim at all) names no kind:
-   the space goes to the plain reader's judgement, which reads it ``occupied`` (mixed
-   fidelity, the referee resolves it from history) or unreadable — never a wrong kind.
+   the space is read ``occupied`` (mixed fidelity, the referee resolves it from history) when
+   it is a ring all the same (the outer rim round a flat top), else it goes to the plain
+   reader's judgement (unreadable) — never a wrong kind.
 
 The lines are learned (:func:`learn_rings`) from frames of a known position — the default
 set-up, where the engine says which ring is where — as the colour games learn their colours:
@@ -35,7 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from rules.view import Fidelity, View
+from rules.view import OCCUPIED, Fidelity, View
 
 from .empty_board import Calibration, CalibrationError
 from .lens import Lens
@@ -49,9 +50,12 @@ from .sampling import remap_px
 ARC_DEG = 70.0  # half the arc (round the direction to the camera) the rims are measured on
 ARC_POINTS = 15
 SEARCH_MM = 4.0  # how far from the space's centre a ring may stand (the game's pieces are placed by hand)
-SEARCH_STEP = 0.5
+SEARCH_STEP = 0.5  # then a finer search (SEARCH_STEP / SEARCH_MM * SEARCH_STEP) round the best
+TIER_STEP_MM = 8.0  # the height between tiers (TIERS)
+ALL_ROUND_MM = 0.5  # a tier's side hiding less than this of the one below: the whole rim is measured
 INSIDE_MM = 1.8  # the flat top compared with the rim lies this far inside it
 PRESENT_AT, ABSENT_AT = 0.6, 0.4  # of the learned gap between absent and present, per tier
+OWN_SCALE = 0.4  # how far a ring's own outer rim may scale the lines of the tiers above it
 AGREE = 0.8  # share of the arc's angles that must agree on a tier
 FLAT_SLACK = 0.04  # a flat top's spread allowed beyond the largest the calibration saw
 MIN_GAP = 0.06  # a calibration whose tiers differ by less than this contrast cannot tell them
@@ -81,11 +85,16 @@ class RingModel:
         where it is within the other line of the flat top's at as many, and every top sampled is
         flat (a ray past a missing tier lands on the flat top below)."""
         contrast = np.asarray(contrast, np.float64).reshape(len(TIERS), -1)
+        # The upper tiers' rims are judged against this ring's own outer rim (light and blur
+        # differ over the board as much as between the tiers).
+        own = float(np.clip(np.median(contrast[0]) / max(self.present[0], 1e-6), 1 - OWN_SCALE, 1 + OWN_SCALE))
         state = []
         for j, c in enumerate(contrast):
-            if (c >= self.present_line(j)).mean() >= AGREE:
+            k = 1.0 if j == 0 else own
+            gap = (self.present[j] - self.absent[j]) * k
+            if (c >= self.absent[j] + PRESENT_AT * gap).mean() >= AGREE:
                 state.append(True)
-            elif (np.abs(c - self.absent[j]) <= self.absent_line(j) - self.absent[j]).mean() >= AGREE:
+            elif (np.abs(c - self.absent[j]) <= ABSENT_AT * gap).mean() >= AGREE:
                 # flat: neither a darker rim nor a brighter one (a sticker's white edge)
                 state.append(False)
             else:
@@ -94,6 +103,13 @@ class RingModel:
         if spread is not None and (np.asarray(spread) > self.flat_max).any():
             return None  # a pattern on the top (a sticker, a hand's fingers), not a ring's metal
         return n if n >= 1 and state == [True] * n + [False] * (len(state) - n) else None
+
+    def is_ring(self, contrast: np.ndarray, spread: np.ndarray) -> bool:
+        """A ring of some height: the outer rim darker than the present line over most of the
+        arc (its median) and every top sampled flat — something the tiers cannot name, but a
+        ring all the same (a hand or a sticker is not flat)."""
+        contrast = np.asarray(contrast, np.float64).reshape(len(TIERS), -1)
+        return bool(np.median(contrast[0]) >= self.present_line(0) and (np.asarray(spread) <= self.flat_max).all())
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps({"gyges_rings": asdict(self)}, indent=1))
@@ -118,8 +134,9 @@ def _grey(frame: np.ndarray) -> np.ndarray:
 
 def _arc(pose: Pose, x: float, y: float) -> np.ndarray:
     """Angles (radians, sheet) of the arc facing the camera round (x, y)."""
-    if pose.camera is None or math.hypot(pose.camera[0] - x, pose.camera[1] - y) < 5.0:
-        return np.linspace(0, 2 * math.pi, 2 * ARC_POINTS, endpoint=False)  # straight above: the whole rim
+    if pose.camera is None or math.hypot(pose.camera[0] - x, pose.camera[1] - y) * TIER_STEP_MM / pose.camera[2] \
+            < ALL_ROUND_MM:  # seen from nearly above: no tier hides the rim below it, the whole rim
+        return np.linspace(0, 2 * math.pi, 2 * ARC_POINTS, endpoint=False)
     a0 = math.atan2(pose.camera[1] - y, pose.camera[0] - x)
     return a0 + np.radians(np.linspace(-ARC_DEG, ARC_DEG, ARC_POINTS))
 
@@ -149,7 +166,9 @@ def rim_contrasts(grey: np.ndarray, pose: Pose, x: float, y: float) -> tuple[np.
         inside = _circle_values(grey, pose, c, r - RIM_MM - INSIDE_MM, h, angles)
         return 1.0 - rim / np.maximum(inside, 1.0), inside
 
-    best = centres[int(np.argmax(contrast(centres, 0)[0].mean(axis=1)))][None]
+    best = centres[int(np.argmax(contrast(centres, 0)[0].mean(axis=1)))]
+    fine = best + np.stack([dx[keep], dy[keep]], axis=1) * (SEARCH_STEP / SEARCH_MM)  # a finer look round it
+    best = fine[int(np.argmax(contrast(fine, 0)[0].mean(axis=1)))][None]
     got = [contrast(best, j) for j in range(len(TIERS))]
     spread = np.array([float(v[0].std() / max(float(v[0].mean()), 1.0)) for _, v in got])
     return np.stack([c[0] for c, _ in got]), spread
@@ -203,6 +222,9 @@ class RingReader(Reader):
     their tiers instead of tags (reading mode "shapes")."""
 
     mode = "shapes"
+    # Metal rings are grey, as shadowed paper is: a ring the tiers cannot name must never be
+    # taken for a neighbour's shadow and read empty (DRIFT's silver coins have the same rule).
+    shadow_is_paper = False
 
     def __init__(self, grid: SampleGrid, calibration: Calibration, rings: RingModel,
                  fidelity: Fidelity = Fidelity.KIND, *, lens: Lens | None = None,
@@ -223,8 +245,11 @@ class RingReader(Reader):
             if g.is_area[i] or g.is_edge[i]:
                 why[s.id] = UNNAMED
                 continue
-            n = self.rings.kind(*rim_contrasts(grey, H, s.x, s.y))
-            if n is None:
-                why[s.id] = UNNAMED  # the plain judgement: "occupied" where the paper round is calm
-            else:
+            contrast, spread = rim_contrasts(grey, H, s.x, s.y)
+            n = self.rings.kind(contrast, spread)
+            if n is not None:
                 tokens[s.id] = [TOKEN_OF[n]]
+            elif self.rings.is_ring(contrast, spread):
+                tokens[s.id] = [OCCUPIED]  # a ring whose height is unclear: the referee knows it from history
+            else:
+                why[s.id] = UNNAMED  # the plain judgement
