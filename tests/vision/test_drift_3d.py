@@ -186,3 +186,19 @@ def test_no_drift_move_is_wrongly_accepted_from_views_read_unnamed():
             checked += 1
         state = state.successor(rng.choice(moves))
     assert checked > 20 and unique > 0
+
+
+def test_the_board_contrast_learned_at_step_positions_never_hides_a_marker(board):
+    """A step position is plain when it shows no more contrast than the board itself there,
+    learned from frames whose rotation was read; the marker's own position never is."""
+    _, model, reader = board(20.0)
+    reader._board_contrast.clear()
+    view = View({"rotation:outer": ("3",), "rotation:middle": ("0",), "rotation:inner": ("0",)})
+    _, reading, frame, H = _read(board, 20.0, view, seed=2)
+    assert reading.view.get_tokens("rotation:outer") == ("3",)
+    learned = reader._board_contrast["outer"]
+    assert np.isinf(learned[3]) and np.isfinite(learned).sum() == 23  # every step but the marker's
+    turned = View({"rotation:outer": ("5",), "rotation:middle": ("0",), "rotation:inner": ("0",)})
+    _, reading, frame, H = _read(board, 20.0, turned, seed=4)
+    assert reading.view.get_tokens("rotation:outer") == ("5",)
+    assert not reader._plain["outer"][5] and reader._plain["outer"][3]  # the marker shows; its old place is paper
