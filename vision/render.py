@@ -61,9 +61,11 @@ def draw_sheet(sheet: Sheet, px_per_mm: float = 4.0, *, labels: bool = True) -> 
     thin = max(1, int(round(0.3 * s)))
     b = sheet.board
     k = sheet.scale  # board mm → sheet mm (a compact print, an own board)
-    cv2.rectangle(img, p(*sheet.to_sheet(0, 0)), p(*sheet.to_sheet(b.width_mm, b.height_mm)), (150, 150, 150), thin,
-                  cv2.LINE_AA)
-    for a in b.areas:
+    # A compact print leaves the board file's outline and reserves off the sheet.
+    if k == 1.0:
+        cv2.rectangle(img, p(*sheet.to_sheet(0, 0)), p(*sheet.to_sheet(b.width_mm, b.height_mm)), (150, 150, 150),
+                      thin, cv2.LINE_AA)
+    for a in b.areas if k == 1.0 else ():
         ax, ay = sheet.to_sheet(a.x, a.y)
         cv2.rectangle(img, p(ax, ay), p(ax + k * a.w, ay + k * a.h), (120, 120, 120), thin, cv2.LINE_AA)
         if labels:
@@ -226,6 +228,75 @@ def marker_page(*, marker_mm: float = 30.0, px_per_mm: float = 12.0, paper: str 
           p(bx, by + 16), 2.6 * s, (60, 60, 60))
     _text(img, "(turned any way: the camera finds them where they are).", p(bx, by + 21), 2.6 * s, (60, 60, 60))
     return Page(img, pw, ph)
+
+
+# -- the compact print ----------------------------------------------------------------------
+
+COMPACT_MARGIN_MM = 36.0  # the corner markers (30 mm) and 3 mm of paper either side
+PIECE_CLEARANCE_MM = 1.5  # two pieces on neighbouring spaces must not touch
+
+
+@dataclass(frozen=True)
+class CompactFit:
+    """How a board fits one sheet of paper: its scale, pitch, and whether the pieces fit."""
+
+    game: str
+    paper: str
+    scale: float  # sheet mm per board-file mm
+    pitch: float  # mm between neighbouring spaces on the print
+    piece_mm: float  # the widest piece's footprint (vision/piecesets)
+    landscape: bool
+
+    @property
+    def pieces_fit(self) -> bool:
+        return self.pitch >= self.piece_mm + PIECE_CLEARANCE_MM
+
+
+def compact_fit(board: "layout.Board", paper: str = "A3") -> CompactFit:
+    """The largest scale (at most 1) at which ``board``'s spaces, each with a piece on it, and
+    the corner markers fit one sheet of ``paper`` (either way round); reserves off the sheet."""
+    from .pieceset import load_pieceset
+
+    if paper not in PAPER_MM:
+        raise ValueError(f"paper must be one of {', '.join(PAPER_MM)}, got {paper!r}")
+    pts = np.array([(sh.x, sh.y) for sh in layout._raw_shapes(board) if sh.kind != "area"])
+    ends = [e for sh in layout._raw_shapes(board) if sh.ends for e in sh.ends]
+    if ends:
+        pts = np.vstack([pts, np.array(ends)])
+    piece = max(2 * p.radius_mm for p in load_pieceset(board.name).pieces)
+    span = pts.max(axis=0) - pts.min(axis=0)
+    pw, ph = (v - 2 * PRINTER_MARGIN_MM - 2 * COMPACT_MARGIN_MM - piece for v in PAPER_MM[paper])
+    best = (0.0, False)
+    for (uw, uh), turned in (((pw, ph), False), ((ph, pw), True)):
+        k = min(1.0, (uw - 0.5) / max(span[0], 1e-9), (uh - 0.5) / max(span[1], 1e-9))  # 0.5 mm: rounding
+        if k > best[0]:
+            best = (k, turned)
+    k, turned = best
+    pitch = layout._pitch(np.array([(sh.x, sh.y) for sh in layout._raw_shapes(board) if sh.kind != "area"])) * k
+    return CompactFit(board.name, paper, round(float(k), 3), round(float(pitch), 1), float(piece), turned)
+
+
+def compact_sheet(board: "layout.Board", paper: str = "A3") -> Sheet:
+    """The board at :func:`compact_fit`'s scale on one sheet: its spaces and connectors, the
+    pieces' room round them, the corner markers; the reserves are left off (the pieces keep
+    their own size, so the printed tags stay the standard sheet's size)."""
+    fit = compact_fit(board, paper)
+    k = fit.scale
+    raw = layout._raw_shapes(board)
+    r = fit.piece_mm / 2
+    pts = [(sh.x * k, sh.y * k) for sh in raw if sh.kind != "area"]
+    pts += [(x * k, y * k) for sh in raw if sh.ends for x, y in sh.ends]
+    xs, ys = [x for x, _ in pts], [y for _, y in pts]
+    m = COMPACT_MARGIN_MM
+    ox, oy = m + r - min(xs), m + r - min(ys)
+    size = (max(xs) + ox + r + m, max(ys) + oy + r + m)
+    shapes = []
+    for sh in raw:
+        ends = None if sh.ends is None else tuple((x * k + ox, y * k + oy) for x, y in sh.ends)
+        rect = None if sh.rect is None else (sh.rect[0] * k + ox, sh.rect[1] * k + oy, sh.rect[2] * k, sh.rect[3] * k)
+        shapes.append(layout.SpaceShape(sh.id, sh.x * k + ox, sh.y * k + oy, sh.kind, ends, rect))  # type: ignore[arg-type]
+    full = Sheet.for_board(board)
+    return Sheet(board, m, 30.0, (ox, oy), size, tuple(shapes), full.pitch * k, scale=k, tag_size=full.tag_mm)
 
 
 def tag_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 12.0) -> list[Page]:

@@ -1,7 +1,7 @@
 """``tableref print-board``, ``tableref print-tags``, ``tableref calibrate``: the camera's
 paper and set-up (see ``docs/vision.md``).
 
-    tableref print-board --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
+    tableref print-board --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N] [--layout standard|compact]
     tableref print-tags --game G --out FILE.pdf|FILE.png [--paper A4|A3] [--dpi N]
     tableref calibrate --source SPEC --game G --out FILE.npz [--position start|FILE.json]
                        [--frames N] [--snapshot FILE.png] [--lens LENS.json]
@@ -40,6 +40,10 @@ def add_parser(subparsers: Any) -> None:
         p.add_argument("--paper", default="A4", choices=("A4", "A3"), help="paper size (default A4); "
                        "a board larger than the page is cut into overlapping tiles")
         p.add_argument("--dpi", type=int, default=200, help="resolution (default 200)")
+        if name == "print-board":
+            p.add_argument("--layout", default="standard", choices=("standard", "compact"),
+                           help="standard: true scale; compact: scaled to one A3 (two A4 with --paper A4), "
+                                "reserves off the sheet (docs/vision.md, 'Compact print')")
         p.set_defaults(func=cmd_print_board if name == "print-board" else cmd_print_tags)
 
     p = subparsers.add_parser("calibrate", help="lock onto the printed board, learn it empty, save the calibration",
@@ -129,6 +133,13 @@ def _print(args: argparse.Namespace, *, tags: bool) -> int:
         return _fail("--dpi", f"must be between 50 and 600, got {args.dpi}")
     try:
         sheet = _sheet(args.game)
+        if getattr(args, "layout", "standard") == "compact":
+            sheet = render.compact_sheet(sheet.board, "A3")
+            fit = render.compact_fit(sheet.board, "A3")
+            note = "the pieces fit" if fit.pieces_fit else \
+                f"the pieces ({fit.piece_mm:g} mm) do NOT fit: print the standard layout, or use smaller pieces"
+            print(f"{args.game}: compact at {100 * fit.scale:.0f} %, spaces {fit.pitch:g} mm apart; {note}",
+                  file=sys.stderr)
     except RulesError as exc:
         return _fail("--game", str(exc))
     s = args.dpi / 25.4
