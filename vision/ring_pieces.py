@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
+import numpy as np
+
 from .layout import tag_tokens
 from .scene_pieces import Solid
 
@@ -57,3 +60,36 @@ def untagged(solids: list[Solid], game: str, heights: float = 1.0) -> list[Solid
         token = names.get(s.tag) if s.tag is not None else None
         out += ring_solids(s, token, heights) if token is not None and not s.furniture else [replace(s, tag=None)]
     return out
+
+
+SHINE = 0.5  # how much brighter a ring's top gets where it mirrors the lamp into the camera
+SHINE_MM = 40.0  # the width of that glossy lobe (brushed metal: broad, not a point)
+
+
+def shine(model, canvas: np.ndarray, s: Solid, lamp: np.ndarray | None) -> None:
+    """Metal shines: a tier's flat top brightened in a broad lobe round the point where it
+    mirrors the lamp into the camera (so a ring's top is not one flat grey, and a top near
+    that point is much brighter than its rim's neighbourhood suggests)."""
+    if lamp is None:
+        return
+    zt = -(s.z0 + s.height)
+    C = model.pose.position
+    mirror = np.array([lamp[0], lamp[1], 2 * zt - lamp[2]])
+    t = (zt - C[2]) / (mirror[2] - C[2])
+    p = C + t * (mirror - C)
+    H = model.plane_homography(s.z0 + s.height)
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    r = s.radius - s.rim_mm
+    ring = np.c_[s.x + r * np.cos(a), s.y + r * np.sin(a)]
+    px = cv2.perspectiveTransform(ring.reshape(-1, 1, 2), H).reshape(-1, 2)
+    ch, cw = canvas.shape[:2]
+    x0, y0 = np.maximum(np.floor(px.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(px.max(axis=0)).astype(int) + 1, [cw, ch])
+    if x1 <= x0 or y1 <= y0:
+        return
+    gx, gy = np.meshgrid(np.arange(x0, x1, dtype=np.float64), np.arange(y0, y1, dtype=np.float64))
+    mm = cv2.perspectiveTransform(np.stack([gx, gy], axis=-1).reshape(-1, 1, 2), np.linalg.inv(H)).reshape(gx.shape + (2,))
+    inside = np.hypot(mm[..., 0] - s.x, mm[..., 1] - s.y) <= r
+    lobe = np.exp(-((mm[..., 0] - p[0]) ** 2 + (mm[..., 1] - p[1]) ** 2) / (2 * SHINE_MM ** 2))
+    gain = 1.0 + SHINE * lobe * inside
+    canvas[y0:y1, x0:x1] *= gain[..., None].astype(np.float32)

@@ -279,6 +279,10 @@ def _draw_solid(model: "CameraModel", canvas: np.ndarray, s: Solid, lamp: np.nda
         inner = replace(s, radius=s.radius - s.rim_mm)
         pt = model.to_canvas(_rings(inner)[1])
     _poly(canvas, pt, s.top_bgr, aa=True)
+    if s.rim_mm > 0 and s.shape == "cylinder":
+        from .ring_pieces import shine
+
+        shine(model, canvas, s, lamp)  # a metal ring's top shines
     if s.shape == "box" and s.dark_end is not None:
         u = np.array([math.cos(s.angle), math.sin(s.angle)]) * s.dark_end
         v = np.array([-u[1], u[0]])
