@@ -18,6 +18,7 @@ CLASS_MIN = 0.75  # share of core points matching the winning colour
 CLASS_LEAN = 0.5  # ... in each of two looks that agree
 OTHER_MAX = 0.05  # share matching any other colour
 OTHER_SAY = 0.25  # ... in any other look, beyond which the looks are at odds
+FOOT_ONLY_TOP = 0.25  # a colour plain only at a piece's foot: at least this share of it on top
 BLEED_PX = 10.0  # pixels a JPEG's colour spreads beyond a saturated piece's edge
 EDGE_SPILL_MAX = 0.45  # share of an empty edge's body a neighbouring bar may spill over
 EDGE_MIDDLE = 0.3
@@ -91,8 +92,10 @@ class ColourReading:
         conflicts = []
         for k, i in enumerate(busy):
             clear_looks = [int(look.best[k]) for look in looks if look.clear[k]]
-            if len(set(clear_looks)) > 1 and not weak[k]:
-                conflicts.append(k)  # two looks, two colours: perhaps a bar in front of its foot
+            at_odds = len(set(clear_looks)) > 1 or looks[0].clear[k] and any(
+                np.delete(look.shares[k], looks[0].best[k]).max() >= OTHER_SAY for look in looks[1:])
+            if at_odds and not weak[k]:
+                conflicts.append(k)  # the top face one colour, the foot another: a bar in front?
                 continue
             if weak[k] and len(clear_looks) < len(looks):
                 continue  # partly foreign: only a colour plain in every look
@@ -101,13 +104,19 @@ class ColourReading:
             # The board-plane look sees another colour where a read bar in front, as the camera
             # sees it, covers this one's foot: the top face's colour stands.
             i = int(busy[k])
-            flat = self._hues[int(looks[1].best[k])].name
+            foot = looks[1].shares[k].copy()
+            foot[looks[0].best[k]] = 0
+            flat = self._hues[int(np.argmax(foot))].name
             pts = g.core.mm[g.core.of(i)]
             hidden = np.zeros(len(pts), bool)
             for j, tok in read.items():
-                if tok.split(":")[0] == flat and g.is_edge[j] and g.is_edge[i] and j != i:
+                if tok.split(":")[0] == flat and g.is_edge[j] and g.is_edge[i] and j != i and \
+                        np.hypot(g.spaces[j].x - g.spaces[i].x, g.spaces[j].y - g.spaces[i].y) <= 2 * g.spaces[i].length:
                     hidden |= self._near_bar(H, j, tok, pts)[0]
-            if hidden.mean() >= FOOT_HIDDEN:
+            # A bar of that colour on an edge meeting this one's: bars stand alike high, so one
+            # in front may show over another's foot (with its blur), never over its top face.
+            mate = any(read.get(j, "").split(":")[0] == flat for side in (0, 1) for j in self._vertex_mates[i][side])
+            if hidden.mean() >= FOOT_HIDDEN or (mate and self._alike_high()):
                 self._decide(k, i, looks[:1], read, why)
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
         # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
@@ -180,6 +189,11 @@ class ColourReading:
             if (~covered).mean() >= VISIBLE_SHARE and left.sum() <= EDGE_LEFT_MAX * len(pts):
                 tokens[g.spaces[int(i)].id] = []
 
+    def _alike_high(self) -> bool:
+        """Do all the set's colour-read pieces stand equally high (Annelids' bars)?"""
+        ps = self.pieceset
+        return ps is not None and len({p.height_mm for p in ps.pieces if p.top == "colour"}) == 1
+
     def _bar_dims(self) -> tuple[float, float]:
         """An edge piece's length and width (mm): the piece set's bars, else the sheet's."""
         if "_bar_size" not in self.__dict__:
@@ -221,8 +235,14 @@ class ColourReading:
         if len({b for b, _ in clear_looks}) != 1:
             return  # not clear, or two looks that disagree on the colour: unreadable
         b = clear_looks[0][0]
-        if any(np.delete(look.shares[k], b).max(initial=0.0) >= OTHER_SAY for look in looks):
-            return  # one look plain, another seeing much of a different colour: unreadable
+        # The top face is the piece's own; its foot, seen past the pieces in front, may show
+        # some of theirs. So a colour plain only at the foot needs a top look with nothing of
+        # another colour, and one plain on top a foot with not much of another.
+        if not looks[0].clear[k] and len(looks) > 1 and looks[0].shares[k, b] < FOOT_ONLY_TOP:
+            return  # plain at the foot, hardly anything where a standing bar's top would show
+        if np.delete(looks[0].shares[k], b).max(initial=0.0) > (OTHER_MAX if not looks[0].clear[k] else OTHER_SAY) \
+                or any(np.delete(look.shares[k], b).max(initial=0.0) >= OTHER_SAY for look in looks[1:]):
+            return  # the looks at odds: unreadable
         c = self.cal.classes[b]
         # A tail's dark band is on its top face: the top look's heading stands. Seen on the
         # board's plane, a standing bar's ends show its side and its shadow, one end darker:
