@@ -355,7 +355,7 @@ def markdown(rows: list[Row], games: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}; 4 frames a row")
+    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}; 4 frames a row".replace("%", "%%"))
     ap.add_argument("--frames", type=int, default=None, help="frames per row (default 10; --quick 4)")
     ap.add_argument("--games", default=None, help=f"comma-separated (default: {','.join(GAMES)})")
     ap.add_argument("--settings", default=None, help="comma-separated setting names (default: all)")
