@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, judge  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from vision.calibration import calibrate, lock_on  # noqa: E402
-from vision.camera_model import CameraModel  # noqa: E402
+from vision.camera_model import CameraModel, Hand  # noqa: E402
 from vision.layout import Sheet  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
 from vision.reader import CalibrationError  # noqa: E402
@@ -44,6 +44,7 @@ def run(setting: str, frames: int, seed: int) -> list[Row]:
     game = get_game("gyges")
     grid = grid_for(Sheet.for_board(game.board()))
     model = CameraModel(grid.sheet, replace(BASE_SETUP, **s.setup))
+    ids = [sh.id for sh in grid.sheet.shapes if sh.kind != "area"]
     rows = []
     for tags in (True, False):
         row = Row("gyges", "1280x720", f"{setting} {'tags' if tags else 'shapes'}")
@@ -71,6 +72,12 @@ def run(setting: str, frames: int, seed: int) -> list[Row]:
                 lamp = replace(lamp, azimuth_deg=lamp.azimuth_deg + float(rng.uniform(-10, 10)))
             scene = replace(base, view=view, lamp=lamp, seed=int(rng.integers(1 << 30)),
                             exposure=float(rng.uniform(0.72, 0.85)), noise=float(rng.uniform(1.5, 3.0)))
+            if s.extra:  # a hand over, or glare on, a random space (as vision_real.py's rows)
+                sp = grid.sheet.by_id[ids[int(rng.integers(len(ids)))]]
+                if s.extra == "hand":
+                    scene = replace(scene, hands=(Hand((sp.x, sp.y), float(rng.uniform(40, 120))),))
+                else:
+                    scene = replace(scene, glare=(sp.x, sp.y, float(rng.uniform(15, 35)), float(rng.uniform(80, 200))))
             t0 = time.perf_counter()
             frame = model.render(scene)
             row.render_ms.append(1000 * (time.perf_counter() - t0))
@@ -105,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--seed", type=int, default=3)
-    ap.add_argument("--settings", default="base,tilt 30,tilt 0")
+    ap.add_argument("--settings", default="base,tilt 30,tilt 0,hand,glare")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     print(HEADER)
