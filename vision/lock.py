@@ -241,10 +241,10 @@ class BoardLock:
 
     def _predicted(self, grey: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """The markers not found, each looked for where those found put it, on that window
-        enlarged 3x then 4x (the far corners of a tilted, small board are the smallest and most
-        foreshortened). From two markers the prediction is rougher (a homography from eight
-        corners along one edge or diagonal): a wider window, and a looser test that the marker
-        found is the one predicted."""
+        enlarged 2x, 3x then 4x (each scale finds some blurred markers the others miss; the far
+        corners of a tilted, small board are the smallest and most foreshortened). From two
+        markers the prediction is rougher (a homography from eight corners along one edge or
+        diagonal): a wider window, and a looser test that the marker found is the one predicted."""
         src = np.concatenate([self._reference[i] for i in sorted(found)])
         dst = np.concatenate([found[i] for i in sorted(found)])
         H, _ = cv2.findHomography(src, dst, 0)
@@ -263,7 +263,7 @@ class BoardLock:
             x1, y1 = int(min(w, c[:, 0].max() + pad + 1)), int(min(h, c[:, 1].max() + pad + 1))
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
-            got = self._enlarged(missing, grey[y0:y1, x0:x1], (x0, y0), (3, 4),
+            got = self._enlarged(missing, grey[y0:y1, x0:x1], (x0, y0), (2, 3, 4),
                                  (self._fine, self._full, self._thorough))
             # It must be near where the others say (a stray tag elsewhere in the window is not
             # it); not exactly: lens distortion bends the far corner off the homography of three
