@@ -87,7 +87,7 @@ class BoardGeometry:
     @classmethod
     def from_dict(cls, data: object, *, where: str = "board geometry") -> "BoardGeometry":
         d = expect_keys(data, required=_KEYS, where=where, error=GeometryError)
-        if d["version"] != VERSION:
+        if isinstance(d["version"], bool) or d["version"] != VERSION:
             raise GeometryError(f"{where}: 'version' must be {VERSION}, got {d['version']!r}")
         if not isinstance(d["game"], str) or not d["game"]:
             raise GeometryError(f"{where}: 'game' must be a game's name")

@@ -343,8 +343,6 @@ def cmd_fit_board(args: argparse.Namespace) -> int:
         return _fail("--game", str(exc))
     except ValueError as exc:
         return _fail("--handles", f"{exc}; give the centres of {', '.join(refs)}")
-    if len(handles) < 4:
-        return _fail("--handles", f"four handles are needed: the centres of {', '.join(refs)}")
     lens = None
     if args.lens is not None:
         from vision.lens import Lens, LensError

@@ -65,7 +65,7 @@ def test_fit_board_then_calibrate_through_the_geometry(tmp_path, capsys):
     Calibration.load(cal, grid_for(Sheet.from_geometry(board, geometry)))
     assert vision_cli.main(["fit-board", "--game", "gyges", "--source", str(video), "--handles", "a6=1,2",
                             "--out", str(geo)]) == 2
-    assert "the centres of a6, f6, f1, a1" in capsys.readouterr().err
+    assert "four handles are needed; place f6, f1, a1" in capsys.readouterr().err
     assert vision_cli.main(["fit-board", "--game", "gyges", "--source", str(video), "--handles", "a6=1;f6=2,3",
                             "--out", str(geo)]) == 2
     assert "'a6=1': expected space=x,y" in capsys.readouterr().err
