@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm-up", type=float, default=60.0,
                     help="seconds before the slopes are taken (default 60; the event log fills in ~170 moves)")
     ap.add_argument("--trace", type=Path, default=None,
-                    help="run the sim and serial services under tracemalloc, a snapshot at every sample, into "
+                    help="run the services under tracemalloc, a snapshot at every sample, into "
                          "this directory; print what grew after warm-up (slow: for finding a leak, not for slopes)")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.tables.split(",") if n.strip()]
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             tables.append(CameraTable(work, game_length=args.camera_moves, seed=1 + i, rate=args.camera_rate))
     for table in tables:
-        table.trace = args.trace if args.trace is not None and not isinstance(table, CameraTable) else None
+        table.trace = args.trace
     stop = threading.Event()
     rng = random.Random(1)
     players: list[threading.Thread] = []

@@ -344,7 +344,7 @@ class CameraTable(Table):
     def command(self) -> list[str]:
         return [sys.executable, str(Path(__file__).resolve()), "camera-service", "--config", str(self.config),
                 "--journal", str(self.journal), "--port", str(self.port), "--rate", str(self.rate),
-                "--bumps", str(self.bumps)]
+                "--bumps", str(self.bumps)] + (["--trace", str(self.trace / self.name)] if self.trace else [])
 
     def step(self) -> None:
         snap = self.state()
@@ -512,7 +512,12 @@ def camera_service(argv: list[str]) -> int:
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--rate", type=float, default=2.0)
     ap.add_argument("--bumps", type=Path, required=True)
+    ap.add_argument("--trace", type=Path, default=None, help="tracemalloc snapshots on SIGUSR1, into this directory")
     args = ap.parse_args(argv)
+    if args.trace is not None:
+        from bench.soak_trace import install
+
+        install(args.trace)
     tune_malloc()  # as tableref serve does, before any thread
     config = load_config(args.config)
     config = replace(config, data=DataConfig(dir=args.journal.parent, journal=args.journal))

@@ -15,17 +15,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def traced(argv: list[str]) -> int:
-    """``soak_trace.py DIR ARGS...``: ``tableref ARGS...`` under tracemalloc; each SIGUSR1 (after a
-    full collection) writes DIR/N.snapshot and DIR/N.json (gc's counts, the live objects by
-    type), for :func:`memory_report` to diff."""
+def install(out: Path) -> None:
+    """tracemalloc on; each SIGUSR1 (after a full collection) writes out/N.snapshot and
+    out/N.json (gc's counts, the live objects by type)."""
     import gc
     import json as json_
     import signal
     import tracemalloc
     from collections import Counter
 
-    out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     taken = [0]
 
@@ -40,6 +38,12 @@ def traced(argv: list[str]) -> int:
 
     tracemalloc.start(12)
     signal.signal(signal.SIGUSR1, dump)
+
+
+def traced(argv: list[str]) -> int:
+    """``soak_trace.py DIR ARGS...``: ``tableref ARGS...`` under :func:`install`, for
+    :func:`memory_report` to diff."""
+    install(Path(argv[0]))
     from tableref.cli import main
 
     return main(argv[1:])
