@@ -38,14 +38,14 @@ from rules.games.drift_geometry import geometry
 from rules.view import MORE, OCCUPIED, Fidelity, View
 
 from . import layout
-from .layout import Sheet, SpaceShape
-from .lock import detect_all
-from .render import marker_image
 from .drift_tags import TagsAtHeight
+from .layout import Sheet, SpaceShape
 from .lens import Lens
+from .lock import detect_all
 from .pieceset import PieceSet
 from .pose import Pose
-from .reader import EMPTY_MAX, UNNAMED, Calibration, CalibrationError, Reader, Reading, sample
+from .reader import EMPTY_MAX, Calibration, CalibrationError, Reader, Reading, sample
+from .render import marker_image
 from .samples import Group, SampleGrid
 from .sampling import _inside_convex
 
@@ -53,7 +53,8 @@ from .sampling import _inside_convex
 # sit inside the river, so its marker goes 14 mm out (where the board's rotation space is).
 MARKER_OUT = {"outer": 14.0, "middle": 0.0, "inner": 0.0}
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
-BOARD_SLACK = 0.04  # contrast over the board's own at a step position still plain (a marker shows 0.3-0.5)
+BOARD_SLACK = 0.03  # contrast over the board's own at a step position still plain (a marker shows 0.3-0.5)
+BOARD_MAX = 0.26  # the most contrast learned as the board's own at a step position
 STEP_SLACK = 0.2  # a marker further than this share of a step off a step is mid-turn
 GRIDS_KEPT = 8
 EXPLAIN = 1.25  # piece radii round a read tag that its disc (and shadow) may cover
@@ -93,7 +94,7 @@ class Annuli:
     rings: tuple[Ring, ...]
 
     @classmethod
-    def for_sheet(cls, sheet: Sheet) -> "Annuli":
+    def for_sheet(cls, sheet: Sheet) -> Annuli:
         if sheet.game != "drift":
             raise ValueError(f"{sheet.game}: not the Annuli board")
         b = sheet.board
@@ -304,6 +305,7 @@ class DriftReader:
         self.pieceset = pieceset
         self._readers: OrderedDict[tuple[int, ...], Reader] = OrderedDict()
         self._plain: dict[str, np.ndarray] = {}  # per ring: its step positions plain paper in the frame read
+        self._steps_seen: dict[str, frozenset[int]] = {}  # per ring: the steps its marker was seen at
         self._board_contrast: dict[str, np.ndarray] = {}  # per ring: the least contrast seen at each step position
         self._strays: dict[str, list[np.ndarray]] = {}  # per ring: pieces' tags seen at its step positions
         self._marker_ids = frozenset(ring.tag for ring in self.annuli.rings)
@@ -332,15 +334,24 @@ class DriftReader:
         self._readers.move_to_end(rots)
         return self._readers[rots]
 
-    def read(self, frame: np.ndarray, H: "np.ndarray | Pose") -> Reading:
+    def read(self, frame: np.ndarray, H: np.ndarray | Pose) -> Reading:
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
         H = self._base.pose(frame, H)  # the ring markers lie on the board: read at height 0
         rots, ring_why = self.rotations(grey, H)
         reader = self._reader(tuple(r if r is not None else 0 for r in rots))
         reading = reader.read(frame, H, grey)
-        behind = {k: step for k, (ring, r) in enumerate(zip(self.annuli.rings, rots))
-                  if r is None and (ring_why[ring.name] == UNSEEN or self._strays_placed(reader, ring))
-                  and (step := self._marker_behind(reader, reading, H, k)) is not None}
+        behind = {}
+        for k, (ring, r) in enumerate(zip(self.annuli.rings, rots)):
+            seen = self._steps_seen.get(ring.name, frozenset())
+            if r is not None or len(seen) > 1:
+                continue
+            placed = self._strays_placed(reader, ring)  # the only troubles: pieces' tags read on spaces
+            if len(seen) == 1 and placed:
+                behind[k] = next(iter(seen))  # its marker, and a piece's tag by another step
+            elif not seen and (ring_why[ring.name] == UNSEEN or placed):
+                step = self._marker_behind(reader, reading, H, k)
+                if step is not None:
+                    behind[k] = step
         if behind:
             placeholder = tuple(r if r is not None else 0 for r in rots)
             rots = [behind.get(k, r) for k, r in enumerate(rots)]
@@ -359,12 +370,6 @@ class DriftReader:
                     why[a] = f"the {ring.name} river's rotation cannot be read"
             else:
                 tokens[ring.rotation_space] = [str(r)]
-        for ring, r in zip(self.annuli.rings, rots):
-            if r:  # a turned river's arrows are judged against the learned board at another spot
-                for a in ring.arrows:
-                    if OCCUPIED in tokens.get(a, ()):
-                        del tokens[a]
-                        why[a] = UNNAMED
         view = View({s: t for s, t in tokens.items() if s not in why})
         if self.fidelity is Fidelity.OCCUPANCY:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
@@ -388,7 +393,8 @@ class DriftReader:
             trouble = ""
             strays: list[np.ndarray] = []
             self._strays[ring.name] = strays
-            if len(looked) > 3:  # a hand or glare over the ring: wait for the next still frame
+            own_trouble = len(looked) > 3
+            if own_trouble:  # a hand or glare over the ring: wait for the next still frame
                 looked = looked[:0]
                 trouble = "the ring is covered"
             for k in looked:
@@ -398,13 +404,16 @@ class DriftReader:
                         strays.append(mm.mean(axis=0))  # a piece's tag: maybe a pile's top over it
                         trouble = trouble or bad
                     elif bad:
-                        trouble = bad
+                        trouble, own_trouble = bad, True
                     else:
                         steps.add(step)
             if not steps and not trouble:
                 # Too blurred for the detector to find its outline (the inner ring's marker is
                 # some 20 px across at 1080p): read its cells where the step would put it.
                 steps = {int(k) for k in looked if self._decodes_at(grey, H, ring, int(k))}
+            self._steps_seen[ring.name] = frozenset(steps)
+            if own_trouble:
+                strays.clear()  # the marker itself is in doubt: nothing is placed by elimination
             if len(steps) == 1 and not trouble:
                 out.append(steps.pop())
             else:
@@ -414,10 +423,10 @@ class DriftReader:
             # edge and its shadow lie by some step positions), learned from the frames whose
             # rotation was read — every step position but the marker's then shows the board.
             base = self._board_contrast.setdefault(ring.name, np.full(ring.n, np.inf, np.float32))
-            if out[-1] is not None:
-                others = np.arange(ring.n) != out[-1]
+            if out[-1] is not None:  # only what paper (or a block's edge) shows: a marker shows 0.3-0.5
+                others = (np.arange(ring.n) != out[-1]) & (mine <= BOARD_MAX)
                 base[others] = np.minimum(base[others], mine[others])
-            self._plain[ring.name] = (mine < CONTRAST_MIN) | (mine <= base + BOARD_SLACK)
+            self._plain[ring.name] = (mine < CONTRAST_MIN) | (np.isfinite(base) & (mine <= base + BOARD_SLACK))
         return out, why
 
     def _outline(self, reader: Reader, pose: Pose, i: int, height: float) -> np.ndarray:
@@ -441,22 +450,29 @@ class DriftReader:
 
     def _marker_behind(self, reader: Reader, reading: Reading, pose: Pose, k: int) -> int | None:
         """The step of ring ``k``, whose marker was not seen, when a piece in front hides it:
-        exactly one of the ring's step positions lies behind a token read on a space that does
-        not turn (a home's pile, at the start of every game, hides the marker behind it from a
-        camera on the far side), and every other step position is plain paper — no marker, no
-        piece, nothing a marker could hide under. The ring has exactly one marker, so it is
-        there. Anything else: None (the rotation stays unreadable)."""
+        exactly one of the ring's step positions lies behind a token read (a home's pile, at the
+        start of every game, hides the marker behind it from a camera on the far side), every
+        other step position is plain paper — no marker, no piece, nothing a marker could hide
+        under — and nothing unread (a space unreadable or read occupied, as tall as it may be)
+        reaches any of them. The ring has exactly one marker, so it is there. Anything else:
+        None (the rotation stays unreadable)."""
         ring = self.annuli.rings[k]
         plain = self._plain.get(ring.name)
         if plain is None or pose.camera is None:
             return None
-        turning = {a for r in self.annuli.rings for a in r.arrows}
-        solids = []
+        solids, unknown = [], []
         for sid, toks in reading.view.items():
-            if not toks or sid in turning or sid.startswith("rotation:") or OCCUPIED in toks:
+            if not toks or sid.startswith("rotation:"):
                 continue
             i = reader.grid.index[sid]
-            solids.append(self._outline(reader, pose, i, reader._top_of(i, toks)))
+            if OCCUPIED in toks:
+                unknown.append(self._outline(reader, pose, i, float(reader._max_top[i])))
+            else:  # (a river's arrows read at any whole step are where its pieces physically are)
+                solids.append(self._outline(reader, pose, i, reader._top_of(i, toks)))
+        for sid in reading.why:
+            i = reader.grid.index.get(sid)
+            if i is not None and not sid.startswith("rotation:"):
+                unknown.append(self._outline(reader, pose, i, float(reader._max_top[i])))
         if not solids:
             return None
         half = self.sheet.tag_mm / 2
@@ -464,6 +480,8 @@ class DriftReader:
         covered = []
         for step in range(ring.n):
             px = pose.to_px(grid + np.float32(self.annuli.marker_at(ring, step)))  # the marker's square
+            if any(_inside_convex(px, poly).any() for poly in unknown):
+                return None  # something not read stands there: it may hide the marker, or be it
             inside = np.zeros(len(px), bool)
             for poly in solids:
                 inside |= _inside_convex(px, poly)
@@ -546,7 +564,7 @@ _POSES = [(dx, dy, turn) for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, 
           for turn in (-6.0, 0.0, 6.0)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _marker_cells(tag: int) -> np.ndarray:
     """The marker's 16 inner cells (True: white), row by row, for each of its four turns."""
     img = marker_image(tag, 60)
