@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import cv2
 import numpy as np
@@ -118,3 +119,18 @@ def test_degenerate_fits_refused_with_reasons():
         fit_geometry(BOARD, off, _markers(), marker_mm=MARKER)
     with pytest.raises(GeometryError, match="rings turn"):
         fit_geometry(get_game("drift").board(), h, _markers(), marker_mm=MARKER)
+
+
+def test_every_key_renamed_dropped_or_given_twice_is_refused_naming_it(tmp_path):
+    """As tests/fuzz/test_strict_files.py does for the other files: one key changed at a time."""
+    data = fit_geometry(BOARD, _handles(), _markers(), marker_mm=MARKER).to_dict()
+    path = tmp_path / "g.json"
+    for key in data:
+        renamed = {(k + "x" if k == key else k): v for k, v in data.items()}
+        dropped = {k: v for k, v in data.items() if k != key}
+        twice = json.dumps(data)[:-1] + f", {json.dumps(key)}: {json.dumps(data[key])}}}"
+        for text, says in ((json.dumps(renamed), f"unknown key '{key}x'"), (json.dumps(dropped), f"missing key '{key}'"),
+                           (twice, f"duplicate key '{key}'")):
+            path.write_text(text)
+            with pytest.raises(GeometryError, match=re.escape(says)):
+                BoardGeometry.load(path)
