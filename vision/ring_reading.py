@@ -17,7 +17,8 @@ the empty board cannot explain:
    else (a rim in between, a tier present over an absent one, no rim at all) names no kind:
    the space is read ``occupied`` (mixed fidelity, the referee resolves it from history) when
    it is a ring all the same (the outer rim round a flat top), else it goes to the plain
-   reader's judgement (unreadable) — never a wrong kind.
+   reader's judgement (a rim seen: unreadable; none: shadow, hand or piece as the plain reader
+   judges) — never a wrong kind.
 
 The lines are learned (:func:`learn_rings`) from frames of a known position — the default
 set-up, where the engine says which ring is where — as the colour games learn their colours:
@@ -50,7 +51,8 @@ from .sampling import remap_px
 ARC_DEG = 70.0  # half the arc (round the direction to the camera) the rims are measured on
 ARC_POINTS = 15
 SEARCH_MM = 4.0  # how far from the space's centre a ring may stand (the game's pieces are placed by hand)
-SEARCH_STEP = 0.5  # then a finer search (SEARCH_STEP / SEARCH_MM * SEARCH_STEP) round the best
+SEARCH_STEP = 1.0  # about a pixel at 60 % framing; then FINE_STEP within a step round the best
+FINE_STEP = 0.25
 TIER_STEP_MM = 8.0  # the height between tiers (TIERS)
 ALL_ROUND_MM = 0.5  # a tier's side hiding less than this of the one below: the whole rim is measured
 INSIDE_MM = 1.8  # the flat top compared with the rim lies this far inside it
@@ -58,8 +60,10 @@ PRESENT_AT, ABSENT_AT = 0.6, 0.4  # of the learned gap between absent and presen
 OWN_SCALE = 0.4  # how far a ring's own outer rim may scale the lines of the tiers above it
 AGREE = 0.8  # share of the arc's angles that must agree on a tier
 FLAT_SLACK = 0.04  # a flat top's spread allowed beyond the largest the calibration saw
+SEEN_FLAT = 1.5  # × flat_max: a top flat enough that a faint rim round it may be a ring's
 MIN_GAP = 0.06  # a calibration whose tiers differ by less than this contrast cannot tell them
 TOKEN_OF = {n: t for t, n in RING_TOKENS.items()}
+UNCLEAR = "a ring whose tiers cannot be told"
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,12 @@ class RingModel:
         contrast = np.asarray(contrast, np.float64).reshape(len(TIERS), -1)
         return bool(np.median(contrast[0]) >= self.present_line(0) and (np.asarray(spread) <= self.flat_max).all())
 
+    def rim_seen(self, contrast: np.ndarray, spread: np.ndarray) -> bool:
+        """Any sign of an outer rim (its median over the absent line) round a top about as flat
+        as a ring's: a ring may be there (a neighbour's shadow across bare paper is not flat)."""
+        contrast = np.asarray(contrast, np.float64).reshape(len(TIERS), -1)
+        return bool(np.median(contrast[0]) > self.absent_line(0) and spread[0] <= SEEN_FLAT * self.flat_max)
+
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps({"gyges_rings": asdict(self)}, indent=1))
 
@@ -149,15 +159,20 @@ def _circle_values(grey: np.ndarray, pose: Pose, centres: np.ndarray, radius: fl
     return remap_px(grey, pose.to_px(pts, height))[:, 0].reshape(len(centres), -1)
 
 
+def _offsets(reach: float, step: float) -> np.ndarray:
+    """A grid of offsets (mm) within ``reach`` of the origin."""
+    steps = np.arange(-reach, reach + 1e-6, step)
+    dx, dy = np.meshgrid(steps, steps)
+    keep = np.hypot(dx, dy) <= reach + 1e-6
+    return np.stack([dx[keep], dy[keep]], axis=1)
+
+
 def rim_contrasts(grey: np.ndarray, pose: Pose, x: float, y: float) -> tuple[np.ndarray, np.ndarray]:
     """Each tier's rim contrast (``1 - rim / inside``) along the arc at a ring on (x, y), its
     centre first found from tier 1's rim (see the module doc): (tiers × angles), and each
     tier's flat top's spread along the arc (std / mean)."""
     angles = _arc(pose, x, y)
-    steps = np.arange(-SEARCH_MM, SEARCH_MM + 1e-6, SEARCH_STEP)
-    dx, dy = np.meshgrid(steps, steps)
-    keep = np.hypot(dx, dy) <= SEARCH_MM
-    centres = np.stack([x + dx[keep], y + dy[keep]], axis=1)
+    centres = np.array([x, y]) + _offsets(SEARCH_MM, SEARCH_STEP)
 
     def contrast(c: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
         r, h = TIERS[j]
@@ -167,7 +182,7 @@ def rim_contrasts(grey: np.ndarray, pose: Pose, x: float, y: float) -> tuple[np.
         return 1.0 - rim / np.maximum(inside, 1.0), inside
 
     best = centres[int(np.argmax(contrast(centres, 0)[0].mean(axis=1)))]
-    fine = best + np.stack([dx[keep], dy[keep]], axis=1) * (SEARCH_STEP / SEARCH_MM)  # a finer look round it
+    fine = best + _offsets(SEARCH_STEP, FINE_STEP)  # a finer look round it
     best = fine[int(np.argmax(contrast(fine, 0)[0].mean(axis=1)))][None]
     got = [contrast(best, j) for j in range(len(TIERS))]
     spread = np.array([float(v[0].std() / max(float(v[0].mean()), 1.0)) for _, v in got])
@@ -222,9 +237,6 @@ class RingReader(Reader):
     their tiers instead of tags (reading mode "shapes")."""
 
     mode = "shapes"
-    # Metal rings are grey, as shadowed paper is: a ring the tiers cannot name must never be
-    # taken for a neighbour's shadow and read empty (DRIFT's silver coins have the same rule).
-    shadow_is_paper = False
 
     def __init__(self, grid: SampleGrid, calibration: Calibration, rings: RingModel,
                  fidelity: Fidelity = Fidelity.KIND, *, lens: Lens | None = None,
@@ -251,5 +263,9 @@ class RingReader(Reader):
                 tokens[s.id] = [TOKEN_OF[n]]
             elif self.rings.is_ring(contrast, spread):
                 tokens[s.id] = [OCCUPIED]  # a ring whose height is unclear: the referee knows it from history
+            elif self.rings.rim_seen(contrast, spread):
+                # Metal is grey, as shadowed paper is: where a rim shows, the plain judgement
+                # (which takes grey beside a piece for its shadow) must not read it empty.
+                why[s.id] = UNCLEAR
             else:
-                why[s.id] = UNNAMED  # the plain judgement
+                why[s.id] = UNNAMED  # the plain judgement: a shadow, a hand, something else

@@ -78,6 +78,12 @@ def test_ring_lines_name_a_kind_only_when_every_tier_is_clear():
     assert m.kind(np.array([0.4, 0.2, 0.0])) is None  # tier 2 in between
     assert m.kind(np.array([0.4, 0.0, 0.4])) is None  # a tier over a missing one
     assert m.kind(np.array([0.05, 0.0, 0.0])) is None  # no rim at all
+    flat, patterned = np.full(3, 0.02), np.array([0.3, 0.02, 0.02])
+    assert m.kind(np.array([0.4, 0.0, 0.0]), patterned) is None  # a sticker or a hand on top
+    assert m.is_ring(np.array([0.4, 0.2, 0.0]), flat)  # a ring, its height unclear: "occupied"
+    assert not m.is_ring(np.array([0.4, 0.2, 0.0]), patterned)
+    assert m.rim_seen(np.array([0.2, 0.0, 0.0]), flat)  # a faint rim round a flat top: never read empty
+    assert not m.rim_seen(np.array([0.2, 0.0, 0.0]), patterned)  # a shadow's edge across printed paper
 
 
 def test_ring_calibration_round_trips_and_a_bad_file_is_named(tmp_path):
