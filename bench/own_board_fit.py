@@ -21,15 +21,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import cv2
+import numpy as np
 
-from rules import get_game  # noqa: E402
-from vision.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
-from vision.geometry import GeometryError, fit_geometry, reference_spaces  # noqa: E402
-from vision.layout import CORNER_IDS, Sheet  # noqa: E402
-from vision.lock import detect, make_detector  # noqa: E402
-from vision.own_board import OwnBoardStyle, draw_own_board, own_board  # noqa: E402
+from rules import get_game
+from vision.camera_model import CameraModel, CameraSetup, Scene
+from vision.geometry import GeometryError, fit_geometry, reference_spaces
+from vision.layout import CORNER_IDS, Sheet
+from vision.lock import detect, make_detector
+from vision.own_board import OwnBoardStyle, draw_own_board, own_board
 
 
 def space_errors(truth: Sheet, sheet: Sheet) -> np.ndarray:

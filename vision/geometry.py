@@ -73,7 +73,7 @@ class BoardGeometry:
     # -- files ---------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        r = lambda v: round(float(v), 3)  # noqa: E731 - a file to read, not 17 digits
+        r = lambda v: round(float(v), 3)  # a file to read, not 17 digits
         return {
             "version": VERSION, "game": self.game, "marker_mm": r(self.marker_mm), "scale": round(self.scale, 6),
             "origin": [r(v) for v in self.origin], "size": [r(v) for v in self.size], "pitch": r(self.pitch),
@@ -84,13 +84,13 @@ class BoardGeometry:
         }
 
     @classmethod
-    def from_dict(cls, data: object, *, where: str = "board geometry") -> "BoardGeometry":
+    def from_dict(cls, data: object, *, where: str = "board geometry") -> BoardGeometry:
         d = expect_keys(data, required=_KEYS, where=where, error=GeometryError)
         if isinstance(d["version"], bool) or d["version"] != VERSION:
             raise GeometryError(f"{where}: 'version' must be {VERSION}, got {d['version']!r}")
         if not isinstance(d["game"], str) or not d["game"]:
             raise GeometryError(f"{where}: 'game' must be a game's name")
-        num = lambda key, v, pos=True: _number(v, f"{where}: '{key}'", positive=pos)  # noqa: E731
+        num = lambda key, v, pos=True: _number(v, f"{where}: '{key}'", positive=pos)
         markers_raw = d["markers"]
         if not isinstance(markers_raw, Mapping) or sorted(markers_raw) != [str(i) for i in CORNER_IDS]:
             raise GeometryError(f"{where}: 'markers' must hold the corner markers "
@@ -122,7 +122,7 @@ class BoardGeometry:
         tmp.replace(path)  # a reader never sees half a file
 
     @classmethod
-    def load(cls, path: str | Path) -> "BoardGeometry":
+    def load(cls, path: str | Path) -> BoardGeometry:
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")

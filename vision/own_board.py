@@ -21,7 +21,7 @@ from rules.board import Board
 
 from .camera_model import TABLE_BGR
 from .geometry import BoardGeometry, assemble
-from .layout import CORNER_IDS, Sheet, _raw_shapes, _pitch
+from .layout import CORNER_IDS, Sheet, _pitch, _raw_shapes
 from .render import marker_image
 
 STICKER_RIM_MM = 4.0  # the white paper round a cut-out marker
@@ -86,7 +86,7 @@ def draw_own_board(sheet: Sheet, style: OwnBoardStyle = OwnBoardStyle(), px_per_
     def p(x: float, y: float) -> tuple[int, int]:
         return int(round(x * s)), int(round(y * s))
 
-    bgr = lambda rgb: (rgb[2], rgb[1], rgb[0])  # noqa: E731
+    bgr = lambda rgb: (rgb[2], rgb[1], rgb[0])
     cv2.rectangle(img, p(x0 + ox, y0 + oy), p(x1 + ox, y1 + oy), bgr(style.wood_rgb), -1, cv2.LINE_AA)
     thin = max(1, int(round(0.8 * s)))
     shapes = sheet.by_id

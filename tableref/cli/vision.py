@@ -163,11 +163,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     from vision.calibration import lock_on
     from vision.capture import CaptureError, open_capture
+    from vision.geometry import GeometryError
     from vision.lock import draw_lock
     from vision.reader import Calibration, CalibrationError
     from vision.readers import grid_for
-
-    from vision.geometry import GeometryError
 
     try:
         sheet = _sheet(args.game, args.geometry)
