@@ -43,7 +43,7 @@ CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is u
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
 
 
-def small_tag_detector(dictionary: str | None, window: int | None = None) -> "cv2.aruco.ArucoDetector":
+def small_tag_detector(dictionary: str | None, window: int | None = None) -> cv2.aruco.ArucoDetector:
     """The thorough detector (``vision.lock.make_thorough_detector``) for tags a few pixels a
     cell, read from crops enlarged 2-3x: each cell's bits sampled on 8 px of the tag's
     straightened image, a fifth of each cell's margin ignored (on the camera-model bench: 99 %
@@ -94,12 +94,12 @@ class TagsAtHeight:
         why.update(out_why)
 
     @property
-    def _small_tags(self) -> "cv2.aruco.ArucoDetector":
+    def _small_tags(self) -> cv2.aruco.ArucoDetector:
         if "_small_tags_detector" not in self.__dict__:
             self.__dict__["_small_tags_detector"] = small_tag_detector(self._dictionary)
         return self.__dict__["_small_tags_detector"]
 
-    def _quick_tags(self, H, up: int) -> "cv2.aruco.ArucoDetector":
+    def _quick_tags(self, H, up: int) -> cv2.aruco.ArucoDetector:
         window = int(np.clip(round(2.5 * self._cell_px(H) * up), 7, 31)) | 1
         cache = self.__dict__.setdefault("_quick_detectors", {})
         if window not in cache:
