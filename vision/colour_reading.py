@@ -321,12 +321,8 @@ class ColourReading:
         clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
         leaning = np.where(share.max(axis=1) <= OTHER_MAX, top, 0.0)
         class_sat = np.array([c.sat for c in self._hues], np.float32)
-        vivid = np.zeros(len(busy), np.float32)
-        for k in range(len(busy)):
-            sl = slice(starts[k], starts[k] + counts[k])
-            mine = vote[sl] == best[k]
-            if mine.any():
-                vivid[k] = float(np.median(sat[sl][mine])) / max(float(class_sat[best[k]]), 1e-3)
+        mine = vote == np.repeat(best, counts)
+        vivid = _group_medians(np.where(mine, sat, np.nan), starts, counts) / np.maximum(class_sat[best], 1e-3)
         edges = g.is_edge[busy]
         headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
         return Look(clear, best, headings, vivid, coloured, leaning, shares)
@@ -341,8 +337,7 @@ class ColourReading:
             px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
             # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
             # blurred with the bright paper either side, which a mean would take in.
-            v = px.mean(axis=1)
-            lum.append(np.array([np.percentile(v[a:a + n], 25) if n else 0.0 for a, n in zip(starts, counts)]))
+            lum.append(_lower_quartiles(px.mean(axis=1), starts, counts))
         l0, l1 = lum
         out = {}
         for k, i in enumerate(spaces):
@@ -373,3 +368,35 @@ def _edge_geometry(g) -> tuple[np.ndarray, list[tuple[set[int], set[int]]]]:
             near = np.flatnonzero((d < 0.5).any(axis=1))
             mates[i][side].update(int(edges[b]) for b in near if b != a)
     return t, mates
+
+
+def _padded(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The groups ``v[starts[k]:starts[k] + counts[k]]`` as rows, padded with NaN."""
+    width = int(counts.max(initial=0))
+    out = np.full((len(counts), width), np.nan, np.float32)
+    cols = np.arange(width)
+    mask = cols[None, :] < counts[:, None]
+    out[mask] = v[(starts[:, None] + cols[None, :])[mask]]
+    return out
+
+
+def _lower_quartiles(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per group: its lower quartile (0 if empty), all groups at once."""
+    if len(counts) == 0 or counts.max(initial=0) == 0:
+        return np.zeros(len(counts), np.float32)
+    grid = _padded(v, starts, counts)
+    grid.sort(axis=1)  # NaN padding sorts last
+    at = np.maximum(np.floor(0.25 * (counts - 1)).astype(int), 0)
+    return np.where(counts > 0, grid[np.arange(len(counts)), at], 0.0).astype(np.float32)
+
+
+def _group_medians(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per group: the median of its values that are not NaN (0 where there are none)."""
+    if len(counts) == 0 or counts.max(initial=0) == 0:
+        return np.zeros(len(counts), np.float32)
+    grid = _padded(v, starts, counts)
+    has = ~np.isnan(grid).all(axis=1)
+    out = np.zeros(len(counts), np.float32)
+    if has.any():
+        out[has] = np.nanmedian(grid[has], axis=1)
+    return out
