@@ -398,7 +398,13 @@ class DriftReader:
                 looked = looked[:0]
                 trouble = "the ring is covered"
             for k in looked:
-                for tag, mm in self._tags_near(grey, H, cands[k], half, detector, up):
+                found = self._tags_near(grey, H, cands[k], half, detector, up)
+                if not any(tag == ring.tag for tag, _ in found):
+                    # The far side's markers, seen obliquely, are some 2 px a cell across the
+                    # view: another enlargement often reads what one misses.
+                    found += [(t, mm) for t, mm in self._tags_near(grey, H, cands[k], half, detector, up + 1)
+                              if t == ring.tag]
+                for tag, mm in found:
                     step, bad = self._step_of(ring, tag, mm)
                     if bad and tag not in self._marker_ids:
                         strays.append(mm.mean(axis=0))  # a piece's tag: maybe a pile's top over it
