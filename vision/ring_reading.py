@@ -61,6 +61,7 @@ OWN_SCALE = 0.4  # how far a ring's own outer rim may scale the lines of the tie
 AGREE = 0.8  # share of the arc's angles that must agree on a tier
 FLAT_SLACK = 0.04  # a flat top's spread allowed beyond the largest the calibration saw
 SEEN_FLAT = 1.5  # × flat_max: a top flat enough that a faint rim round it may be a ring's
+PAPER_SHOWS = 0.6  # correlation with the empty board's print above which the paper shows through
 MIN_GAP = 0.06  # a calibration whose tiers differ by less than this contrast cannot tell them
 TOKEN_OF = {n: t for t, n in RING_TOKENS.items()}
 UNCLEAR = "a ring whose tiers cannot be told"
@@ -232,6 +233,14 @@ def learn_rings(grid: SampleGrid, calibration: Calibration, shots: Iterable[tupl
     return model
 
 
+def _pattern_match(seen: np.ndarray, printed: np.ndarray) -> float:
+    """How far ``seen`` follows the empty board's ``printed`` pattern (correlation; 0 where the
+    paper there is plain)."""
+    if len(seen) < 8 or printed.std() < 1.0 or seen.std() < 1e-6:
+        return 0.0
+    return float(np.corrcoef(seen, printed)[0, 1])
+
+
 class RingReader(Reader):
     """The plain reader (empty board, light, occlusion, "occupied") with Gygès's rings named by
     their tiers instead of tags (reading mode "shapes")."""
@@ -245,6 +254,16 @@ class RingReader(Reader):
             raise CalibrationError(f"{grid.sheet.game}: shapes reading is for Gygès's rings only")
         super().__init__(grid, calibration, fidelity, lens=lens, pieceset=pieceset)
         self.rings = rings
+
+    def _paper_shows(self, grey: np.ndarray, pose: Pose, i: int, foreign_pt: np.ndarray) -> bool:
+        """Whether the printed paper's pattern (the space's circle, its lines) still shows
+        through what is foreign at space ``i``: a shadow darkens the paper, a ring hides it.
+        Judged on the foreign points alone (a shadow's edge across the space is no pattern)."""
+        sl = self.grid.body.of(i)
+        fg = foreign_pt[sl]
+        seen = remap_px(grey, pose.to_px(self.grid.body.mm[sl][fg]))[:, 0]
+        printed = np.asarray(self._mid[sl], np.float32).reshape(fg.size, -1).mean(axis=1)[fg]
+        return _pattern_match(seen, printed) >= PAPER_SHOWS
 
     def _read_tags(self, frame: np.ndarray, H: Pose, busy: np.ndarray, foreign_pt: np.ndarray,
                    tokens: dict[str, list[str]], why: dict[str, str]) -> None:
@@ -267,5 +286,9 @@ class RingReader(Reader):
                 # Metal is grey, as shadowed paper is: where a rim shows, the plain judgement
                 # (which takes grey beside a piece for its shadow) must not read it empty.
                 why[s.id] = UNCLEAR
+            elif self._paper_shows(grey, H, int(i), foreign_pt):
+                why[s.id] = UNNAMED  # the plain judgement: a shadow over the paper, a hand, ...
             else:
-                why[s.id] = UNNAMED  # the plain judgement: a shadow, a hand, something else
+                # Something hides the printed paper here: a ring (grey metal, like shadowed
+                # paper) the plain judgement might take for a neighbour's shadow and read empty.
+                why[s.id] = UNCLEAR

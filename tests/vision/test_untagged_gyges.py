@@ -123,3 +123,19 @@ def test_filmed_untagged_game_is_refereed_as_played(camera):
     play_film(fg, run)
     assert (run.wrong, run.intermediate, run.with_hand) == (0, 0, 0)
     assert run.decided == run.moves == len(played) == 2
+
+
+def test_a_ring_hidden_by_glare_is_never_read_empty(camera):
+    """Glare washes out a ring's rims; grey metal beside a named ring then looks like that
+    ring's shadow, which the plain reader reads as paper. The printed paper does not show
+    through a ring, so it stays unreadable (before that check the single on f2 was read empty)."""
+    grid, model, cal, rings = camera
+    reader = reader_for(grid, cal, Fidelity.KIND, rings=rings)
+    view = View({"f3": ["3"], "e3": ["2"], "f2": ["1"], "e2": ["3"]})
+    at = grid.sheet.by_id["f3"]
+    for strength in (160.0, 200.0):
+        frame = model.render(replace(UNTAGGED, view=view, seed=3, glare=(at.x, at.y, 20.0, strength)))
+        (_, H), = lock_on(grid.sheet, [frame, frame])[-1:]
+        got = reader.read(frame, H)
+        wrong, _ = judge(view, got.view, got.unreadable)
+        assert wrong == 0, (strength, got.view, got.why)
