@@ -16,9 +16,10 @@ the empty board cannot explain:
    only when tiers 1..n are present and the rest absent, every one of them clearly. Anything
    else (a rim in between, a tier present over an absent one, no rim at all) names no kind:
    the space is read ``occupied`` (mixed fidelity, the referee resolves it from history) when
-   it is a ring all the same (the outer rim round a flat top), else it goes to the plain
-   reader's judgement (a rim seen: unreadable; none: shadow, hand or piece as the plain reader
-   judges) — never a wrong kind.
+   it is a ring all the same (the outer rim round a flat top); a fainter rim round a flat top,
+   or no rim where the printed paper does not show through either, is unreadable (grey metal
+   must never be taken for a neighbour's shadow and read empty); only what lets the paper show
+   through goes to the plain reader's judgement (a shadow is paper) — never a wrong kind.
 
 The lines are learned (:func:`learn_rings`) from frames of a known position — the default
 set-up, where the engine says which ring is where — as the colour games learn their colours:
