@@ -30,6 +30,8 @@ EDGE_LEFT_MAX = 0.03  # share of its body foreign that nothing beside it explain
 DOUBT_SAT = 0.75  # under doubtful light: the colour's saturation, at least this share of its own
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
+BAND_OWN_MAX = 0.1  # ... or darker, with at most this share of the piece's colour,
+BAND_OTHER_MIN = 0.6  # ... where the other end has at least this share of it
 
 
 @dataclass(frozen=True)
@@ -324,25 +326,31 @@ class ColourReading:
         mine = vote == np.repeat(best, counts)
         vivid = _group_medians(np.where(mine, sat, np.nan), starts, counts) / np.maximum(class_sat[best], 1e-3)
         edges = g.is_edge[busy]
-        headings = self._headings(frame, H, busy[edges], gains, heights[edges]) if edges.any() else {}
+        headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges]) if edges.any() else {}
         return Look(clear, best, headings, vivid, coloured, leaning, shares)
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
-                  heights: np.ndarray) -> dict[int, str]:
-        """Edges with one clearly dark end: which way that end faces."""
+                  heights: np.ndarray, best: np.ndarray) -> dict[int, str]:
+        """Edges with one clearly dark end: which way that end faces. Clearly dark: its lower
+        quartile at most :data:`BAND_RATIO` of the other end's; or darker, with next to nothing
+        of the piece's colour (``best``) where the other end is mostly that colour (a dark band
+        blurred with the paper at a few pixels across)."""
         g = self.grid
-        lum = []
+        lum, own = [], []
         for grp in (g.end0, g.end1):
             pts, starts, counts = _gather(grp, spaces)
             px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
             # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
             # blurred with the bright paper either side, which a mean would take in.
             lum.append(_lower_quartiles(px.mean(axis=1), starts, counts))
+            vote, _ = votes(px / np.repeat(self._paper[spaces], counts, axis=0), self._hues)
+            own.append(_share(vote == np.repeat(best, counts), starts, counts))
         l0, l1 = lum
         out = {}
         for k, i in enumerate(spaces):
             dark = 0 if l0[k] < l1[k] else 1
-            if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]):
+            bare, full = own[dark][k], own[1 - dark][k]
+            if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]) or (bare <= BAND_OWN_MAX and full >= BAND_OTHER_MIN):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out
 
