@@ -60,7 +60,8 @@ class CameraSource:
         self.fidelity = fidelity or reader.fidelity  # type: ignore[union-attr]
         self.settle_time = float(settle_time)
         self.reread = float(reread)
-        self.lock = lock or BoardLock(sheet)
+        # The lock fits the markers through the reader's lens, as the service's own lock does.
+        self.lock = lock or BoardLock(sheet, lens=getattr(reader, "lens", None))
         self.gate = gate or MotionGate(sheet)
         self.source = source
         self.stats = SourceStats()
