@@ -20,7 +20,7 @@ pytest.importorskip("cv2")
 
 
 def table_part(out: str, name: str) -> str:
-    m = re.search(rf"^\[{name}\] (.*?)^troubles: (\d+)$", out, re.S | re.M)
+    m = re.search(rf"^\[{name}\] (.*?)^troubles: (\d+)$", out, re.DOTALL | re.MULTILINE)
     assert m, out
     return m.group(0)
 
@@ -29,7 +29,7 @@ def test_a_short_compressed_evening_at_three_tables():
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "soak_memory.py"), "--minutes", "0.5", "--rate", "5",
                            "--viewers", "8", "--game-length", "6", "--warm-up", "5", "--camera-moves", "3",
                            "--camera-rate", "3", "--pull-every", "3"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=240)
+                          cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-2000:]
     viewers = int(re.search(r"3 tables, (\d+) viewers", out).group(1))
