@@ -54,6 +54,7 @@ class CameraSpec:
     pieceset: Any = None  # vision.pieceset.PieceSet
     geometry: Path | None = None  # an own board's fit; None: beside the calibration (tableref/own_board.py)
     marker_mm: float | None = None  # the stuck-on corner markers' side; None: vision.geometry's default
+    rings: Any = None  # vision.ring_reading.RingModel: Gygès's rings read by their tiers, not tags
 
     @property
     def colour_game(self) -> bool:
@@ -81,7 +82,7 @@ def first_reader(spec: CameraSpec, sheet: Any = None) -> tuple[Any, str]:
     cal = Calibration.load(spec.calibration, grid)
     if cal.mode == "colour" and not cal.classes:
         return None, "the piece colours are not learned yet: run the colour step on the set-up page"
-    return reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset), ""
+    return reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset, rings=spec.rings), ""
 
 
 def missing_markers(frame: np.ndarray) -> list[int]:
@@ -271,7 +272,7 @@ class CalibrationJob:
             setup.source.use(None)  # the old colours belong to the old light: learn them again
             return (f"empty board learned from {len(locked)} frames and saved to {spec.calibration}; "
                     "now lay out the pieces and learn their colours")
-        reader = reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset)
+        reader = reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset, rings=spec.rings)
         detail = ""
         if self.step == "colours":
             frame, H = locked[-1]

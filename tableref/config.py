@@ -115,6 +115,7 @@ class CameraConfig:
     lens: Path | None = None  # the lens file (tableref calibrate-lens); None: an ideal pinhole
     pieceset: Path | None = None  # the user's own pieces' sizes (vision/pieceset.py); None: the game's
     geometry: Path | None = None  # an own board's fit (the set-up page writes it); None: beside the calibration
+    rings: Path | None = None  # Gygès's rings read without stickers: the lines `tableref calibrate --rings` learned
 
 
 @dataclass(frozen=True)
@@ -442,7 +443,8 @@ class _Reader:
             raise self.error(t.path("device"), f"the Pi camera is chosen by number (0, 1), got {device!r}")
         paced = t.get("paced", bool, False)
         return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced,  # type: ignore[arg-type]
-                            lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"), geometry=self.path(t, "geometry"))
+                            lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"), geometry=self.path(t, "geometry"),
+                            rings=self.path(t, "rings"))
 
     def replay(self, t: _Table) -> ReplayConfig:
         return ReplayConfig(self.path(t, "file", required=True), self.number(t, "speed", 1.0))  # type: ignore[arg-type]
@@ -560,7 +562,7 @@ def _check_files(config: Config) -> None:
                     pass
             except OSError as exc:
                 raise fail("source.camera.calibration", f"{src.calibration}: cannot read: {exc.strerror}") from None
-        for key, extra in (("lens", src.lens), ("pieceset", src.pieceset)):
+        for key, extra in (("lens", src.lens), ("pieceset", src.pieceset), ("rings", src.rings)):
             if extra is None:
                 continue
             try:

@@ -404,11 +404,22 @@ def _open_camera(source: Any, game: str) -> Feed:
     except (LensError, PieceSetError) as exc:
         key = "lens" if isinstance(exc, LensError) else "pieceset"
         raise SourceError(f"source.camera.{key}: {exc}") from None
+    rings = None
+    if getattr(source, "rings", None) is not None:
+        from vision.ring_reading import RingModel
+
+        if game != "gyges":
+            raise SourceError(f"source.camera.rings: only Gygès's rings are read without stickers, not {game}'s pieces")
+        try:
+            rings = RingModel.load(source.rings)
+        except CalibrationError as exc:
+            raise SourceError(f"source.camera.rings: {exc}") from None
     from .camera_setup import CameraSpec, first_reader
     from .own_board import first_sheet
 
     spec = CameraSpec(game, source.calibration, source.fidelity, lens=lens, lens_path=source.lens, pieceset=pieceset,
-                      geometry=getattr(source, "geometry", None), marker_mm=getattr(source, "marker_mm", None))
+                      geometry=getattr(source, "geometry", None), marker_mm=getattr(source, "marker_mm", None),
+                      rings=rings)
     try:
         sheet = first_sheet(spec)  # an own board's saved fit (tableref/own_board.py), else the printed sheet
     except ValueError as exc:

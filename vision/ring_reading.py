@@ -128,13 +128,24 @@ class RingModel:
 
     @classmethod
     def load(cls, path: str | Path) -> "RingModel":
-        where = str(path)
+        """A ring file as :meth:`save` writes it; an unknown, missing or repeated key is refused
+        naming it (``rules/strict.py``), as every file tableref reads."""
+        from rules.strict import expect_keys, loads
+
+        where = f"ring file {path}"
         try:
-            raw = json.loads(Path(path).read_text())["gyges_rings"]
+            data = loads(Path(path).read_text(), where=where, error=CalibrationError)
+            expect_keys(data, required=("gyges_rings",), where=where, error=CalibrationError)
+            raw = expect_keys(data["gyges_rings"], required=("present", "absent", "flat_max", "version"),
+                              where=where, path="gyges_rings", error=CalibrationError)
             model = cls(tuple(float(v) for v in raw["present"]), tuple(float(v) for v in raw["absent"]),  # type: ignore[arg-type]
-                        float(raw.get("flat_max", 0.08)), int(raw.get("version", 1)))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CalibrationError(f"{where}: not a ring calibration ({exc})") from exc
+                        float(raw["flat_max"]), int(raw["version"]))
+        except OSError as exc:
+            raise CalibrationError(f"{where}: cannot read: {exc.strerror}") from None
+        except (ValueError, TypeError) as exc:
+            if isinstance(exc, CalibrationError):
+                raise
+            raise CalibrationError(f"{where}: not a ring calibration ({exc})") from None
         if len(model.present) != len(TIERS) or len(model.absent) != len(TIERS):
             raise CalibrationError(f"{where}: gyges_rings needs {len(TIERS)} tiers' present and absent contrasts")
         return model

@@ -54,14 +54,18 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--game", required=True, help="the game whose printed board is in view")
     p.add_argument("--out", required=True, type=Path, help="calibration file to write (.npz)")
     p.add_argument("--position", default=None,
-                   help="the board now shows a known position: 'start', 'layout' (the calibration layout in "
-                        "docs/vision.md) or a position file (JSON); learns the pieces' colours into --out")
+                   help="the board now shows a known position: 'start', 'default' (the game's default set-up), 'layout' "
+                        "(the calibration layout in docs/vision.md) or a position file (JSON); learns the pieces' "
+                        "colours into --out")
     p.add_argument("--frames", type=int, default=10, help="frames to average (default 10)")
     p.add_argument("--snapshot", type=Path, default=None, help="write a PNG of the frame with the lock drawn")
     p.add_argument("--lens", type=Path, default=None,
                    help="the camera's lens file (tableref calibrate-lens): give the same one as [source.camera] lens")
     p.add_argument("--geometry", type=Path, default=None,
                    help="an own board's geometry (tableref fit-board): give the same one as [source.camera] geometry")
+    p.add_argument("--rings", type=Path, default=None,
+                   help="Gygès without stickers: with --position default (the rings on their default set-up), learn "
+                        "how each ring's tiers look into this file; give it as [source.camera] rings")
     p.set_defaults(func=cmd_calibrate)
 
     text = "draw the four corner markers alone, to stick on your own board (with a scale bar)"
@@ -176,6 +180,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail("--geometry", str(exc))
     if args.frames < 1:
         return _fail("--frames", f"must be at least 1, got {args.frames}")
+    if args.rings is not None and (args.game != "gyges" or args.position is None):
+        return _fail("--rings", "learns Gygès's rings from a known position: --game gyges --position default")
     lens = None
     if args.lens is not None:
         from vision.lens import Lens, LensError
@@ -205,6 +211,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail("--source", f"the four corner markers of the {args.game} board are not all in view "
                                  + ("(stuck on your board as when it was fitted; light it evenly)" if args.geometry
                                     else "(print it with `tableref print-board`, light it evenly)"))
+    if args.rings is not None:
+        return _learn_rings(args, grid, lens, view, locked[-args.frames:])
     try:
         if view is None:
             cal = Calibration.from_empty(grid, locked[-args.frames:])
@@ -230,6 +238,28 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                       "colours": [c.name for c in cal.classes]}))
     if args.snapshot is not None:
         cv2.imwrite(str(args.snapshot), draw_lock(frame, sheet, H))
+    return EXIT_OK
+
+
+def _learn_rings(args: argparse.Namespace, grid, lens, view, locked) -> int:
+    """The rings' tiers learned from frames of a known position, on the empty board's calibration
+    (``--out``, made first); the calibration itself is left as it is."""
+    from vision.reader import Calibration, CalibrationError
+    from vision.ring_reading import learn_rings
+
+    if not args.out.exists():
+        return _fail("--out", f"{args.out}: calibrate the empty board first (without --position)")
+    try:
+        cal = Calibration.load(args.out, grid)
+        rings = learn_rings(grid, cal, [(f, H, view) for f, H in locked], lens=lens)
+        rings.save(args.rings)
+    except CalibrationError as exc:
+        return _fail("--rings", str(exc))
+    except OSError as exc:
+        return _fail("--rings", f"{args.rings}: cannot write: {exc.strerror}")
+    print(json.dumps({"game": args.game, "calibration": str(args.out), "rings": str(args.rings),
+                      "frames": len(locked), "present": [round(v, 3) for v in rings.present],
+                      "absent": [round(v, 3) for v in rings.absent]}))
     return EXIT_OK
 
 
@@ -396,6 +426,8 @@ def _position_view(game_name: str, position: str, sheet: Any) -> Any:
         return game.start().view(Fidelity.KIND)
     if position == "layout":
         return colour_layout(sheet)
+    if position == "default":
+        return game.default_setup().view(Fidelity.KIND)
     from rules.strict import loads  # duplicate keys refused, like every position reader
 
     path = Path(position)
