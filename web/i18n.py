@@ -39,6 +39,12 @@ SCRIPT_MESSAGES = (
     "hand over the board: waiting for it to move away", "In hand:", "nothing", "Box:",
     # the players' names, as the page capitalises them
     "White", "Black", "South", "North", "Red", "Blue", "Green", "Yellow",
+    # the toasts (common.js, live.js, replay.js)
+    "You can control the game now.", "Logged out: watching only.",
+    "No admin PIN yet: choose it in a browser on the Pi itself.",
+    "Watching only: enter the admin PIN to move pieces.",
+    "Empty space: pick up a piece first, or choose one from the box.",
+    "Choose a game record file first.", "Imported as game {id}.",
 )
 
 

@@ -88,7 +88,7 @@
       await post(session.pin_set ? "/api/login" : "/api/pin", { pin });
       $("#pin-dialog").close();
       await refreshSession();
-      toast("You can control the game now.");
+      toast(t("You can control the game now."));
     } catch (e) {
       $("#pin-error").textContent = e.message;
     }
@@ -98,9 +98,9 @@
     if (session.admin) {
       await act("/api/logout");
       await refreshSession();
-      toast("Logged out: watching only.");
+      toast(t("Logged out: watching only."));
     } else if (!session.pin_set && !session.can_set_pin) {
-      toast("No admin PIN yet: choose it in a browser on the Pi itself.");
+      toast(t("No admin PIN yet: choose it in a browser on the Pi itself."));
     } else {
       openPinDialog();
     }

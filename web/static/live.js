@@ -261,7 +261,7 @@
     const admin = window.TR.session.admin;
     B.render($("#simboard"), board, {
       view: live.sim.view, players: live.players, labels: live.labels, held: sim.picker,
-      onSpace: admin ? clickSpace : () => toast("Watching only: enter the admin PIN to move pieces."),
+      onSpace: admin ? clickSpace : () => toast(t("Watching only: enter the admin PIN to move pieces.")),
     });
     const hand = $("#hand");
     hand.innerHTML = `<span class='hint'>${esc(t("In hand:"))}</span>`;
@@ -316,7 +316,7 @@
     const here = live.sim.view[space] || [];
     if (sim.box) return simAct("put", { space, token: sim.box }, true);
     if (live.sim.hand.length) return simAct("put", { space }, true);
-    if (!here.length) return toast("Empty space: pick up a piece first, or choose one from the box.");
+    if (!here.length) return toast(t("Empty space: pick up a piece first, or choose one from the box."));
     if (new Set(here).size > 1) { sim.picker = space; return renderPicker(); }
     return simAct("take", { space }, true);
   }

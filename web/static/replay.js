@@ -1,7 +1,7 @@
 /* The replay pages: the journal's games, and one game stepped through move by move. */
 "use strict";
 (function () {
-  const { $, toast } = window.TR;
+  const { $, toast, t } = window.TR;
   const B = window.TRBoard;
   const cap = window.TR.title;
 
@@ -34,12 +34,12 @@
   async function importRecord(ev) {
     ev.preventDefault();
     const file = $("#import-file").files[0];
-    if (!file) { toast("Choose a game record file first."); return; }
+    if (!file) { toast(t("Choose a game record file first.")); return; }
     const form = new FormData();
     form.append("record", file);
     try {
       const res = await window.TR.post("/api/journal/import", form);
-      toast(`Imported as game ${res.id}.`);
+      toast(t("Imported as game {id}.", { id: res.id }));
       listGames();
     } catch (e) {
       toast(e.message);
