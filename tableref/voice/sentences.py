@@ -219,8 +219,16 @@ class Narrator:
 
     def _game_over(self, outcome: Mapping[str, Any]) -> str:
         winner = outcome.get("winner")
-        text = self.c._("Game over: a draw") if winner is None else \
-            self.c._("Game over: {player} wins", player=self.player(winner))
+        # The reason, in this language, where the position followed is the one that ended
+        # (its outcome carries the reason as a phrase; the decision only its English).
+        ended = self.state.outcome() if self.state is not None else None
+        if ended is not None and ended.phrase is not None and ended.reason == outcome.get("reason"):
+            reason = self.c.say(ended.phrase)
+            text = self.c._("Game over: a draw ({reason})", reason=reason) if winner is None else \
+                self.c._("Game over: {player} wins ({reason})", player=self.player(winner), reason=reason)
+        else:
+            text = self.c._("Game over: a draw") if winner is None else \
+                self.c._("Game over: {player} wins", player=self.player(winner))
         scores = outcome.get("scores") or {}
         return f"{text}. {self.totals(scores)}" if scores else text
 

@@ -193,3 +193,23 @@ def test_move_said_in_french_in_the_games_words_else_by_notation():
     [u] = n.on(Accepted(1, 1, "0@zz9", "", start.successor(m).to_dict()))
     assert u.text == "Blanc joue 0 en zz9" and "@" not in u.text
     assert n.notation("1@W>a1*>c1") == "1 en W, a1, c1"
+
+
+@pytest.mark.parametrize("lang, want", [
+    ("en", "Game over: Black wins (Black reached 20 points). White 0, Black 21"),
+    ("fr", "Partie terminée : Noir gagne ("),
+])
+def test_game_over_says_why_in_the_language(lang, want):
+    from test_voice_games import SCRIPT
+
+    state = ANNI.start()
+    for text in SCRIPT[:-1]:
+        state = state.apply_text(text)
+    n, _ = narrator(lang, "annihilation", state)
+    move = state.parse_move(SCRIPT[-1])
+    after = state.successor(move)
+    n.on(Accepted(1, len(SCRIPT), SCRIPT[-1], state.describe_move(move), after.to_dict()))
+    [u] = n.on(GameOver(1, len(SCRIPT), after.outcome().to_dict()))
+    assert u.text.startswith(want)
+    if lang == "fr":
+        assert "reached" not in u.text and "points" in u.text, u.text

@@ -124,7 +124,7 @@ def test_annihilation_spoken_scores_are_the_journals(journal, tmp_path):
     assert spoken_scores == [
         (24, "Black scores 13. White 0, Black 13"),
         (26, "Black scores 8. White 0, Black 21"),
-        (26, "Game over: Black wins. White 0, Black 21"),
+        (26, "Game over: Black wins (Black reached 20 points). White 0, Black 21"),
     ]
     for ply, text in spoken_scores:  # each total said is the journal's score after that move
         white, black = map(int, TOTALS.search(text).groups())
