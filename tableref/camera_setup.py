@@ -7,7 +7,8 @@ snapshot is encoded from that only when someone asks (one encoding per frame, ho
 ask). A calibration step is a :class:`CalibrationJob` on its own thread, started by the page
 and polled for its progress; its result is saved where the config says
 (``[source.camera] calibration``) and handed to the source (``CameraSource.use``), which reads
-with it from its next frame: no restart.
+with it from its next frame: no restart. The lens step ("Measure the lens", from the
+ChArUco sheet) is ``tableref/lens_setup.py``.
 
 The service starts with a camera whose calibration file does not exist yet: the source then
 keeps the lock but reads nothing (the referee waits) until the empty board is learned here.
@@ -28,6 +29,9 @@ import numpy as np
 
 from rules import OCCUPIED, Fidelity, get_game
 from rules.view import View
+
+from .lens_setup import LENS_VIEWS, LENS_WAIT
+from .lens_setup import state as lens_state
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +158,7 @@ def verdicts(sheet: Any, reading: Any) -> dict[str, tuple[str, tuple[str, ...], 
 
 @dataclass
 class JobStatus:
-    step: str  # empty | colours
+    step: str  # empty | colours | lens
     state: str = "running"  # running | done | failed
     progress: str = "starting"
     fraction: float = 0.0
@@ -165,7 +169,7 @@ class JobStatus:
         return asdict(self)
 
 
-STEPS = ("empty", "colours")
+STEPS = ("empty", "colours", "lens")  # lens: tableref/lens_setup.py
 POSITIONS = ("layout", "start")
 
 
@@ -253,6 +257,10 @@ class CalibrationJob:
         from vision.readers import reader_for
 
         setup, spec = self.setup, self.setup.spec
+        if self.step == "lens":
+            from .lens_setup import measure
+
+            return measure(self)
         grid = setup.grid
         if self.step == "colours":
             if not spec.colour_game:
@@ -314,6 +322,7 @@ class CameraSetup:
         self._encode = threading.Lock()
         self._jpeg: tuple[Any, bytes] | None = None  # (the frame encoded, its JPEG)
         self.encoded = 0  # JPEGs encoded (the snapshot is encoded only when asked, once per frame)
+        self.lens_views, self.lens_wait = LENS_VIEWS, LENS_WAIT  # the lens step's (tests make them short)
 
     def use_sheet(self, sheet: Any) -> None:
         """Calibrate on ``sheet`` from now on (an own board's fit: tableref/own_board.py)."""
@@ -339,6 +348,7 @@ class CameraSetup:
             "calibration": str(self.spec.calibration), "calibrated": self.spec.calibration.exists(),
             "colour_game": self.spec.colour_game, "colours": colours,
             "lens": str(self.spec.lens_path) if self.spec.lens_path is not None else None,
+            "lens_step": lens_state(self.spec),
             "lock": source.lock.state.value,
             "own_board": self._own_board(),
             "job": job.status.to_dict() if job is not None else None,

@@ -399,7 +399,11 @@ def _open_camera(source: Any, game: str) -> Feed:
     from vision.pieceset import PieceSetError, load_pieceset
 
     try:
-        lens = Lens.load(source.lens) if source.lens is not None else None
+        # No lens key: the one the set-up page measured, beside the calibration (tableref/lens_setup.py)
+        from .lens_setup import beside
+
+        lens_path = source.lens if source.lens is not None else beside(source.calibration)
+        lens = Lens.load(lens_path) if lens_path is not None else None
         pieceset = load_pieceset(game, source.pieceset) if source.pieceset is not None else None
     except (LensError, PieceSetError) as exc:
         key = "lens" if isinstance(exc, LensError) else "pieceset"
@@ -417,7 +421,7 @@ def _open_camera(source: Any, game: str) -> Feed:
     from .camera_setup import CameraSpec, first_reader
     from .own_board import first_sheet
 
-    spec = CameraSpec(game, source.calibration, source.fidelity, lens=lens, lens_path=source.lens, pieceset=pieceset,
+    spec = CameraSpec(game, source.calibration, source.fidelity, lens=lens, lens_path=lens_path, pieceset=pieceset,
                       geometry=getattr(source, "geometry", None), marker_mm=getattr(source, "marker_mm", None),
                       rings=rings)
     try:

@@ -77,7 +77,7 @@ def calibrate() -> Any:
         return _no_camera()
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("step"), str):
-        return jsonify(error='expected a JSON object {"step": "empty" | "colours"}'), 400
+        return jsonify(error='expected a JSON object {"step": "empty" | "colours" | "lens"}'), 400
     position = body.get("position", "layout")
     if not isinstance(position, str):
         return jsonify(error='"position" must be "layout" or "start"'), 400
@@ -86,6 +86,19 @@ def calibrate() -> Any:
     except SetupError as exc:
         return jsonify(error=str(exc)), 409 if "still running" in str(exc) else 400
     return jsonify(status.to_dict()), 202
+
+
+@bp.get("/api/setup/lens-sheet.png")
+@admin_required
+def lens_sheet() -> Any:
+    """The ChArUco sheet the lens step looks for, to print at 100 % (30 mm squares)."""
+    from tableref.lens_setup import sheet_png
+
+    if _camera() is None:
+        return _no_camera()
+    resp = Response(sheet_png(), mimetype="image/png")
+    resp.headers["Content-Disposition"] = 'attachment; filename="charuco-sheet.png"'
+    return resp
 
 
 @bp.get("/api/setup/job")

@@ -210,8 +210,12 @@
     setup = st;
     $("#cal-file").textContent = `${st.title}: the calibration is saved to ${st.calibration}` +
       (st.calibrated ? "." : " (not made yet).");
-    $("#lens-file").textContent = st.lens ? `in use: ${st.lens}` :
-      "none (an ideal pinhole). Measure a wide-angle lens with `tableref calibrate-lens`, then set [source.camera] lens.";
+    const lens = st.lens_step || {};
+    $("#lens-file").textContent = st.lens
+      ? `In use: ${st.lens}` + (lens.error_px !== null && lens.error_px !== undefined
+        ? ` (reprojection error ${lens.error_px.toFixed(2)} px: ${lens.verdict}).` : ".")
+      : `None (an ideal pinhole); a measured lens is saved to ${lens.saves_to}.`;
+    $("#lens-relearn").hidden = !lens.relearn;
     $("#colour-step").hidden = !st.colour_game;
     $("#own-board").hidden = !st.own_board;
     if (st.own_board) {
@@ -241,7 +245,7 @@
     const res = $("#job-result");
     res.dataset.state = job.state;
     res.textContent = job.state === "running" ? "" : (job.state === "done" ? "Done: " : "Failed: ") + job.result;
-    for (const b of ["#cal-empty", "#cal-colours"]) $(b).disabled = job.state === "running";
+    for (const b of ["#cal-empty", "#cal-colours", "#cal-lens"]) $(b).disabled = job.state === "running";
   }
 
   async function refreshState() {
@@ -293,6 +297,7 @@
   document.addEventListener("DOMContentLoaded", () => {
     $("#cal-empty").addEventListener("click", () => runStep("empty"));
     $("#cal-colours").addEventListener("click", () => runStep("colours"));
+    $("#cal-lens").addEventListener("click", () => runStep("lens"));
     $("#fit-start").addEventListener("click", startFit);
     $("#fit-save").addEventListener("click", saveFit);
     $("#fit-cancel").addEventListener("click", endFit);
