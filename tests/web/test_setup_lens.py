@@ -1,0 +1,202 @@
+"""The set-up page's lens step ("Measure the lens"): admin only, CSRF on its POST; on a camera
+filming the ChArUco sheet (the camera model's shots through a k1 -0.2 lens) it ends with a lens
+file close to the truth, saved beside the calibration, and the running lock and reader using it
+at once; a camera that never shows the sheet ends with a clear error after the time-out."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+import cv2
+import numpy as np
+import pytest
+
+from rules.view import View
+from setupscene import SceneCamera, camera_feed
+from tableref.serve import Service
+from vision.camera_model import CameraSetup
+from vision.capture import CapturedFrame
+from vision.lens import Lens, charuco_board
+from vision.scene_film import charuco_shots
+from vision.synth import Renderer
+from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
+
+GAME = "gyges"
+SIZE = (960, 540)  # small frames keep the test fast; the lens is measured at the stream's size
+TRUTH = CameraSetup(size=SIZE, k1=-0.2, tilt_deg=20)
+
+
+class SheetCamera(SceneCamera):
+    """The board camera of the set-up tests, which can also film the ChArUco sheet held up in
+    front of it: ``hold(images)`` shows those shots one after another, round and round."""
+
+    def __init__(self) -> None:
+        from rules import get_game
+        from vision.layout import Sheet
+
+        sheet = Sheet.for_board(get_game(GAME).board())
+        super().__init__(GAME, sheet=sheet, renderer=Renderer(sheet, size=SIZE))
+        self._held: itertools.cycle | None = None
+        self._held_lock = threading.Lock()
+
+    def hold(self, images: list[np.ndarray] | None) -> None:
+        with self._held_lock:
+            self._held = itertools.cycle(images) if images else None
+
+    def read(self) -> CapturedFrame | None:
+        got = super().read()  # keeps the pace (and the close)
+        with self._held_lock:
+            held = next(self._held) if self._held is not None else None
+        if got is None or held is None:
+            return got
+        return CapturedFrame(held.copy(), got.t)
+
+
+@pytest.fixture(scope="module")
+def shots():
+    return [s.image for s in charuco_shots(charuco_board(), TRUTH)]
+
+
+@pytest.fixture
+def camera():
+    return SheetCamera()
+
+
+@pytest.fixture
+def svc(tmp_path, camera):
+    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
+                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "cal" / "gyges.npz"))
+    service.start()
+    yield service
+    service.close()
+
+
+def until(check, timeout=15.0, every=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s")
+
+
+def finished(client, timeout=60.0):
+    def ok():
+        job = client.get("/api/setup/job").get_json()
+        return job if job and job["state"] != "running" else None
+
+    return until(ok, timeout=timeout)
+
+
+def test_the_lens_step_is_for_the_admin_only(svc):
+    lan = svc.app.test_client()
+    token = csrf(lan)
+    assert lan.get("/api/setup/lens-sheet.png", environ_base=LAN).status_code == 403
+    r = lan.post("/api/setup/calibrate", json={"step": "lens"}, headers={"X-CSRF-Token": token}, environ_base=LAN)
+    assert r.status_code == 403 and "admin PIN" in r.get_json()["error"]
+    admin, _ = admin_client(svc)
+    r = admin.post("/api/setup/calibrate", json={"step": "lens"})  # no CSRF token
+    assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
+    assert svc.camera_setup.job() is None
+    # The admin downloads the sheet the step looks for: the whole ChArUco board is found in it.
+    r = admin.get("/api/setup/lens-sheet.png")
+    assert r.status_code == 200 and r.mimetype == "image/png" and "attachment" in r.headers["Content-Disposition"]
+    img = cv2.imdecode(np.frombuffer(r.data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    _, ids, _, _ = cv2.aruco.CharucoDetector(charuco_board()).detectBoard(img)
+    assert ids is not None and len(ids) == 6 * 4  # every inner corner of the 7 x 5 squares
+    page = admin.get("/setup").data
+    assert b'id="cal-lens"' in page and b'href="/api/setup/lens-sheet.png"' in page
+
+
+def test_measure_the_lens_then_read_through_it_at_once(svc, camera, shots, tmp_path):
+    client, post = admin_client(svc)
+    source = svc.camera_setup.source
+    # The empty board first (learned through no lens), so that a reader is running.
+    until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+    assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+    job = finished(client)
+    assert job["state"] == "done", job
+    until(lambda: source.reader is not None)
+    state = client.get("/api/setup").get_json()
+    assert state["lens"] is None and not state["lens_step"]["relearn"]
+    assert state["lens_step"]["saves_to"] == str(tmp_path / "cal" / "gyges-lens.json")
+
+    camera.hold([s for s in shots for _ in (0, 1)])  # the admin holds the sheet up, turning it, pausing
+    svc.camera_setup.lens_views = len(shots)
+    svc.camera_setup.lens_wait = 5.0
+    r = post("/api/setup/calibrate", {"step": "lens"})
+    assert r.status_code == 202 and r.get_json()["step"] == "lens"
+    seen = set()
+
+    def done():
+        job = client.get("/api/setup/job").get_json()
+        seen.add(job["progress"])
+        return job if job["state"] != "running" else None
+
+    job = until(done, timeout=60)
+    assert job["state"] == "done", job
+    assert any(f"of {len(shots)} views" in p for p in seen), seen  # progress counted the views
+    assert any("too alike skipped" in p for p in seen), seen  # the same shot seen again is not kept
+    path = tmp_path / "cal" / "gyges-lens.json"
+    assert f"saved to {path}" in job["result"] and "(good)" in job["result"], job
+    assert "learn it again" in job["result"]
+    lens = Lens.load(path)
+    assert lens.size == SIZE and lens.error_px < 1.0
+    # Within a sensible error of the truth: where each lens bends a pinhole's points. The nine
+    # views of the sheet reach the middle of the frame well, its corners less (k2 is left free
+    # there: 6 px off at 10 % from a corner), so: the middle 60 % within 2 px, the median of
+    # the middle 80 % within half a pixel.
+    truth = Lens(TRUTH.K, TRUTH.dist, SIZE)
+    assert abs(lens.K[0, 0] - TRUTH.K[0, 0]) / TRUTH.K[0, 0] < 0.03
+
+    def off(f):
+        xs, ys = np.meshgrid(np.linspace(0.5 - f / 2, 0.5 + f / 2, 9) * SIZE[0],
+                             np.linspace(0.5 - f / 2, 0.5 + f / 2, 5) * SIZE[1])
+        ideal = np.stack([xs.ravel(), ys.ravel()], axis=1)
+        return np.hypot(*(lens.distort_points(ideal) - truth.distort_points(ideal)).T)
+
+    assert off(0.6).max() < 2.0 and np.median(off(0.8)) < 0.5, (off(0.6).max(), np.median(off(0.8)))
+
+    # In use at once, no restart: the lock and the reader (the saved calibration) through it.
+    camera.hold(None)
+    until(lambda: source.lock.lens is not None and source.reader is not None)
+    assert np.allclose(source.lock.lens.K, lens.K) and np.allclose(source.reader.lens.K, lens.K)
+    assert svc.camera_setup.spec.lens_path == path
+    state = client.get("/api/setup").get_json()
+    assert state["lens"] == str(path) and state["lens_step"]["relearn"]
+    assert state["lens_step"]["error_px"] == pytest.approx(lens.error_px, abs=1e-3)
+    # Learning the empty board again (through the new lens) clears the note.
+    time.sleep(0.05)  # the file times differ
+    until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+    assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+    assert finished(client)["state"] == "done"
+    assert not client.get("/api/setup").get_json()["lens_step"]["relearn"]
+
+
+def test_a_camera_that_never_shows_the_sheet_ends_with_a_clear_error(svc, camera, tmp_path):
+    client, post = admin_client(svc)
+    camera.show(View())
+    svc.camera_setup.lens_wait = 1.0
+    t0 = time.monotonic()
+    assert post("/api/setup/calibrate", {"step": "lens"}).status_code == 202
+    busy = post("/api/setup/calibrate", {"step": "empty"})
+    assert busy.status_code == 409 and "lens step is still running" in busy.get_json()["error"]
+    job = finished(client, timeout=15)
+    assert job["state"] == "failed" and "ChArUco sheet was not seen in 1 s" in job["result"], job
+    assert time.monotonic() - t0 < 10
+    assert not (tmp_path / "cal" / "gyges-lens.json").exists()
+    assert svc.camera_setup.source.lock.lens is None
+
+
+def test_the_service_loads_the_lens_the_page_saved(tmp_path):
+    """No [source.camera] lens key: the next start uses the lens saved beside the calibration."""
+    from tableref.lens_setup import beside, lens_file
+
+    cal = tmp_path / "gyges.npz"
+    assert lens_file(cal) == tmp_path / "gyges-lens.json" and beside(cal) is None
+    Lens(TRUTH.K, TRUTH.dist, SIZE, 0.3).save(lens_file(cal))
+    assert beside(cal) == tmp_path / "gyges-lens.json"
+    assert lens_file(cal, tmp_path / "mine.json") == tmp_path / "mine.json"
