@@ -192,11 +192,24 @@ def test_a_camera_that_never_shows_the_sheet_ends_with_a_clear_error(svc, camera
 
 
 def test_the_service_loads_the_lens_the_page_saved(tmp_path):
-    """No [source.camera] lens key: the next start uses the lens saved beside the calibration."""
-    from tableref.lens_setup import beside, lens_file
+    """No [source.camera] lens key: the next start uses the lens saved beside the calibration;
+    with the key, that file (and the page saves there)."""
+    from tableref.config import load_config
+    from tableref.service import _open_camera
 
-    cal = tmp_path / "gyges.npz"
-    assert lens_file(cal) == tmp_path / "gyges-lens.json" and beside(cal) is None
-    Lens(TRUTH.K, TRUTH.dist, SIZE, 0.3).save(lens_file(cal))
-    assert beside(cal) == tmp_path / "gyges-lens.json"
-    assert lens_file(cal, tmp_path / "mine.json") == tmp_path / "mine.json"
+    cfg = tmp_path / "t.toml"
+    head = '[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n' \
+           'device = "none.avi"\nbackend = "opencv"\n'
+    cfg.write_text(head)
+    feed = _open_camera(load_config(cfg).source, "gyges")
+    assert feed.spec.lens is None and feed.camera.lock.lens is None
+    Lens(TRUTH.K, TRUTH.dist, SIZE, 0.3).save(tmp_path / "cal-lens.json")
+    feed = _open_camera(load_config(cfg).source, "gyges")
+    assert feed.spec.lens_path == tmp_path / "cal-lens.json" and np.allclose(feed.camera.lock.lens.K, TRUTH.K)
+    cfg.write_text(head + 'lens = "mine.json"\n')
+    Lens(TRUTH.K * [[1.1], [1.1], [1]], TRUTH.dist, SIZE, 0.3).save(tmp_path / "mine.json")
+    feed = _open_camera(load_config(cfg).source, "gyges")
+    assert feed.spec.lens_path == tmp_path / "mine.json" and feed.camera.lock.lens.K[0, 0] > 1.05 * TRUTH.K[0, 0]
+    from tableref.lens_setup import state
+
+    assert state(feed.spec)["saves_to"] == str(tmp_path / "mine.json")
