@@ -214,7 +214,7 @@
     $("#lens-file").textContent = st.lens
       ? `In use: ${st.lens}` + (lens.error_px !== null && lens.error_px !== undefined
         ? ` (reprojection error ${lens.error_px.toFixed(2)} px: ${lens.verdict}).` : ".")
-      : `None (an ideal pinhole); a measured lens is saved to ${lens.saves_to}.`;
+      : `In use: none (an ideal pinhole); a measured lens is saved to ${lens.saves_to}.`;
     $("#lens-relearn").hidden = !lens.relearn;
     $("#colour-step").hidden = !st.colour_game;
     $("#own-board").hidden = !st.own_board;
