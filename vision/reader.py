@@ -174,7 +174,10 @@ class Reader(ColourReading):
             # the light is judged again without the probes a piece seen may cover.
             hide = self._probes_under(pose, np.flatnonzero((foreign > empty_max) & ~g.is_area))
             if hide.any():
-                gains, spread, harsh = _gains(g, self.cal, frame, pose, ignore=hide)
+                # Fewer probes left to count make one disturbed probe weigh more: the light is
+                # unsure only where it is so counted either way (a hand disturbs both counts).
+                gains, spread2, harsh2 = _gains(g, self.cal, frame, pose, ignore=hide)
+                spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
                 v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
                 foreign = _share(foreign_pt, starts, counts)
         clipped_pt = _any_channel(body >= SATURATED)
