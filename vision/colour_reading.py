@@ -32,6 +32,13 @@ CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
 BAND_OWN_MAX = 0.1  # ... or darker, with at most this share of the piece's colour,
 BAND_OTHER_MIN = 0.6  # ... where the other end has at least this share of it
+# Without a lens file a barrel lens puts the sheet's far parts 2-3 px (2-3 mm at 720p) off where
+# the homography says, most of a 4 mm bar's width and more than its core's: an edge's core is
+# also looked at shifted this far along and across the edge (mm), and the shift that shows one
+# colour plainest is kept — the bar is still its own (the core stays clear of the edge's ends,
+# where other edges' bars are).
+EDGE_SHIFTS_MM = (0.0, 1.2, 2.4)
+SHIFT_FROM = 0.3  # ... where the unshifted core has at least this share of that colour already
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,7 @@ class ColourReading:
         # paper as a whole.
         self._paper = cal.probe_ref[g.probe_of].mean(axis=1).astype(np.float32)
         self._edge_t, self._vertex_mates = _edge_geometry(g)
+        self._shifts = _edge_shifts(g)
         self._hues = hue_classes([c.name for c in cal.classes],
                                  np.array([c.mean for c in cal.classes], np.float32).reshape(-1, 3),
                                  paper_white(cal.probe_ref))
@@ -313,11 +321,33 @@ class ColourReading:
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
-        vote, sat = votes(sample(frame, H, core, np.repeat(heights, counts)) / white, self._hues)
-        share = np.stack([_share(vote == k, starts, counts) for k in range(len(self._hues))], axis=1)
+        at = np.repeat(heights, counts)
+        # Each space's core where it shows one colour plainest, of the shifts allowed it (an
+        # edge's; a point's is 0): its best colour's share less twice any other's.
+        vote = sat = share = shift = score = None
+        for s in range(self._shifts.shape[1]):
+            d = self._shifts[busy, s]
+            v, sa = votes(sample(frame, H, core + np.repeat(d, counts, axis=0), at) / white, self._hues)
+            sh = np.stack([_share(v == k, starts, counts) for k in range(len(self._hues))], axis=1)
+            top2 = np.sort(sh, axis=1)[:, ::-1]
+            sc = top2[:, 0] - 2 * top2[:, 1] if sh.shape[1] > 1 else top2[:, 0]
+            if vote is None:
+                vote, sat, share, shift, score = v, sa, sh, d.copy(), sc
+                first_best = np.argmax(sh, axis=1)
+                first_share = sh[np.arange(len(busy)), first_best]
+                first_coloured = sh.sum(axis=1)
+                continue
+            # Only where the unshifted core already shows some of that colour (a bar misplaced,
+            # not a neighbour's colour blurred into an empty edge's reach).
+            same = np.argmax(sh, axis=1) == first_best
+            take = (sc > score + 1e-6) & np.any(d != 0, axis=1) & same & (first_share >= SHIFT_FROM)
+            if take.any():
+                pt = np.repeat(take, counts)
+                vote[pt], sat[pt] = v[pt], sa[pt]
+                share[take], shift[take], score[take] = sh[take], d[take], sc[take]
         shares = share.copy()
         best = np.argmax(share, axis=1)
-        coloured = share.sum(axis=1)
+        coloured = first_coloured  # where the top would show, unshifted (an empty edge's test)
         top = share[np.arange(len(busy)), best]
         share[np.arange(len(busy)), best] = 0
         clear = (top >= CLASS_MIN) & (share.max(axis=1) <= OTHER_MAX)
@@ -326,11 +356,12 @@ class ColourReading:
         mine = vote == np.repeat(best, counts)
         vivid = _group_medians(np.where(mine, sat, np.nan), starts, counts) / np.maximum(class_sat[best], 1e-3)
         edges = g.is_edge[busy]
-        headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges]) if edges.any() else {}
+        headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges], shift[edges]) \
+            if edges.any() else {}
         return Look(clear, best, headings, vivid, coloured, leaning, shares)
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
-                  heights: np.ndarray, best: np.ndarray) -> dict[int, str]:
+                  heights: np.ndarray, best: np.ndarray, shift: np.ndarray | None = None) -> dict[int, str]:
         """Edges with one clearly dark end: which way that end faces. Clearly dark: its lower
         quartile at most :data:`BAND_RATIO` of the other end's; or darker, with next to nothing
         of the piece's colour (``best``) where the other end is mostly that colour (a dark band
@@ -339,6 +370,8 @@ class ColourReading:
         lum, own = [], []
         for grp in (g.end0, g.end1):
             pts, starts, counts = _gather(grp, spaces)
+            if shift is not None:  # where the core showed its colour plainest
+                pts = pts + np.repeat(shift, counts, axis=0)
             px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
             # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
             # blurred with the bright paper either side, which a mean would take in.
@@ -376,6 +409,24 @@ def _edge_geometry(g) -> tuple[np.ndarray, list[tuple[set[int], set[int]]]]:
             near = np.flatnonzero((d < 0.5).any(axis=1))
             mates[i][side].update(int(edges[b]) for b in near if b != a)
     return t, mates
+
+
+def _edge_shifts(g) -> np.ndarray:
+    """Per space, the shifts (mm) its core is looked at with: 0 first; for an edge, each of
+    :data:`EDGE_SHIFTS_MM` across it and the first two along it, both ways (0 for the
+    other spaces): a bar 10 mm long is misplaced less along than across its 4 mm."""
+    along = sorted({a * sgn for a in EDGE_SHIFTS_MM[:2] for sgn in (1, -1)}, key=abs)
+    across = sorted({b * sgn for b in EDGE_SHIFTS_MM for sgn in (1, -1)}, key=abs)
+    steps = [(a, b) for a in along for b in across]  # (0, 0) first
+    out = np.zeros((len(g.spaces), len(steps), 2), np.float32)
+    for i, s in enumerate(g.spaces):
+        if s.kind != "edge":
+            continue
+        (x1, y1), (x2, y2) = s.ends
+        u = np.array([x2 - x1, y2 - y1]) / max(s.length, 1e-9)
+        n = np.array([-u[1], u[0]])
+        out[i] = [a * u + b * n for a, b in steps]
+    return out
 
 
 def _padded(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
