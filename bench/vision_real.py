@@ -227,26 +227,31 @@ def run_setting(game: str, size: tuple[int, int], s: Setting, frames: int, seed:
         frame = model.render(scene)
         row.render_ms.append(1000 * (time.perf_counter() - t0))
         row.frames += 1
-        lock = BoardLock(grid.sheet, **(lens_kw if _takes_lens(BoardLock) else {}))
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        lock.update(grey)
-        status = lock.update(grey)
-        if not status.readable:
-            continue
-        row.lock += 1
-        t0 = time.perf_counter()
-        got = reader.read(frame, status.H)
-        row.read_ms.append(1000 * (time.perf_counter() - t0))
-        wrong, occ = judge(view, got.view, got.unreadable)
-        row.wrong_spaces += wrong
-        row.occupied_spaces += occ
-        row.unreadable_spaces += len(got.unreadable)
-        if not got.unreadable and not wrong:
-            row.usable += 1
-            row.whole += occ == 0
-        if not got.unreadable and wrong:
-            row.false_accepts += 1
+        score_frame(row, reader, view, frame, BoardLock(grid.sheet, **(lens_kw if _takes_lens(BoardLock) else {})))
     return row
+
+
+def score_frame(row: Row, reader, view: View, frame: np.ndarray, lock: BoardLock) -> None:
+    """A fresh lock on ``frame`` (two looks, as a still camera gives), the read, and the frame
+    counted into ``row``: locked, read whole, usable, a false accept."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock.update(grey)
+    status = lock.update(grey)
+    if not status.readable:
+        return
+    row.lock += 1
+    t0 = time.perf_counter()
+    got = reader.read(frame, status.H)
+    row.read_ms.append(1000 * (time.perf_counter() - t0))
+    wrong, occ = judge(view, got.view, got.unreadable)
+    row.wrong_spaces += wrong
+    row.occupied_spaces += occ
+    row.unreadable_spaces += len(got.unreadable)
+    if not got.unreadable and not wrong:
+        row.usable += 1
+        row.whole += occ == 0
+    if not got.unreadable and wrong:
+        row.false_accepts += 1
 
 
 def run_row(game: str, size: tuple[int, int], s: Setting, frames: int, seed: int) -> Row:

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, judge  # noqa: E402
+from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, score_frame  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from vision.calibration import calibrate, lock_on  # noqa: E402
 from vision.camera_model import CameraModel, Hand  # noqa: E402
@@ -82,25 +82,7 @@ def run(setting: str, frames: int, seed: int) -> list[Row]:
             frame = model.render(scene)
             row.render_ms.append(1000 * (time.perf_counter() - t0))
             row.frames += 1
-            lock = BoardLock(grid.sheet)
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            lock.update(grey)
-            status = lock.update(grey)
-            if not status.readable:
-                continue
-            row.lock += 1
-            t0 = time.perf_counter()
-            got = reader.read(frame, status.H)
-            row.read_ms.append(1000 * (time.perf_counter() - t0))
-            wrong, occ = judge(view, got.view, got.unreadable)
-            row.wrong_spaces += wrong
-            row.occupied_spaces += occ
-            row.unreadable_spaces += len(got.unreadable)
-            if not got.unreadable and not wrong:
-                row.usable += 1
-                row.whole += occ == 0
-            if not got.unreadable and wrong:
-                row.false_accepts += 1
+            score_frame(row, reader, view, frame, BoardLock(grid.sheet))
         if rings is not None:
             row.note = "lines: " + " ".join(f"t{j + 1} {a:.2f}/{p:.2f}" for j, (a, p) in
                                             enumerate(zip(rings.absent, rings.present)))
