@@ -293,15 +293,16 @@ class CalibrationJob:
         return f"{what} learned from {len(locked)} frames and saved to {spec.calibration}; reading with it now{detail}"
 
 
-def save_calibration(cal: Any, path: Path) -> None:
-    """Written beside, then moved over: a failed write never leaves half a calibration."""
+def save_calibration(cal: Any, path: Path, what: str = "the calibration") -> None:
+    """``cal.save`` written beside, then moved over: a failed write never leaves half a file
+    (a calibration, a lens)."""
     tmp = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         cal.save(tmp)
         tmp.replace(path)
     except OSError as exc:
-        raise SetupError(f"{path}: cannot save the calibration: {exc.strerror or exc}") from None
+        raise SetupError(f"{path}: cannot save {what}: {exc.strerror or exc}") from None
 
 
 # -- the set-up ---------------------------------------------------------------------------------

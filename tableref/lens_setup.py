@@ -115,7 +115,7 @@ def measure(job: "CalibrationJob") -> str:
     from vision.lens import LensError, calibrate_lens
     from vision.lock import BoardLock
 
-    from .camera_setup import FRAME_WAIT, SetupError, first_reader
+    from .camera_setup import FRAME_WAIT, SetupError, first_reader, save_calibration
 
     setup = job.setup
     target = max(3, int(setup.lens_views))
@@ -156,13 +156,7 @@ def measure(job: "CalibrationJob") -> str:
         raise SetupError(str(exc)) from None
     path = lens_file(setup.spec.calibration, setup.spec.lens_path)
     job._say("saving", 0.95)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lens.save(tmp)
-        tmp.replace(path)
-    except OSError as exc:
-        raise SetupError(f"{path}: cannot save the lens: {exc.strerror or exc}") from None
+    save_calibration(lens, path, "the lens")
     setup.spec = spec = replace(setup.spec, lens=lens, lens_path=path)
     reader, _ = first_reader(spec, setup.sheet)  # the saved calibration read through the new lens
     setup.source.use(reader, lock=BoardLock(setup.sheet, lens=lens))
