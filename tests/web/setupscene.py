@@ -111,3 +111,32 @@ def own_geometry(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, m
     markers = {i: np.float32([px(x, y), px(x + m, y), px(x + m, y + m), px(x, y + m)]) for i, (x, y) in origins.items()}
     handles = {r: px(board.space(r).x, board.space(r).y) for r in reference_spaces(board)}
     return fit_geometry(board, handles, markers, marker_mm=marker_mm)
+
+
+def until(check, timeout: float = 20.0, every: float = 0.05):
+    """``check()``'s first true answer, polled; fails the test after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(every)
+    raise AssertionError(f"not within {timeout} s")
+
+
+def finished(client, timeout: float = 60.0):
+    """The set-up page's calibration job once it is no longer running."""
+    def ok():
+        job = client.get("/api/setup/job").get_json()
+        return job if job and job["state"] != "running" else None
+
+    return until(ok, timeout=timeout)
+
+
+def reads(client, view: View, timeout: float = 15.0):
+    """Wait until the set-up page's overlay reads ``view``, space by space."""
+    def read_right():
+        spaces = client.get("/api/setup/overlay").get_json()["spaces"]
+        return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
+
+    return until(read_right, timeout=timeout)

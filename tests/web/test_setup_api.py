@@ -13,7 +13,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
-from setupscene import SceneCamera, camera_feed
+from setupscene import SceneCamera, camera_feed, finished, reads, until
 from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
 
 GAME = "gyges"
@@ -34,14 +34,6 @@ def svc(tmp_path, camera):
     service.close()
 
 
-def until(check, timeout=15.0, every=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(every)
-    raise AssertionError(f"not within {timeout} s")
 
 
 def locked_overlay(client):
@@ -52,12 +44,6 @@ def locked_overlay(client):
     return until(ok)
 
 
-def finished(client):
-    def ok():
-        job = client.get("/api/setup/job").get_json()
-        return job if job and job["state"] != "running" else None
-
-    return until(ok, timeout=30)
 
 
 def test_a_watcher_gets_403_and_no_csrf_no_post(svc):
@@ -143,11 +129,7 @@ def test_calibration_says_which_marker_is_missing_then_reads_at_once(svc, camera
     view = get_game(GAME).default_setup().view(Fidelity.KIND)
     camera.show(view)
 
-    def read_right():
-        spaces = client.get("/api/setup/overlay").get_json()["spaces"]
-        return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
-
-    until(read_right)
+    reads(client, view)
     assert client.get("/api/setup").get_json()["mode"] == "reading"
 
 
@@ -230,10 +212,6 @@ def test_a_dual_stream_camera_is_set_up_on_its_watched_picture_and_read_at_full_
         view = get_game(GAME).default_setup().view(Fidelity.KIND)
         camera.show(view)
 
-        def read_right():
-            spaces = client.get("/api/setup/overlay").get_json()["spaces"]
-            return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
-
-        until(read_right)
+        reads(client, view)
     finally:
         service.close()

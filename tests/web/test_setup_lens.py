@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rules.view import View
-from setupscene import SceneCamera, camera_feed
+from setupscene import SceneCamera, camera_feed, finished, until
 from tableref.serve import Service
 from vision.camera_model import CameraSetup
 from vision.capture import CapturedFrame
@@ -73,22 +73,8 @@ def svc(tmp_path, camera):
     service.close()
 
 
-def until(check, timeout=15.0, every=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(every)
-    raise AssertionError(f"not within {timeout} s")
 
 
-def finished(client, timeout=60.0):
-    def ok():
-        job = client.get("/api/setup/job").get_json()
-        return job if job and job["state"] != "running" else None
-
-    return until(ok, timeout=timeout)
 
 
 def test_the_lens_step_is_for_the_admin_only(svc):

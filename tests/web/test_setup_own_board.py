@@ -13,7 +13,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
-from setupscene import SceneCamera, camera_feed
+from setupscene import SceneCamera, camera_feed, reads, until
 from webhelp import FAST_SCRYPT, admin_client
 
 pytest.importorskip("vision.geometry", reason="the own-board fit (vision/geometry.py) is not in this checkout")
@@ -40,14 +40,6 @@ def svc(tmp_path, camera):
     service.close()
 
 
-def until(check, timeout=20.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"not within {timeout} s")
 
 
 def true_px(camera, space):
@@ -89,11 +81,7 @@ def test_fit_my_own_board_then_read_through_it(svc, camera, tmp_path):
     view = get_game(GAME).default_setup().view(Fidelity.KIND)
     camera.show(view)
 
-    def read_right():
-        spaces = client.get("/api/setup/overlay").get_json()["spaces"]
-        return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
-
-    until(read_right)
+    reads(client, view, timeout=20.0)
 
 
 def test_a_covered_marker_is_named(svc, camera):
