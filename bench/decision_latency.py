@@ -88,21 +88,24 @@ def start_for(game: str):
     return g.default_setup() if game == "gyges" else g.start()
 
 
+def timed(frames, drawing: list[float]):
+    """``frames`` passed on, the wall time spent drawing them added to ``drawing[0]`` (the
+    camera's time, not the chain's: left out of the latencies)."""
+    while True:
+        t = time.perf_counter()
+        img = next(frames, None)
+        drawing[0] += time.perf_counter() - t
+        if img is None:
+            return
+        yield img
+
+
 def play(session: Session, start, played, script: HandScript, fps: float, *, old: bool, run: Run) -> None:
     frames = script_frames(session.renderer, script.items(), pose=session.pose,
                            effects=session.effects(hard=False), seed=7)
     drawing = [0.0]  # wall time spent drawing the film: the camera's, not ours, so left out
 
-    def timed(frames):
-        while True:
-            t = time.perf_counter()
-            img = next(frames, None)
-            drawing[0] += time.perf_counter() - t
-            if img is None:
-                return
-            yield img
-
-    source = CameraSource(ArrayCapture(timed(frames), fps=fps), session.reader(), settle_time=0.3 if old else 0.1)
+    source = CameraSource(ArrayCapture(timed(frames, drawing), fps=fps), session.reader(), settle_time=0.3 if old else 0.1)
     stab = Stabiliser()
     truth = {round(f.t, 4): f for f in script.frames}
     positions, s = [], start  # judged by position: two notations of one outcome are one move
@@ -225,17 +228,8 @@ def play_film(fg: FilmedGame, run: Run, *, seed: int = 0) -> list[tuple[int, flo
     of the frame that decided it."""
     drawing = [0.0]
 
-    def timed(frames):
-        while True:
-            t = time.perf_counter()
-            img = next(frames, None)
-            drawing[0] += time.perf_counter() - t
-            if img is None:
-                return
-            yield img
-
     fps = 1.0 / (fg.frames[1].time - fg.frames[0].time)
-    source = CameraSource(ArrayCapture(timed(film_frames(fg.model, fg.frames, seed=seed)), fps=fps), fg.reader)
+    source = CameraSource(ArrayCapture(timed(film_frames(fg.model, fg.frames, seed=seed), drawing), fps=fps), fg.reader)
     stab = Stabiliser()
     truth = {round(f.time, 4): f for f in fg.frames}
     positions, s = [], fg.start
