@@ -35,6 +35,7 @@ from .lock import detect_all, make_sized_detector, make_thorough_detector
 from .pieceset import PieceSet
 from .pose import Pose, as_pose, pose_from_homography
 from .samples import SampleGrid
+from .tag_reading import first_look, second_looks
 from .colour_reading import BAND_RATIO, CLASS_MIN, COVER_MIN, OTHER_MAX, ColourReading  # noqa: F401
 # The learned empty board and the frame sampling live beside the reader; their names are
 # re-exported here, where callers have always found them.
@@ -375,15 +376,19 @@ class Reader(ColourReading):
             return
         grey = frame  # crops are turned grey one by one (a large read stream is never converted whole)
         found: list[tuple[int, np.ndarray]] = []
-        self._scan(grey, H, [int(i) for i in busy], self._sized(H), found)
+        detector, upscale = first_look(self, H)  # small tags enlarged (vision/tag_reading.py)
+        self._scan(grey, H, [int(i) for i in busy], detector, found, upscale=upscale)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         # A second, slower look only where a piece is seen but not (all) its tags — and only
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
         if 0 < len(again) <= self.second_looks:
-            # Tags only a few pixels a cell (DRIFT's 64 cm board) read far better enlarged.
-            self._scan(grey, H, again, self._thorough, found, upscale=2 if self._cell_px(H) < 5 else 1)
-            out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+            for detector, upscale in second_looks(self, self._cell_px(H)):
+                self._scan(grey, H, again, detector, found, upscale=upscale)
+                out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+                again = [i for i in again if self.grid.spaces[i].id in out_why]
+                if not again:
+                    break
         tokens.update(out_tokens)
         why.update(out_why)
 
