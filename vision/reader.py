@@ -35,7 +35,7 @@ from .lock import detect_all, make_sized_detector, make_thorough_detector
 from .pieceset import PieceSet
 from .pose import Pose, as_pose, pose_from_homography
 from .samples import SampleGrid
-from .tag_reading import first_look, second_looks
+from .tag_reading import first_look, look_budget, second_looks
 from .colour_reading import BAND_RATIO, CLASS_MIN, COVER_MIN, OTHER_MAX, ColourReading  # noqa: F401
 # The learned empty board and the frame sampling live beside the reader; their names are
 # re-exported here, where callers have always found them.
@@ -382,7 +382,7 @@ class Reader(ColourReading):
         # A second, slower look only where a piece is seen but not (all) its tags — and only
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
-        if 0 < len(again) <= self.second_looks:
+        if 0 < len(again) <= look_budget(self, H):
             for detector, upscale in second_looks(self, self._cell_px(H)):
                 self._scan(grey, H, again, detector, found, upscale=upscale)
                 out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)

@@ -46,6 +46,14 @@ def first_look(reader, H) -> tuple[object, int]:
     return cache[window], up
 
 
+def look_budget(reader, H) -> int:
+    """How many spaces seen busy but not (all) named get the second looks: more mean a hand or
+    glare, and the next still frame will do. Small cells twice as many (as DRIFT's reader):
+    there the one-pass look misses a tag now and then even in a calm frame, and a few such
+    spaces with an ex nihilo zone or two would otherwise leave the frame unread."""
+    return reader.second_looks * (2 if reader._cell_px(H) < SMALL_CELL_PX else 1)
+
+
 def second_looks(reader, cell_px: float) -> Iterator[tuple[object, int]]:
     """(detector, upscale) pairs for :meth:`vision.reader.Reader._scan`, slowest last; the
     reader stops as soon as every space seen busy is explained. Small cells are looked at
@@ -58,6 +66,9 @@ def second_looks(reader, cell_px: float) -> Iterator[tuple[object, int]]:
     detector = reader.__dict__.get("_small_tags")
     if detector is None:
         detector = reader.__dict__["_small_tags"] = make_small_detector(dictionary=reader._dictionary)
-    ups = sorted({SMALL_UPSCALE} | {min(MAX_UPSCALE, math.ceil(px / max(cell_px, 0.5))) for px in (6.0, 8.0)})
+    to6, to8 = (min(MAX_UPSCALE, math.ceil(px / max(cell_px, 0.5))) for px in (6.0, 8.0))
+    if to6 != SMALL_UPSCALE:
+        yield reader._thorough, to6  # the thorough look again, at about 6 px a cell
+    ups = sorted({SMALL_UPSCALE, to6, to8})
     for up in ups:
         yield detector, up
