@@ -52,6 +52,7 @@ class Look:
     coloured: np.ndarray  # (n,) share of pixels voting for any colour
     leaning: np.ndarray  # (n,) the best colour's share where no other has a say (else 0)
     shares: np.ndarray  # (n, colours) share of pixels voting for each
+    shift: np.ndarray  # (n, 2) mm: where the core was looked at, off its place (EDGE_SHIFTS_MM)
 
 
 class ColourReading:
@@ -64,7 +65,7 @@ class ColourReading:
         # paper as a whole.
         self._paper = cal.probe_ref[g.probe_of].mean(axis=1).astype(np.float32)
         self._edge_t, self._vertex_mates = _edge_geometry(g)
-        self._shifts = _edge_shifts(g)
+        self._shifts, self._normals = _edge_shifts(g)
         self._hues = hue_classes([c.name for c in cal.classes],
                                  np.array([c.mean for c in cal.classes], np.float32).reshape(-1, 3),
                                  paper_white(cal.probe_ref))
@@ -88,7 +89,8 @@ class ColourReading:
         # and where a piece laid flat would show it (a set without height, a piece knocked over).
         looks = [self._classify(frame, H, busy, gains, self._max_top[busy])]
         if H.camera is not None and self._max_top[busy].any():
-            looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32)))
+            # At the top look's place: a lens's misplacement moves both looks alike.
+            looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32), looks[0].shift))
         if len(looks) > 1:
             # Two looks a few millimetres apart (the top face, the foot) that both lean to the
             # same colour, and nothing of another, are as good as one plain look: at a finer
@@ -100,10 +102,15 @@ class ColourReading:
                 look.clear[lean] = True
         read: dict[int, str] = {}
         conflicts = []
+        # A core plain only off its place may be a neighbour's colour blurred into reach: it
+        # needs one colour plain in every look (all looked at with the same shift).
+        shifted = np.any(looks[0].shift != 0, axis=1)
         for k, i in enumerate(busy):
             clear_looks = [int(look.best[k]) for look in looks if look.clear[k]]
             at_odds = len(set(clear_looks)) > 1 or looks[0].clear[k] and any(
                 np.delete(look.shares[k], looks[0].best[k]).max() >= OTHER_SAY for look in looks[1:])
+            if shifted[k] and (at_odds or not all(look.clear[k] for look in looks)):
+                continue  # looked at off its place: only one colour plain in every look
             if at_odds and not weak[k]:
                 conflicts.append(k)  # the top face one colour, the foot another: a bar in front?
                 continue
@@ -254,12 +261,12 @@ class ColourReading:
                 or any(np.delete(look.shares[k], b).max(initial=0.0) >= OTHER_SAY for look in looks[1:]):
             return  # the looks at odds: unreadable
         c = self.cal.classes[b]
-        # A tail's dark band is on its top face: the top look's heading stands. Seen on the
-        # board's plane, a standing bar's ends show its side and its shadow, one end darker:
-        # that look's heading counts only where the top look has none (a flat set).
-        top_clear, top_ends = looks[0].clear, looks[0].headings
-        top_end = top_ends.get(i) if top_clear[k] else None
-        ends = {top_end} if top_end is not None else {h for _, h in clear_looks if h is not None}
+        # A tail's dark band is on its top face; but where the pieces lie flatter than the set
+        # says (or the camera's height is misjudged) the top look's end bands reach past the bar
+        # onto the printed vertex, whose ink looks like a dark end at the wrong end (green:S read
+        # green:N on synth.py's flat sets). So every clear look's heading counts, and two
+        # headings are unreadable, never the top look's taken over the foot's.
+        ends = {h for _, h in clear_looks if h is not None}
         if len(ends) > 1:
             return  # two headings: unreadable
         heading = next(iter(ends), None)
@@ -314,8 +321,8 @@ class ColourReading:
         px_per_mm = max(float(np.linalg.norm(ends[1] - ends[0])) / 10.0, 1e-3)
         return BLEED_PX / px_per_mm
 
-    def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray
-                  ) -> "Look":
+    def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray,
+                  at_shift: np.ndarray | None = None) -> "Look":
         """Per busy space, its core sampled at ``heights``: pixels vote by hue against the
         paper's white (vision.colour_model)."""
         g = self.grid
@@ -325,8 +332,8 @@ class ColourReading:
         # Each space's core where it shows one colour plainest, of the shifts allowed it (an
         # edge's; a point's is 0): its best colour's share less twice any other's.
         vote = sat = share = shift = score = None
-        for s in range(self._shifts.shape[1]):
-            d = self._shifts[busy, s]
+        shifts = [self._shifts[busy, s] for s in range(self._shifts.shape[1])] if at_shift is None else [at_shift]
+        for d in shifts:
             v, sa = votes(sample(frame, H, core + np.repeat(d, counts, axis=0), at) / white, self._hues)
             sh = np.stack([_share(v == k, starts, counts) for k in range(len(self._hues))], axis=1)
             top2 = np.sort(sh, axis=1)[:, ::-1]
@@ -336,11 +343,12 @@ class ColourReading:
                 first_best = np.argmax(sh, axis=1)
                 first_share = sh[np.arange(len(busy)), first_best]
                 first_coloured = sh.sum(axis=1)
+                first_clear = (first_share >= CLASS_MIN) & (top2[:, 1] <= OTHER_MAX)  # read where it is
                 continue
-            # Only where the unshifted core already shows some of that colour (a bar misplaced,
-            # not a neighbour's colour blurred into an empty edge's reach).
+            # Only where the unshifted core is not plain but already shows some of that colour
+            # (a bar misplaced, not a neighbour's colour blurred into an empty edge's reach).
             same = np.argmax(sh, axis=1) == first_best
-            take = (sc > score + 1e-6) & np.any(d != 0, axis=1) & same & (first_share >= SHIFT_FROM)
+            take = (sc > score + 1e-6) & np.any(d != 0, axis=1) & same & (first_share >= SHIFT_FROM) & ~first_clear
             if take.any():
                 pt = np.repeat(take, counts)
                 vote[pt], sat[pt] = v[pt], sa[pt]
@@ -356,9 +364,12 @@ class ColourReading:
         mine = vote == np.repeat(best, counts)
         vivid = _group_medians(np.where(mine, sat, np.nan), starts, counts) / np.maximum(class_sat[best], 1e-3)
         edges = g.is_edge[busy]
-        headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges], shift[edges]) \
+        # The ends are looked at shifted across the edge only: shifted along it, one end's band
+        # would reach past the bar onto the vertex's ink, and that end would look dark.
+        across = self._normals[busy] * np.sum(shift * self._normals[busy], axis=1, keepdims=True)
+        headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges], across[edges]) \
             if edges.any() else {}
-        return Look(clear, best, headings, vivid, coloured, leaning, shares)
+        return Look(clear, best, headings, vivid, coloured, leaning, shares, shift)
 
     def _headings(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
                   heights: np.ndarray, best: np.ndarray, shift: np.ndarray | None = None) -> dict[int, str]:
@@ -411,14 +422,16 @@ def _edge_geometry(g) -> tuple[np.ndarray, list[tuple[set[int], set[int]]]]:
     return t, mates
 
 
-def _edge_shifts(g) -> np.ndarray:
+def _edge_shifts(g) -> tuple[np.ndarray, np.ndarray]:
     """Per space, the shifts (mm) its core is looked at with: 0 first; for an edge, each of
     :data:`EDGE_SHIFTS_MM` across it and the first two along it, both ways (0 for the
-    other spaces): a bar 10 mm long is misplaced less along than across its 4 mm."""
+    other spaces): a bar 10 mm long is misplaced less along than across its 4 mm. And each
+    edge's unit normal (0 off edges)."""
     along = sorted({a * sgn for a in EDGE_SHIFTS_MM[:2] for sgn in (1, -1)}, key=abs)
     across = sorted({b * sgn for b in EDGE_SHIFTS_MM for sgn in (1, -1)}, key=abs)
     steps = [(a, b) for a in along for b in across]  # (0, 0) first
     out = np.zeros((len(g.spaces), len(steps), 2), np.float32)
+    normals = np.zeros((len(g.spaces), 2), np.float32)
     for i, s in enumerate(g.spaces):
         if s.kind != "edge":
             continue
@@ -426,7 +439,8 @@ def _edge_shifts(g) -> np.ndarray:
         u = np.array([x2 - x1, y2 - y1]) / max(s.length, 1e-9)
         n = np.array([-u[1], u[0]])
         out[i] = [a * u + b * n for a, b in steps]
-    return out
+        normals[i] = n
+    return out, normals
 
 
 def _padded(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -139,3 +139,26 @@ def test_bars_are_read_through_a_barrel_lens_without_a_lens_file(tilt):
     assert not _wrong(view, got), _wrong(view, got)
     assert not got.unreadable, {sp: got.why[sp] for sp in got.unreadable}
     assert got.view.get_tokens("a4e") == ("blue:N",)
+
+
+def test_a_flat_tails_heading_is_never_taken_from_where_a_standing_ones_top_would_be():
+    # synth.py draws the bars flat; the reader looks for a tail's dark end where a standing
+    # bar's top would show too, and there one end band reached past the bar onto the printed
+    # vertex: green:S was read green:N on g12e, j12e and a12e (vision_accuracy, session 6 frame 1).
+    from bench.vision_accuracy import MAX_PLIES, start_of
+    from vision.sessions import Session
+
+    s = Session.create("annelids", 6)
+    reader = s.reader()
+    for k in range(2):
+        plies = int(s.rng.integers(0, MAX_PLIES.get("annelids", 60) + 1))
+        view = random_position("annelids", int(s.rng.integers(1 << 30)), plies, start_of("annelids", k)).view(Fidelity.KIND)
+        frame, _ = s.frame(view, hard=True)
+    assert [view.get_tokens(sp) for sp in ("g12e", "j12e", "a12e")] == [("green:S",)] * 3
+    lock = BoardLock(s.sheet)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock.update(grey)
+    status = lock.update(grey)
+    assert status.readable
+    got = reader.read(frame, status.H)
+    assert not _wrong(view, got), _wrong(view, got)
