@@ -85,32 +85,13 @@ class ColourReading:
         if len(busy) == 0:
             return
         weak = foreign[busy] < COVER_MIN
-        # The colour is on the piece's top face: sampled where that projects, not on the board;
-        # and where a piece laid flat would show it (a set without height, a piece knocked over).
-        looks = [self._classify(frame, H, busy, gains, self._max_top[busy])]
-        if H.camera is not None and self._max_top[busy].any():
-            # At the top look's place: a lens's misplacement moves both looks alike.
-            looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32), looks[0].shift))
-        if len(looks) > 1:
-            # Two looks a few millimetres apart (the top face, the foot) that both lean to the
-            # same colour, and nothing of another, are as good as one plain look: at a finer
-            # scale a thin bar's side and the paper by it take more of each look's core.
-            # (A partly foreign space also needs one of them plain.)
-            lean = np.all([(look.leaning >= CLASS_LEAN) & (look.best == looks[0].best) for look in looks], axis=0) \
-                & (~weak | np.any([look.clear for look in looks], axis=0))
-            for look in looks:
-                look.clear[lean] = True
+        looks = self._looks(frame, H, busy, gains, weak, shifted=False)
         read: dict[int, str] = {}
         conflicts = []
-        # A core plain only off its place may be a neighbour's colour blurred into reach: it
-        # needs one colour plain in every look (all looked at with the same shift).
-        shifted = np.any(looks[0].shift != 0, axis=1)
         for k, i in enumerate(busy):
             clear_looks = [int(look.best[k]) for look in looks if look.clear[k]]
             at_odds = len(set(clear_looks)) > 1 or looks[0].clear[k] and any(
                 np.delete(look.shares[k], looks[0].best[k]).max() >= OTHER_SAY for look in looks[1:])
-            if shifted[k] and (at_odds or not all(look.clear[k] for look in looks)):
-                continue  # looked at off its place: only one colour plain in every look
             if at_odds and not weak[k]:
                 conflicts.append(k)  # the top face one colour, the foot another: a bar in front?
                 continue
@@ -135,10 +116,26 @@ class ColourReading:
             mate = any(read.get(j, "").split(":")[0] == flat for side in (0, 1) for j in self._vertex_mates[i][side])
             if hidden.mean() >= FOOT_HIDDEN or (mate and self._alike_high()):
                 self._decide(k, i, looks[:1], read, why)
+        # A second chance for the edges left unread, their cores looked at off their place
+        # (EDGE_SHIFTS_MM: no lens file, a barrel lens). A core plain only off its place may be a
+        # neighbour's colour blurred into reach: it needs its top face plain (the piece's own),
+        # the foot looked at with the same shift and not at odds with it (_decide).
+        vivid_at = np.min([look.vivid for look in looks], axis=0)  # of the looks each was read by
+        left = np.flatnonzero([int(i) not in read and g.is_edge[i] and not weak[k] for k, i in enumerate(busy)])
+        if len(left):
+            moved = self._looks(frame, H, busy[left], gains, weak[left], shifted=True)
+            for kk, k in enumerate(left):
+                i = int(busy[k])
+                if not np.any(moved[0].shift[kk] != 0) or not moved[0].clear[kk]:
+                    continue
+                self._decide(kk, i, moved, read, why)
+                if i in read:
+                    why.pop(g.spaces[i].id, None)
+                    vivid_at[k] = min(float(look.vivid[kk]) for look in moved)
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
         # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
         # their saturation.
-        vivid = np.min([look.vivid for look in looks], axis=0) >= DOUBT_SAT
+        vivid = vivid_at >= DOUBT_SAT
         for k, i in enumerate(busy):
             if int(i) in read and unsure[i] and not vivid[k]:
                 del read[int(i)]
@@ -155,6 +152,26 @@ class ColourReading:
             bare_top = {int(i) for i in small if len(looks) > 1 and int(i) in pos
                         and looks[0].coloured[pos[int(i)]] <= BARE_TOP_MAX}
             self._edges_beside(H, small, foreign_pt, read, tokens, bare_top)
+
+    def _looks(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, weak: np.ndarray,
+               shifted: bool) -> list["Look"]:
+        """The looks at the busy spaces' cores: at their pieces' top, where the colour is (not
+        on the board), and where a piece laid flat would show it (a set without height, a piece
+        knocked over); ``shifted``: each edge's core also off its place, the foot looked at with
+        the top's shift (a lens's misplacement moves both looks alike)."""
+        looks = [self._classify(frame, H, busy, gains, self._max_top[busy], None if shifted else np.zeros((len(busy), 2), np.float32))]
+        if H.camera is not None and self._max_top[busy].any():
+            looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32), looks[0].shift))
+        if len(looks) > 1:
+            # Two looks a few millimetres apart (the top face, the foot) that both lean to the
+            # same colour, and nothing of another, are as good as one plain look: at a finer
+            # scale a thin bar's side and the paper by it take more of each look's core.
+            # (A partly foreign space also needs one of them plain.)
+            lean = np.all([(look.leaning >= CLASS_LEAN) & (look.best == looks[0].best) for look in looks], axis=0) \
+                & (~weak | np.any([look.clear for look in looks], axis=0))
+            for look in looks:
+                look.clear[lean] = True
+        return looks
 
     def _edges_beside(self, H: Pose, spaces: np.ndarray, foreign_pt: np.ndarray, read: dict[int, str],
                       tokens: dict[str, list[str]], bare_top: set[int]) -> None:
