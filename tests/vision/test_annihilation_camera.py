@@ -10,30 +10,19 @@ import cv2
 import pytest
 
 from rules import Fidelity, get_game
-from rules.view import OCCUPIED
 from vision.calibration import calibrate
 from vision.camera_model import CameraModel, CameraSetup, Lamp, Scene
 from vision.layout import Sheet
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
+from vision_support import wrong_spaces
 from vision.tag_reading import SMALL_CELL_PX, second_looks
 
 # bench/vision_real.py's base set-up: a board filling 60 % of 1280x720, tilt 20, k1 -0.1, no lens file.
 SHELF = CameraSetup(size=(1280, 720), tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0)
 BASE = Scene(heights=1.0, jpeg=80)
 
-
-def _wrong(truth, got):
-    seen = got.view.resolved(truth)
-    out = {}
-    for sp in set(truth) | set(seen):
-        if sp in got.unreadable:
-            continue
-        t, r = truth.get_tokens(sp), seen.get_tokens(sp)
-        if r != t and not (t and r and all(x == OCCUPIED for x in r)):
-            out[sp] = (t, r)
-    return out
 
 
 # The bench's frames (seed 0) that failed: fill 40 % frame 0 (both zones unreadable), base frame 7
@@ -60,7 +49,7 @@ def test_particles_lying_side_by_side_are_all_read(fill, pos_seed, plies, azimut
     status = lock.update(grey)
     assert status.readable
     got = reader.read(frame, status.H)
-    assert not _wrong(view, got), _wrong(view, got)
+    assert not wrong_spaces(view, got), wrong_spaces(view, got)
     assert not got.unreadable, {sp: got.why[sp] for sp in got.unreadable}
     for z in zones:
         assert sorted(got.view.get_tokens(z)) == sorted(view.get_tokens(z))

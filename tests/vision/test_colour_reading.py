@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from rules import Fidelity, get_game
-from rules.view import OCCUPIED
 from vision.calibration import calibrate, colour_layout
 from vision.camera_model import CameraModel, CameraSetup, Hand, Scene
 from vision.colour_model import SAT_MIN_SHARE, hue_classes, hue_gap, opponent, votes
@@ -22,6 +21,7 @@ from vision.lens import Lens
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
+from vision_support import wrong_spaces
 
 SHELF = CameraSetup(size=(1280, 720), tilt_deg=30.0, fill=0.6, k1=-0.2, yaw_deg=3.0)
 BASE = Scene(heights=1.0, jpeg=80)
@@ -49,27 +49,15 @@ def _read(grid, model, lens, reader, scene):
     return reader.read(frame, status.H)
 
 
-def _wrong(truth, got):
-    """Spaces read wrong (an ``occupied`` reading where a piece is, is right)."""
-    seen = got.view.resolved(truth)
-    out = {}
-    for sp in set(truth) | set(seen):
-        if sp in got.unreadable:
-            continue
-        t, r = truth.get_tokens(sp), seen.get_tokens(sp)
-        if r != t and not (t and r and all(x == OCCUPIED for x in r)):
-            out[sp] = (t, r)
-    return out
-
 
 @pytest.mark.parametrize("game,plies", [("anacund", (14, 30)), ("annelids", (0, 24))])
-def test_shelf_camera_frames_are_usable_and_never_wrong(game, plies):
+def test_shelf_camera_frames_are_usable_and_neverwrong_spaces(game, plies):
     grid, model, lens, reader = _bench(game)
     start = get_game(game).default_setup()
     for k, n in enumerate(plies):
         view = random_position(game, 40 + k, n, start).view(Fidelity.KIND)
         got = _read(grid, model, lens, reader, replace(BASE, view=view, seed=100 + k, exposure=0.75 + 0.05 * k))
-        assert not _wrong(view, got), _wrong(view, got)
+        assert not wrong_spaces(view, got), wrong_spaces(view, got)
         assert not got.unreadable, {sp: got.why[sp] for sp in got.unreadable}
 
 
@@ -83,7 +71,7 @@ def test_hand_over_annelids_bars_is_never_read_as_a_segment():
         shape = grid.sheet.by_id[sp]
         got = _read(grid, model, lens, reader, replace(BASE, view=view, seed=200 + k,
                                                       hands=(Hand((shape.x, shape.y), 60.0 + 20 * k),)))
-        assert not _wrong(view, got), _wrong(view, got)
+        assert not wrong_spaces(view, got), wrong_spaces(view, got)
         assert got.unreadable  # the hand hides something
 
 
@@ -136,7 +124,7 @@ def test_bars_are_read_through_a_barrel_lens_without_a_lens_file(tilt):
     assert view.get_tokens("a4e") == ("blue:N",)
     scene = replace(BASE, view=view, lamp=Lamp(azimuth_deg=195.4), seed=330529326, exposure=0.722, noise=2.72)
     got = _read(grid, model, None, reader, scene)
-    assert not _wrong(view, got), _wrong(view, got)
+    assert not wrong_spaces(view, got), wrong_spaces(view, got)
     assert not got.unreadable, {sp: got.why[sp] for sp in got.unreadable}
     assert got.view.get_tokens("a4e") == ("blue:N",)
 
@@ -161,4 +149,4 @@ def test_a_flat_tails_heading_is_never_taken_from_where_a_standing_ones_top_woul
     status = lock.update(grey)
     assert status.readable
     got = reader.read(frame, status.H)
-    assert not _wrong(view, got), _wrong(view, got)
+    assert not wrong_spaces(view, got), wrong_spaces(view, got)

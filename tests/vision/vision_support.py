@@ -23,3 +23,19 @@ def grid_for(game: str) -> SampleGrid:
     if game not in _grids:
         _grids[game] = SampleGrid(Sheet.for_board(get_game(game).board()))
     return _grids[game]
+
+
+def wrong_spaces(truth, got) -> dict:
+    """Spaces a reading got wrong, with (truth, read): an ``occupied`` reading where a piece is
+    is right; unreadable spaces are not counted (they are not wrong, only not read)."""
+    from rules.view import OCCUPIED
+
+    seen = got.view.resolved(truth)
+    out = {}
+    for sp in set(truth) | set(seen):
+        if sp in got.unreadable:
+            continue
+        t, r = truth.get_tokens(sp), seen.get_tokens(sp)
+        if r != t and not (t and r and all(x == OCCUPIED for x in r)):
+            out[sp] = (t, r)
+    return out
