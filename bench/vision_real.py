@@ -212,23 +212,31 @@ def run_setting(game: str, size: tuple[int, int], s: Setting, frames: int, seed:
     for k in range(frames):
         plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
         view = random_position(game, int(rng.integers(1 << 30)), plies, start_of(game, k)).view(Fidelity.KIND)
-        lamp = base.lamp
-        if lamp is not None:
-            lamp = replace(lamp, azimuth_deg=lamp.azimuth_deg + float(rng.uniform(-10, 10)))  # a lamp nudged
-        scene = replace(base, view=view, lamp=lamp, seed=int(rng.integers(1 << 30)),
-                        exposure=float(rng.uniform(0.72, 0.85)), noise=float(rng.uniform(1.5, 3.0)))
-        if s.extra:
-            sp = grid.sheet.by_id[ids[int(rng.integers(len(ids)))]]
-            if s.extra == "hand":
-                scene = replace(scene, hands=(Hand((sp.x, sp.y), float(rng.uniform(40, 120))),))
-            else:
-                scene = replace(scene, glare=(sp.x, sp.y, float(rng.uniform(15, 35)), float(rng.uniform(80, 200))))
+        scene = varied_scene(base, view, s.extra, grid.sheet, ids, rng)
         t0 = time.perf_counter()
         frame = model.render(scene)
         row.render_ms.append(1000 * (time.perf_counter() - t0))
         row.frames += 1
         score_frame(row, reader, view, frame, BoardLock(grid.sheet, **(lens_kw if _takes_lens(BoardLock) else {})))
     return row
+
+
+def varied_scene(base: Scene, view: View, extra: str | None, sheet: Sheet, ids: list[str],
+                 rng: np.random.Generator) -> Scene:
+    """One frame's scene: ``view`` under ``base`` with the lamp nudged and a new exposure and
+    noise, and (``extra``) a hand over, or glare on, a random space."""
+    lamp = base.lamp
+    if lamp is not None:
+        lamp = replace(lamp, azimuth_deg=lamp.azimuth_deg + float(rng.uniform(-10, 10)))  # a lamp nudged
+    scene = replace(base, view=view, lamp=lamp, seed=int(rng.integers(1 << 30)),
+                    exposure=float(rng.uniform(0.72, 0.85)), noise=float(rng.uniform(1.5, 3.0)))
+    if extra:
+        sp = sheet.by_id[ids[int(rng.integers(len(ids)))]]
+        if extra == "hand":
+            scene = replace(scene, hands=(Hand((sp.x, sp.y), float(rng.uniform(40, 120))),))
+        else:
+            scene = replace(scene, glare=(sp.x, sp.y, float(rng.uniform(15, 35)), float(rng.uniform(80, 200))))
+    return scene
 
 
 def score_frame(row: Row, reader, view: View, frame: np.ndarray, lock: BoardLock) -> None:

@@ -25,10 +25,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, score_frame  # noqa: E402
+from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, score_frame, varied_scene  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from vision.calibration import calibrate, lock_on  # noqa: E402
-from vision.camera_model import CameraModel, Hand  # noqa: E402
+from vision.camera_model import CameraModel  # noqa: E402
 from vision.layout import Sheet  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
 from vision.reader import CalibrationError  # noqa: E402
@@ -67,17 +67,7 @@ def run(setting: str, frames: int, seed: int) -> list[Row]:
         for _ in range(frames):
             plies = int(rng.integers(0, MAX_PLIES + 1))
             view = random_position("gyges", int(rng.integers(1 << 30)), plies, None).view(Fidelity.KIND)
-            lamp = base.lamp
-            if lamp is not None:
-                lamp = replace(lamp, azimuth_deg=lamp.azimuth_deg + float(rng.uniform(-10, 10)))
-            scene = replace(base, view=view, lamp=lamp, seed=int(rng.integers(1 << 30)),
-                            exposure=float(rng.uniform(0.72, 0.85)), noise=float(rng.uniform(1.5, 3.0)))
-            if s.extra:  # a hand over, or glare on, a random space (as vision_real.py's rows)
-                sp = grid.sheet.by_id[ids[int(rng.integers(len(ids)))]]
-                if s.extra == "hand":
-                    scene = replace(scene, hands=(Hand((sp.x, sp.y), float(rng.uniform(40, 120))),))
-                else:
-                    scene = replace(scene, glare=(sp.x, sp.y, float(rng.uniform(15, 35)), float(rng.uniform(80, 200))))
+            scene = varied_scene(base, view, s.extra, grid.sheet, ids, rng)  # as vision_real.py's rows
             t0 = time.perf_counter()
             frame = model.render(scene)
             row.render_ms.append(1000 * (time.perf_counter() - t0))
