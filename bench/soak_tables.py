@@ -20,6 +20,7 @@ like the simulated board's (RSS, open files, threads, journal, a page load):
 
 from __future__ import annotations
 
+import abc
 import argparse
 import hashlib
 import json
@@ -95,7 +96,7 @@ def simple_moves(state: Any) -> list[tuple[Any, str, str]]:
     return out
 
 
-class Table:
+class Table(abc.ABC):
     """One table of the evening: its service process, the player at it, what the page showed
     of each game (``seen``), and the samples taken of the process."""
 
@@ -133,8 +134,9 @@ class Table:
     def count(self, what: str, n: int = 1) -> None:
         self.counts[what] = self.counts.get(what, 0) + n
 
+    @abc.abstractmethod
     def command(self) -> list[str]:
-        raise NotImplementedError
+        """The service's command line (each table its own source)."""
 
     def start(self) -> None:
         env = {"PYTHONPATH": str(ROOT), "HOME": str(self.work), "PATH": "/usr/bin:/bin"}
@@ -170,8 +172,9 @@ class Table:
         self.seen[snap["game_id"]] = list(snap["moves"])  # what the page showed of each game, last
         return snap
 
+    @abc.abstractmethod
     def step(self) -> None:
-        raise NotImplementedError
+        """One move of play at this table (and its faults: a cable pulled, a camera bumped)."""
 
     def new_game(self, snap: dict) -> None:
         assert self.client is not None
