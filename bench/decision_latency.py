@@ -100,6 +100,24 @@ def timed(frames, drawing: list[float]):
         yield img
 
 
+def judge_accepted(run: Run, out, start, positions, leaves, now: float) -> list[int]:
+    """Count the accepted decisions in ``out`` into ``run``: right (the scripted position after
+    that move) or wrong; for each right one the latency from its hand leaving to ``now`` (the
+    film time plus this machine's time over the frame). Returns the moves decided right."""
+    right = []
+    for d in out:
+        if d.kind != "accepted":
+            continue
+        k = d.ply - 1
+        if k >= len(positions) or type(start).from_dict(d.position) != positions[k]:
+            run.wrong += 1
+            continue
+        run.decided += 1
+        right.append(k)
+        run.latencies.append(now - leaves[k])
+    return right
+
+
 def play(session: Session, start, played, script: HandScript, fps: float, *, old: bool, run: Run) -> None:
     frames = script_frames(session.renderer, script.items(), pose=session.pose,
                            effects=session.effects(hard=False), seed=7)
@@ -132,16 +150,7 @@ def play(session: Session, start, played, script: HandScript, fps: float, *, old
             t1 = time.perf_counter()
             out = referee.handle(StableView(view, obs.time))
             handle_s = time.perf_counter() - t1
-            for d in out:
-                if d.kind != "accepted":
-                    continue
-                k = d.ply - 1
-                if k >= len(positions) or type(start).from_dict(d.position) != positions[k]:
-                    run.wrong += 1
-                    continue
-                run.decided += 1
-                left = script.leaves[k]
-                run.latencies.append(obs.time - left + frame_s + handle_s)
+            judge_accepted(run, out, start, positions, script.leaves, obs.time + frame_s + handle_s)
         run.moves += len(positions)
 
 
@@ -258,16 +267,8 @@ def play_film(fg: FilmedGame, run: Run, *, seed: int = 0) -> list[tuple[int, flo
             t1 = time.perf_counter()
             out = referee.handle(StableView(view, obs.time))
             handle_s = time.perf_counter() - t1
-            for d in out:
-                if d.kind != "accepted":
-                    continue
-                k = d.ply - 1
-                if k >= len(positions) or type(fg.start).from_dict(d.position) != positions[k]:
-                    run.wrong += 1
-                    continue
-                run.decided += 1
-                decided.append((k, obs.time))
-                run.latencies.append(obs.time - leaves[k] + frame_s + handle_s)
+            decided += [(k, obs.time) for k in
+                        judge_accepted(run, out, fg.start, positions, leaves, obs.time + frame_s + handle_s)]
     run.moves += len(positions)
     return decided
 
