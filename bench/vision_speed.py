@@ -133,9 +133,9 @@ def main(argv: list[str] | None = None) -> int:
 WATCH = (1280, 720)
 
 
-def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int) -> dict[str, float | str]:
-    """Reads of camera-model frames at ``size`` through a 1280x720 WatchFrame (``size`` 1280x720:
-    read directly), and the watching (lock + gate) on the watch frames."""
+def shelf_camera(game: str, size: tuple[int, int]):
+    """The camera model on a shelf (board 60 % of ``size``, tilt 20°, k1 −0.1, real heights,
+    JPEG 80), calibrated as `tableref calibrate` does: (grid, model, base scene, reader)."""
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     model = CameraModel(grid.sheet, CameraSetup(size=size, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
     base = Scene(heights=1.0, jpeg=80)
@@ -143,7 +143,13 @@ def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int) -> 
     empty = [model.render(replace(base, seed=i)) for i in range(3)]
     lay = colour_layout(grid.sheet) if mode == "colour" else None
     shots = [(model.render(replace(base, view=lay, seed=5)), lay)] if lay is not None else []
-    reader = reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots))
+    return grid, model, base, reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots))
+
+
+def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int) -> dict[str, float | str]:
+    """Reads of camera-model frames at ``size`` through a 1280x720 WatchFrame (``size`` 1280x720:
+    read directly), and the watching (lock + gate) on the watch frames."""
+    grid, model, base, reader = shelf_camera(game, size)
     views = [random_position(game, 11 + k, 30, start_of(game)).view(Fidelity.KIND) for k in range(3)]
     frames = [watch_frame(model.render(replace(base, view=v, seed=20 + k)), WATCH) for k, v in enumerate(views)]
     lock, gate = BoardLock(grid.sheet), MotionGate(grid.sheet)

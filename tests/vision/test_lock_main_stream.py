@@ -12,13 +12,10 @@ import cv2
 import numpy as np
 import pytest
 
-from rules import Fidelity, get_game
-from vision.calibration import calibrate, colour_layout
-from vision.camera_model import CameraModel, CameraSetup, Scene
+from bench.vision_speed import shelf_camera
+from rules import Fidelity
 from vision.capture import WatchFrame, watch_frame
-from vision.layout import DEFAULT_MODE, Sheet
 from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
 
 MAIN, WATCH = (2304, 1296), (1280, 720)
@@ -57,14 +54,7 @@ class WholeFrameGuard:
 
 
 def _setup(game):
-    grid = grid_for(Sheet.for_board(get_game(game).board()))
-    model = CameraModel(grid.sheet, CameraSetup(size=MAIN, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
-    base = Scene(heights=1.0, jpeg=80)
-    mode = DEFAULT_MODE.get(game, "tags")
-    empty = [model.render(replace(base, seed=i)) for i in range(3)]
-    lay = colour_layout(grid.sheet) if mode == "colour" else None
-    shots = [(model.render(replace(base, view=lay, seed=5)), lay)] if lay is not None else []
-    reader = reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots))
+    grid, model, base, reader = shelf_camera(game, MAIN)
     view = random_position(game, 3, 20).view(Fidelity.KIND)
     watch = watch_frame(model.render(replace(base, view=view, seed=9)), WATCH)
     lock = BoardLock(grid.sheet)
