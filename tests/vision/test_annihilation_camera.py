@@ -6,7 +6,6 @@ bits) are read whole now — by vision/tag_reading.py's looks on enlarged crops 
 
 from dataclasses import replace
 
-import cv2
 import pytest
 
 from rules import Fidelity, get_game
@@ -16,7 +15,7 @@ from vision.layout import Sheet
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
-from vision_support import wrong_spaces
+from vision_support import locked_read, wrong_spaces
 from vision.tag_reading import SMALL_CELL_PX, second_looks
 
 # bench/vision_real.py's base set-up: a board filling 60 % of 1280x720, tilt 20, k1 -0.1, no lens file.
@@ -43,12 +42,7 @@ def test_particles_lying_side_by_side_are_all_read(fill, pos_seed, plies, azimut
     assert all(len(view.get_tokens(z)) >= 3 for z in zones)  # several particles side by side
     frame = model.render(replace(BASE, view=view, lamp=Lamp(azimuth_deg=azimuth), seed=seed,
                                  exposure=exposure, noise=noise))
-    lock = BoardLock(grid.sheet)
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    lock.update(grey)
-    status = lock.update(grey)
-    assert status.readable
-    got = reader.read(frame, status.H)
+    got = locked_read(reader, frame, BoardLock(grid.sheet))
     assert not wrong_spaces(view, got), wrong_spaces(view, got)
     assert not got.unreadable, {sp: got.why[sp] for sp in got.unreadable}
     for z in zones:

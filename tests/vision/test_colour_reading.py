@@ -7,7 +7,6 @@ properties (vision/colour_model.py)."""
 import math
 from dataclasses import replace
 
-import cv2
 import numpy as np
 import pytest
 
@@ -21,7 +20,7 @@ from vision.lens import Lens
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
-from vision_support import wrong_spaces
+from vision_support import locked_read, wrong_spaces
 
 SHELF = CameraSetup(size=(1280, 720), tilt_deg=30.0, fill=0.6, k1=-0.2, yaw_deg=3.0)
 BASE = Scene(heights=1.0, jpeg=80)
@@ -40,13 +39,7 @@ def _bench(game, setup=SHELF):
 
 
 def _read(grid, model, lens, reader, scene):
-    frame = model.render(scene)
-    lock = BoardLock(grid.sheet, lens=lens)
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    lock.update(grey)
-    status = lock.update(grey)
-    assert status.readable
-    return reader.read(frame, status.H)
+    return locked_read(reader, model.render(scene), BoardLock(grid.sheet, lens=lens))
 
 
 
@@ -143,10 +136,5 @@ def test_a_flat_tails_heading_is_never_taken_from_where_a_standing_ones_top_woul
         view = random_position("annelids", int(s.rng.integers(1 << 30)), plies, start_of("annelids", k)).view(Fidelity.KIND)
         frame, _ = s.frame(view, hard=True)
     assert [view.get_tokens(sp) for sp in ("g12e", "j12e", "a12e")] == [("green:S",)] * 3
-    lock = BoardLock(s.sheet)
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    lock.update(grey)
-    status = lock.update(grey)
-    assert status.readable
-    got = reader.read(frame, status.H)
+    got = locked_read(reader, frame, BoardLock(s.sheet))
     assert not wrong_spaces(view, got), wrong_spaces(view, got)

@@ -39,3 +39,13 @@ def wrong_spaces(truth, got) -> dict:
         if r != t and not (t and r and all(x == OCCUPIED for x in r)):
             out[sp] = (t, r)
     return out
+
+
+def locked_read(reader, frame, lock):
+    """``frame`` read through a fresh ``lock`` given it twice (a still camera's two looks);
+    the lock must hold."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock.update(grey)
+    status = lock.update(grey)
+    assert status.readable
+    return reader.read(frame, status.H)
