@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import wait_for  # noqa: F401  (the hub tests import it from here)
 
 
 def mosquitto_path() -> str | None:
@@ -90,13 +91,3 @@ class Broker:
     def log(self) -> str:
         path = self.dir / "mosquitto.log"
         return path.read_text(errors="replace")[-2000:] if path.exists() else ""
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")

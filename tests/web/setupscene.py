@@ -18,6 +18,7 @@ from vision.capture import CapturedFrame, watch_frame
 from vision.layout import Sheet
 from vision.lock import BoardLock
 from vision.synth import Effects, Renderer
+from waiting import wait_for
 
 
 class SceneCamera:
@@ -113,15 +114,9 @@ def own_geometry(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, m
     return fit_geometry(board, handles, markers, marker_mm=marker_mm)
 
 
-def until(check, timeout: float = 20.0, every: float = 0.05):
-    """``check()``'s first true answer, polled; fails the test after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(every)
-    raise AssertionError(f"not within {timeout} s")
+def until(check, timeout: float = 20.0):
+    """``check()``'s first true answer, polled (tests/waiting.py)."""
+    return wait_for(check, timeout, "the set-up page")
 
 
 def finished(client, timeout: float = 60.0):
