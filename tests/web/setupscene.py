@@ -31,6 +31,9 @@ class SceneCamera:
         self.sheet = sheet or Sheet.for_board(get_game(game).board())
         self.renderer = renderer or Renderer(self.sheet)
         self.rng = np.random.default_rng(seed)
+        # Each frame's exposure on its own generator: read() runs on the source's thread while
+        # show() draws on the test's, and a numpy Generator is not to be shared across threads.
+        self.shot_rng = np.random.default_rng(seed + 1)
         self.pose = self.renderer.random_pose(self.rng, rotation=8.0, fill=(0.85, 0.95))
         self.effects = replace(Effects(), blur=0.6)
         self.fps = fps
@@ -76,7 +79,7 @@ class SceneCamera:
         with self._lock:
             clean = self._clean
         assert clean is not None
-        image = self.renderer.reshoot(clean, self.effects, self.rng, 0.2)
+        image = self.renderer.reshoot(clean, self.effects, self.shot_rng, 0.2)
         return CapturedFrame(image if self.watch is None else watch_frame(image, self.watch), time.monotonic())
 
     def close(self) -> None:
