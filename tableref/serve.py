@@ -83,6 +83,7 @@ class Service:
         speaker: Any = None,
         hub: Any = None,
         hub_client_factory: Any = None,
+        source_backoff: Any = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
@@ -93,6 +94,7 @@ class Service:
         self.stabiliser = Stabiliser(settle, readings)  # checks the numbers before anything opens
         self.source_config = source
         self.feed = feed
+        self.source_backoff = source_backoff  # a failing source's waits (tableref.source_retry.Backoff; tests)
         self.panel_config = panel
         self.pin_factory = pin_factory
         self.voice_config = voice  # tableref.voice.VoiceConfig, or None: no voice
@@ -237,14 +239,14 @@ class Service:
         self.referee.subscribe(self.panel.on_decision)
 
     def _start_feed(self, feed: Feed) -> None:
+        self._pump = Pump(feed, self.stabiliser, self.submit, backoff=self.source_backoff)
         try:
             feed.start()
-        except Exception as exc:  # a device that will not open: the page still says so
-            log.exception("source %s could not start", feed.name)
-            feed.set_status("failed", False, str(exc) or type(exc).__name__)
-            self.notices.append(f"the source ({feed.name}) could not start: {exc}; the page shows it lost")
+        except Exception as exc:  # a device that will not open (yet): the page says so, the pump retries
+            again = "; trying again until it does" if feed.reopenable else ""
+            self.notices.append(f"the source ({feed.name}) could not start: {exc}{again}; the page shows it lost")
+            self._pump.start(failed=exc)
             return
-        self._pump = Pump(feed, self.stabiliser, self.submit)
         self._pump.start()
 
     def serve_http(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, limits: Any = None) -> str:

@@ -23,8 +23,9 @@ from typing import Any
 from rules import Fidelity, Observation, State, View
 
 from .board_leds import leds_for
-from .decisions import Command, Decision, StableView
+from .decisions import Decision, StableView
 from .referee import Referee, RefereeLoop
+from .source_retry import Pump  # noqa: F401  (the source's thread, with its retries; imported from here)
 from .stabiliser import Stabiliser
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ class SourceStatus:
     kind: str  # simulated | serial | gpio | camera | replay
     name: str  # the port, the script file, "simulated board"
     state: str  # connected, connecting, syncing, resyncing, silent, disconnected, wrong_board,
-    #             closed, playing, ended, locked, searching, occluded, failed
+    #             closed, playing, ended, locked, searching, occluded, reconnecting, failed
     connected: bool
     detail: str = ""
     since: float = field(default_factory=time.time)  # wall clock
@@ -116,15 +117,22 @@ class SourceError(ValueError):
     a camera this build cannot read); the message names what and where."""
 
 
+class SourceLost(RuntimeError):
+    """A live source stopped giving readings (the Pump opens it again)."""
+
+
 class Feed(ABC):
     """A source of observations the service can start, stop and watch.
 
     ``start()`` opens the device (and its own thread, if it has one); ``observations()``
     yields until ``stop()`` (from any thread) or the source ends; ``close()`` releases the
-    device (safe twice). ``start_state``/``options``: a script decides the game's start."""
+    device (safe twice). ``start_state``/``options``: a script decides the game's start.
+    ``reopenable``: after a failure, ``release()`` then ``reopen()`` read it again (the Pump's
+    retries, tableref/source_retry.py); a recording is not, it would play from its start."""
 
     kind = "source"
     recorded = False  # a recording: every settled view must be judged, none coalesced
+    reopenable = False
     fidelity: Fidelity = Fidelity.OCCUPANCY
     start_state: State | None = None
     options: Mapping[str, Any] | None = None
@@ -160,6 +168,13 @@ class Feed(ABC):
 
     def on_decision(self, decision: Decision) -> None:
         """Referee subscriber, for a source that shows something back (the board's LEDs)."""
+
+    def release(self) -> None:
+        """After a failure: let the device go, so that ``reopen()`` can open it afresh."""
+
+    def reopen(self) -> None:
+        """Open the device again, through the same backend as the first time."""
+        self.start()
 
     @abstractmethod
     def start(self) -> None: ...
@@ -215,15 +230,21 @@ class SerialFeed(Feed):
     """The serial sensor board (firmware_bridge.SerialBoard); its LEDs show the decisions."""
 
     kind = "serial"
+    reopenable = True  # a pulled cable is the link's own to reopen; this is for anything else
 
     def __init__(self, port: str, wiring: Any, *, baudrate: int) -> None:
+        super().__init__(port)
+        self.wiring, self.port, self.baudrate = wiring, port, baudrate
+        self.fidelity = wiring.fidelity
+        self._leds: Mapping[str, Any] = {}
+        self.board = self._new_board()
+
+    def _new_board(self) -> Any:
         from firmware_bridge.serial_board import SerialBoard
 
-        super().__init__(port)
-        self.wiring = wiring
-        self.fidelity = wiring.fidelity
-        self.board = SerialBoard(port, wiring, baudrate=baudrate)
-        self.board.subscribe_status(self._link)
+        board = SerialBoard(self.port, self.wiring, baudrate=self.baudrate)
+        board.subscribe_status(self._link)
+        return board
 
     def _link(self, status: Any) -> None:
         from firmware_bridge.serial_board import CONNECTED
@@ -233,9 +254,19 @@ class SerialFeed(Feed):
     def on_decision(self, decision: Decision) -> None:
         leds = leds_for(decision)
         if leds is not None:
-            self.board.set_leds({s: v for s, v in leds.items() if s in self.wiring.channels})
+            self._leds = {s: v for s, v in leds.items() if s in self.wiring.channels}
+            self.board.set_leds(self._leds)
 
     def start(self) -> None:
+        self.board.start()
+
+    def release(self) -> None:
+        self.board.close()
+
+    def reopen(self) -> None:
+        # A closed link has ended its observations for good: a new one on the same port.
+        self.board = self._new_board()
+        self.board.set_leds(self._leds)  # the LEDs as they were
         self.board.start()
 
     def observations(self) -> Iterator[Observation]:
@@ -253,6 +284,7 @@ class GpioFeed(Feed):
 
     kind = "gpio"
     fidelity = Fidelity.OCCUPANCY
+    reopenable = True
 
     def __init__(self, matrix: Any) -> None:
         super().__init__(f"{len(matrix.wiring.rows)}x{len(matrix.wiring.columns)} matrix")
@@ -268,6 +300,12 @@ class GpioFeed(Feed):
     def stop(self) -> None:
         self.matrix.stop()
 
+    def release(self) -> None:
+        self.matrix.close()
+
+    def reopen(self) -> None:
+        self.matrix.start()  # "connected" once it reads (the Pump): until then, "reconnecting"
+
     def close(self) -> None:
         self.matrix.close()
         self.set_status("closed", False)
@@ -279,21 +317,27 @@ class CameraFeed(Feed):
     kind = "camera"
 
     def __init__(self, capture: Any, reader: Any, *, fidelity: Fidelity, name: str, lock: Any = None,
-                 spec: Any = None) -> None:
+                 spec: Any = None, live: bool = False) -> None:
+        """``live``: a camera, not a video file: running out of frames is a failure (unplugged,
+        a glitch) to reopen it after, not the end."""
         from vision.source import CameraSource
 
         super().__init__(name)
         self.fidelity = fidelity
+        self.reopenable = live
         self.spec = spec  # tableref.camera_setup.CameraSpec: the set-up page's (None: no set-up page)
         self._stopping = threading.Event()
         self._capture = capture
+        self._reopened = False  # reopened after a failure, no frame read since: still "reconnecting"
         # reader None: set-up mode (no calibration yet): the lock is kept, nothing is read
         self.camera = CameraSource(_WatchedCapture(capture, self._frame), reader, fidelity=fidelity, lock=lock)
 
     def _frame(self) -> bool:
         """Before each frame: publish the lock as it stands; False once stopping."""
         state = self.camera.lock.state.value
-        if self.camera.reader is None:
+        if self._reopened:  # the first read since reopening: the page says "reconnecting" until it works
+            self._reopened = False
+        elif self.camera.reader is None:
             self.set_status("setup", False, self._SETUP)
         else:
             self.set_status(state, state == "locked", "" if state == "locked" else self._FROZEN)
@@ -309,7 +353,17 @@ class CameraFeed(Feed):
     def observations(self) -> Iterator[Observation]:
         yield from self.camera.observations()
         if not self._stopping.is_set():
+            if self.reopenable:
+                raise SourceLost("the camera gives no frames (unplugged, or it stopped sending)")
             self.set_status("ended", False, "the camera or video has no more frames")
+
+    def release(self) -> None:
+        self._capture.close()
+
+    def reopen(self) -> None:
+        self._capture.start()  # the same capture class and factory: cv2.VideoCapture, Picamera2
+        self.camera.gate.reset()  # motion seen before the gap says nothing of the board now
+        self._reopened = True
 
     def stop(self) -> None:
         self._stopping.set()
@@ -444,42 +498,12 @@ def _open_camera(source: Any, game: str) -> Feed:
             return Picamera2(number)
 
         return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}",
-                          lock=BoardLock(sheet, lens=lens), spec=spec)
+                          lock=BoardLock(sheet, lens=lens), spec=spec, live=True)
     target = 0 if device is None else device
+    # A camera number, a device node or a stream is live; any other path is a video file.
+    live = isinstance(target, int) or target.startswith("/dev/") or "://" in target
     return CameraFeed(OpenCVCapture(target, paced=source.paced), reader, fidelity=source.fidelity,
-                      name=f"opencv {target}", lock=BoardLock(sheet, lens=lens), spec=spec)
-
-
-class Pump:
-    """One thread ("source") reading a feed: each observation goes through the stabiliser,
-    each stable view to ``submit`` (the referee's queue). A failing device is reported on
-    the feed's status and logged; the service carries on without it."""
-
-    def __init__(self, feed: Feed, stabiliser: Stabiliser, submit: Callable[[Command], None]) -> None:
-        self.feed, self.stabiliser, self.submit = feed, stabiliser, submit
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="source", daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            for obs in self.feed.observations():
-                view = self.stabiliser.feed(obs)
-                if view is not None:
-                    self.submit(StableView(view, obs.time))
-        except Exception as exc:  # a device error must not take the page and the journal down
-            log.exception("source %s failed", self.feed.name)
-            self.feed.set_status("failed", False, str(exc) or type(exc).__name__)
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """End the feed's observations and wait for the thread. Safe twice."""
-        self.feed.stop()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            self._thread = None
+                      name=f"opencv {target}", lock=BoardLock(sheet, lens=lens), spec=spec, live=live)
 
 
 # -- health -----------------------------------------------------------------------------------

@@ -80,14 +80,15 @@ def test_long_press_starts_the_configured_game_options_and_setup(tmp_path, mock_
 
 def test_a_gpio_matrix_whose_pin_is_taken_shows_as_lost(tmp_path, mock_factory):
     """docs/wiring.md, "A GPIO matrix fault": the matrix cannot claim a row pin at start —
-    the source is "failed" with the reason, and the panel blinks red and chirps once."""
+    the source is "reconnecting" with the reason, and the panel blinks red and chirps once;
+    once the pin is free the matrix is opened again (tableref/source_retry.py) and reads."""
     from gpiozero import LED
 
     taken = LED(5, pin_factory=mock_factory)  # someone else holds row 1's pin
     try:
         with Service(tmp_path / "j.sqlite3", tmp_path / "a.json", source=GpioConfig(interval=0.005),
                      panel=PanelConfig(), pin_factory=mock_factory) as svc:
-            wait_for("the failure", lambda: svc.feed.status.state == "failed")
+            wait_for("the failure", lambda: svc.feed.status.state == "reconnecting")
             health = svc.health().to_dict()["source"]
             assert health["connected"] is False and "in use" in health["detail"], health
             assert svc.table.snapshot()["source"]["status"] == "lost"
@@ -96,6 +97,8 @@ def test_a_gpio_matrix_whose_pin_is_taken_shows_as_lost(tmp_path, mock_factory):
             time.sleep(0.2)
             assert states(mock_factory, PINS.buzzer) == [False, True, False]  # one chirp
             assert not mock_factory.pin(PINS.ready).state
+            taken.close()
+            wait_for("the matrix opened again", lambda: svc.feed.status.state == "connected", timeout=8.0)
     finally:
         taken.close()
 
@@ -123,7 +126,7 @@ def test_a_gpio_matrix_failing_mid_game_shows_as_lost(tmp_path, mock_factory, re
     reed_board(wiring).place(GYGES.default_setup().view(Fidelity.OCCUPANCY).to_dict())
     with Service(tmp_path / "j.sqlite3", tmp_path / "a.json", source=GpioConfig(interval=0.002),
                  panel=PanelConfig(), pin_factory=mock_factory, setup="default") as svc:
-        wait_for("the failure", lambda: svc.feed.status.state == "failed")
+        wait_for("the failure", lambda: svc.feed.status.state == "reconnecting")
         assert "GPIO chip gone" in svc.health().to_dict()["source"]["detail"]
         wait_for("red blinking", lambda: len(states(mock_factory, PINS.illegal)) >= 3)
         time.sleep(0.2)
