@@ -1,8 +1,10 @@
 """DRIFT on the Annuli board through the camera: turning river rings, tokens side by side.
 
-The three river rings turn; the land does not. Each ring carries one marker (a tag of
+The three river rings turn; the land does not. Each ring carries a marker (a tag of
 :data:`vision.layout.RING_TAGS`) stuck on the ring where its arrow ``k = 0`` starts, so the
-marker's angle is the ring's rotation step. The rings are printed with identical plain arrow
+marker's angle is the ring's rotation step, and a second one (:data:`~vision.layout.RING_OPPOSITE_TAGS`)
+opposite it, where arrow ``n/2`` starts: a home's pile hides one of them from a tilted camera,
+never both. Either, seen, gives the rotation. The rings are printed with identical plain arrow
 circles (no labels on the ring), so a ring turned a whole number of steps prints the same as
 at rotation 0 and the empty-board calibration (taken with every ring at rotation 0) holds at
 any rotation. A river arrow keeps its id while it turns (``OR14`` is the arrow printed on the
@@ -17,8 +19,8 @@ beneath), which the referee matches against what the rules say the home holds. T
 neither on a space's centre nor as a pair across it (a third token spilt over the edge) make
 every space within 1.3 pitch unreadable, since they may belong to any of them.
 
-Every river whose marker is not seen exactly once, whole and on a step, makes its rotation
-space and all its arrows unreadable.
+Every river whose markers do not agree on one step (none seen whole on a step, or two that
+disagree) makes its rotation space and all its arrows unreadable.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class Ring:
     radius: float  # the arrows' radius
     rotation_space: str
     tag: int
+    opposite_tag: int | None = None  # the second marker's, half a turn on (None: one marker)
 
     @property
     def n(self) -> int:
@@ -82,6 +85,14 @@ class Ring:
     @property
     def marker_radius(self) -> float:
         return self.radius + MARKER_OUT.get(self.name, 0.0)
+
+    @property
+    def tags(self) -> tuple[int, ...]:
+        return (self.tag,) if self.opposite_tag is None else (self.tag, self.opposite_tag)
+
+    def rotation_of(self, tag: int, position: int) -> int:
+        """The ring's rotation when marker ``tag`` stands at step position ``position``."""
+        return position % self.n if tag == self.tag else (position - self.n // 2) % self.n
 
     def angle(self, rotation: int) -> float:
         """How far the ring has turned at ``rotation`` (degrees clockwise)."""
@@ -101,12 +112,13 @@ class Annuli:
         cx, cy = sheet.to_sheet(b.width_mm / 2, b.height_mm / 2)
         geo = geometry()
         tags = {v: k for k, v in layout.RING_TAGS["drift"].items()}
+        opposite = {v: k for k, v in layout.RING_OPPOSITE_TAGS["drift"].items()}
         rings = []
         for river in geo.rivers:
             ids = tuple(geo.ids[a] for a in river.arrows)
             radius = float(np.median([math.hypot(sheet.by_id[a].x - cx, sheet.by_id[a].y - cy) for a in ids]))
             rings.append(Ring(river.name, ids, 1 if river.clockwise else -1, radius, river.rotation_space,
-                              tags[river.name]))
+                              tags[river.name], opposite.get(river.name) if len(ids) % 2 == 0 else None))
         return cls((cx, cy), tuple(rings))
 
     def turn(self, pts: np.ndarray, degrees: float) -> np.ndarray:
@@ -118,8 +130,19 @@ class Annuli:
         return out.astype(np.float32)
 
     def marker_at(self, ring: Ring, rotation: int) -> tuple[float, float]:
+        """Where the ring's marker stands at ``rotation`` — and so step position ``rotation``'s
+        place, where any marker of the ring may stand."""
         a = math.radians(ring.angle(rotation))
         return (self.centre[0] + ring.marker_radius * math.sin(a), self.centre[1] - ring.marker_radius * math.cos(a))
+
+    def markers_at(self, ring: Ring, rotation: int) -> list[tuple[int, tuple[float, float], float]]:
+        """The ring's markers at ``rotation``: (tag, place, angle it is turned by in degrees).
+        Each is stuck with its top edge towards the board's rim, so it turns with its place."""
+        out = [(ring.tag, self.marker_at(ring, rotation), ring.angle(rotation))]
+        if ring.opposite_tag is not None:
+            half = rotation + ring.n // 2
+            out.append((ring.opposite_tag, self.marker_at(ring, half), ring.angle(half)))
+        return out
 
     def where(self, sheet: Sheet, space: str, rots: Mapping[str, int]) -> tuple[float, float]:
         """Where a space is on the table with the rings at ``rots`` (ring name → step)."""
@@ -220,7 +243,7 @@ class _TurnedReader(TagsAtHeight, Reader):
     stacks = True
     scan_reach = 3.0  # two discs side by side, and a third spilt beyond them (to be caught)
     on_space = 0.45
-    ignored_tags = frozenset(layout.RING_TAGS["drift"])
+    ignored_tags = frozenset(layout.RING_TAGS["drift"]) | frozenset(layout.RING_OPPOSITE_TAGS["drift"])
     # Tags placed in 3-D (vision/drift_tags.py); a token seen but not named is read
     # (OCCUPIED, MORE): a space may hold two, a home a pile. Grey paper by a piece is never read
     # empty on its looks alone: a silver coin or a grey piece looks like it.
@@ -307,8 +330,9 @@ class DriftReader:
         self._plain: dict[str, np.ndarray] = {}  # per ring: its step positions plain paper in the frame read
         self._steps_seen: dict[str, frozenset[int]] = {}  # per ring: the steps its marker was seen at
         self._board_contrast: dict[str, np.ndarray] = {}  # per ring: the least contrast seen at each step position
+        self._board_level: dict[str, np.ndarray] = {}  # per ring: the most brightness (against its neighbours) seen plain
         self._strays: dict[str, list[np.ndarray]] = {}  # per ring: pieces' tags seen at its step positions
-        self._marker_ids = frozenset(ring.tag for ring in self.annuli.rings)
+        self._marker_ids = frozenset(t for ring in self.annuli.rings for t in ring.tags)
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
         self._base = self._reader((0, 0, 0))
         r = 0.3 * self.sheet.tag_mm
@@ -375,7 +399,7 @@ class DriftReader:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
         return Reading(view, frozenset(why), why)
 
-    def rotations(self, grey: np.ndarray, H: np.ndarray) -> tuple[list[int | None], dict[str, str]]:
+    def rotations(self, grey: np.ndarray, H: np.ndarray) -> tuple[list[int | None], dict[str, str]]:  # noqa: C901
         """Each ring's rotation step from its marker, or None with the reason."""
         vals = sample(grey, H, self._candidate_pts).reshape(-1, self._disk_n)
         contrast = vals.std(axis=1) / np.maximum(vals.mean(axis=1), 1.0)
@@ -393,17 +417,17 @@ class DriftReader:
             trouble = ""
             strays: list[np.ndarray] = []
             self._strays[ring.name] = strays
-            own_trouble = len(looked) > 3
+            own_trouble = len(looked) > len(ring.tags) + 2  # its markers and two more
             if own_trouble:  # a hand or glare over the ring: wait for the next still frame
                 looked = looked[:0]
                 trouble = "the ring is covered"
             for k in looked:
                 found = self._tags_near(grey, H, cands[k], half, detector, up)
-                if not any(tag == ring.tag for tag, _ in found):
+                if not any(tag in ring.tags for tag, _ in found):
                     # The far side's markers, seen obliquely, are some 2 px a cell across the
                     # view: another enlargement often reads what one misses.
                     found += [(t, mm) for t, mm in self._tags_near(grey, H, cands[k], half, detector, up + 1)
-                              if t == ring.tag]
+                              if t in ring.tags]
                 for tag, mm in found:
                     step, bad = self._step_of(ring, tag, mm)
                     if bad and tag not in self._marker_ids:
@@ -416,7 +440,8 @@ class DriftReader:
             if not steps and not trouble:
                 # Too blurred for the detector to find its outline (the inner ring's marker is
                 # some 20 px across at 1080p): read its cells where the step would put it.
-                steps = {int(k) for k in looked if self._decodes_at(grey, H, ring, int(k))}
+                steps = {ring.rotation_of(tag, int(k)) for k in looked for tag in ring.tags
+                         if self._decodes_at(grey, H, ring, int(k), tag)}
             self._steps_seen[ring.name] = frozenset(steps)
             if own_trouble:
                 strays.clear()  # the marker itself is in doubt: nothing is placed by elimination
@@ -424,15 +449,26 @@ class DriftReader:
                 out.append(steps.pop())
             else:
                 out.append(None)
-                why[ring.name] = trouble or ("two markers on the ring" if steps else UNSEEN)
+                why[ring.name] = trouble or ("the ring's markers give different rotations" if steps else UNSEEN)
             # Plain: no more contrast than the board itself shows there (a repository block's
             # edge and its shadow lie by some step positions), learned from the frames whose
-            # rotation was read — every step position but the marker's then shows the board.
+            # rotation was read — every step position but the markers' then shows the board.
             base = self._board_contrast.setdefault(ring.name, np.full(ring.n, np.inf, np.float32))
             if out[-1] is not None:  # only what paper (or a block's edge) shows: a marker shows 0.3-0.5
-                others = (np.arange(ring.n) != out[-1]) & (mine <= BOARD_MAX)
+                at = [out[-1]] if ring.opposite_tag is None else [out[-1], (out[-1] + ring.n // 2) % ring.n]
+                others = ~np.isin(np.arange(ring.n), at) & (mine <= BOARD_MAX)
                 base[others] = np.minimum(base[others], mine[others])
-            self._plain[ring.name] = (mine < CONTRAST_MIN) | (np.isfinite(base) & (mine <= base + BOARD_SLACK))
+            else:
+                others = np.zeros(ring.n, bool)
+            # ...and about as bright as the brighter step position next to it, or as it was when
+            # plain: a hand or an arm is smooth too, but darker (a lamp's gradient changes little
+            # from step to step; a repository block by a step position is the board's own).
+            level = vals[start - ring.n:start].mean(axis=1)
+            ratio = level / np.maximum(np.maximum(np.roll(level, 1), np.roll(level, -1)), 1.0)
+            seen = self._board_level.setdefault(ring.name, np.full(ring.n, -np.inf, np.float32))
+            seen[others] = np.maximum(seen[others], ratio[others])  # at its brightest: no shadow on it
+            bright = (ratio >= PAPER_LEVEL) | (np.isfinite(seen) & (ratio >= seen - LEVEL_SLACK))
+            self._plain[ring.name] = bright & ((mine < CONTRAST_MIN) | (np.isfinite(base) & (mine <= base + BOARD_SLACK)))
         return out, why
 
     def _outline(self, reader: Reader, pose: Pose, i: int, height: float) -> np.ndarray:
@@ -475,10 +511,14 @@ class DriftReader:
                 unknown.append(self._outline(reader, pose, i, float(reader._max_top[i])))
             else:  # (a river's arrows read at any whole step are where its pieces physically are)
                 solids.append(self._outline(reader, pose, i, reader._top_of(i, toks)))
+        steps = np.float32([self.annuli.marker_at(ring, step) for step in range(ring.n)])
         for sid in reading.why:
             i = reader.grid.index.get(sid)
             if i is not None and not sid.startswith("rotation:"):
                 unknown.append(self._outline(reader, pose, i, float(reader._max_top[i])))
+                s = reader.grid.spaces[i]
+                if (np.hypot(steps[:, 0] - s.x, steps[:, 1] - s.y) < NEAR_UNREAD * self.sheet.pitch).any():
+                    return None  # a hand (or glare) may lie over a step position too
         if not solids:
             return None
         half = self.sheet.tag_mm / 2
@@ -497,8 +537,8 @@ class DriftReader:
                 return None
         return covered[0] if len(covered) == 1 else None
 
-    def _decodes_at(self, grey: np.ndarray, H: np.ndarray, ring: Ring, k: int) -> bool:
-        """Does the ring's own marker lie at step ``k`` (turned with the ring), read cell by
+    def _decodes_at(self, grey: np.ndarray, H: np.ndarray, ring: Ring, k: int, tag: int) -> bool:
+        """Does the ring's marker ``tag`` lie at step position ``k`` (turned with the ring), read cell by
         cell at the place it must be (a sticker placed within 3 mm and 6 degrees)? Every one of
         its 16 inner cells must read as the marker's, each clearly, and its border dark."""
         pts, inner, border, paper = self._cell_points(ring, k)
@@ -510,7 +550,7 @@ class DriftReader:
         mid = (light + dark)[:, None] / 2
         clear = (np.abs(cells - mid) >= CELL_MARGIN * contrast[:, None]).all(axis=1) & (contrast > CELL_CONTRAST)
         white = cells > mid
-        expected = _marker_cells(ring.tag)  # (4 turns, 16)
+        expected = _marker_cells(tag)  # (4 turns, 16)
         match = (white[:, None, :] == expected[None]).all(axis=2).any(axis=1)
         return bool((match & clear & (vals[:, border].max(axis=1) < mid[:, 0])).any())
 
@@ -545,8 +585,8 @@ class DriftReader:
         return [(tag, H.to_mm(corners).astype(np.float32)) for tag, corners in found]
 
     def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:
-        """The step a marker seen at ``mm`` (its corners, sheet mm) stands for, or why not."""
-        if tag != ring.tag:
+        """The rotation a marker seen at ``mm`` (its corners, sheet mm) stands for, or why not."""
+        if tag not in ring.tags:
             return 0, f"tag {tag} on the {ring.name} ring is not its marker"
         sides = np.linalg.norm(mm - np.roll(mm, -1, axis=0), axis=1)
         if not (0.7 * self.sheet.tag_mm <= sides.mean() <= 1.35 * self.sheet.tag_mm) or sides.max() > 1.4 * sides.min():
@@ -560,10 +600,13 @@ class DriftReader:
         k = round(steps)
         if abs(steps - k) > STEP_SLACK:
             return 0, f"the {ring.name} river is part-way through a turn"
-        return int(k) % ring.n, ""
+        return ring.rotation_of(tag, int(k)), ""
 
 
-UNSEEN = "the ring's rotation marker cannot be seen"
+PAPER_LEVEL = 0.85  # a plain step position is at least this bright against its brighter neighbour
+LEVEL_SLACK = 0.08  # ...or at most this much darker (against it) than it was seen plain at best
+NEAR_UNREAD = 1.5  # pitches from an unreadable space within which no step position is judged plain
+UNSEEN = "neither of the ring's rotation markers can be seen"
 CELL_MARGIN = 0.15  # a cell read by the ring-marker check must lie this share of the contrast from the middle
 CELL_CONTRAST = 25.0  # grey levels between the marker's border and its sticker, at least
 _POSES = [(dx, dy, turn) for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, -1.5, 0.0, 1.5, 3.0)

@@ -59,6 +59,9 @@ TAGS: Mapping[str, Mapping[int, str]] = {
     },
 }
 RING_TAGS: Mapping[str, Mapping[int, str]] = {"drift": {45: "outer", 46: "middle", 47: "inner"}}
+# Each ring's second marker, stuck opposite the first (where arrow n/2 starts): a home's pile can
+# hide one marker from a tilted camera, never both (they lie on opposite sides of the board).
+RING_OPPOSITE_TAGS: Mapping[str, Mapping[int, str]] = {"drift": {54: "outer", 55: "middle", 56: "inner"}}
 
 # How each game is read when nothing else is said: by tags, or by colour (a classifier
 # calibrated on the board). Annelids' pieces are too small for a legible tag at 720p;
@@ -93,7 +96,8 @@ PIECE_COUNTS: Mapping[str, Mapping[str, int]] = {
     "drift": {**{f"{c}-{r}": 2 for c in ("red", "blue", "green", "yellow", "white", "black")
                  for r in ("III", "II", "I")},
               "copper": 6, "gold": 6, "silver": 6, "carried:copper": 2, "carried:gold": 2, "carried:silver": 2,
-              "ring:outer": 1, "ring:middle": 1, "ring:inner": 1},
+              "ring:outer": 1, "ring:middle": 1, "ring:inner": 1,
+              "ring:outer-opposite": 1, "ring:middle-opposite": 1, "ring:inner-opposite": 1},
 }
 BACK_FACE: Mapping[str, Mapping[str, str]] = {
     "anacund": {"A": "B"},
@@ -114,7 +118,9 @@ def tag_tokens(game: str) -> Mapping[int, str]:
 
 
 def tag_id(game: str, token: str) -> int:
-    for i, t in {**tag_tokens(game), **{k: f"ring:{v}" for k, v in RING_TAGS.get(game, {}).items()}}.items():
+    rings = {**{k: f"ring:{v}" for k, v in RING_TAGS.get(game, {}).items()},
+             **{k: f"ring:{v}-opposite" for k, v in RING_OPPOSITE_TAGS.get(game, {}).items()}}
+    for i, t in {**tag_tokens(game), **rings}.items():
         if t == token:
             return i
     raise KeyError(f"{game}: no tag for token {token!r}")

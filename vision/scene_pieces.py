@@ -343,8 +343,8 @@ def _drift_markers(model: "CameraModel", canvas: np.ndarray, view: View) -> None
     annuli = _annuli(model.sheet)
     rots = rotations_of(view)
     for ring in annuli.rings:
-        x, y = annuli.marker_at(ring, rots[ring.name])
-        _sticker(model, canvas, ring.tag, x, y, 0.2, -ring.angle(rots[ring.name]))
+        for tag, (x, y), turned in annuli.markers_at(ring, rots[ring.name]):
+            _sticker(model, canvas, tag, x, y, 0.2, -turned)
 
 
 def _from_lamp(lamp: np.ndarray, pts: np.ndarray) -> np.ndarray:

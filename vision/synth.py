@@ -172,8 +172,8 @@ class Renderer:
         annuli = self.__dict__.setdefault("_annuli", Annuli.for_sheet(self.sheet))
         rots = rotations_of(view)
         for ring in annuli.rings:
-            x, y = annuli.marker_at(ring, rots[ring.name])
-            self._draw_tag(img, (int(round(x * self.s)), int(round(y * self.s))), ring.tag, -ring.angle(rots[ring.name]))
+            for tag, (x, y), turned in annuli.markers_at(ring, rots[ring.name]):
+                self._draw_tag(img, (int(round(x * self.s)), int(round(y * self.s))), tag, -turned)
         for space, tokens in view.items():
             if space.startswith("rotation:") or space not in self.sheet.by_id:
                 continue

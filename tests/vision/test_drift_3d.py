@@ -74,15 +74,88 @@ def test_the_ready_to_play_start_reads_whole_with_piles_six_high(board):
     assert len(homes) >= 2 and all(MORE in reading.view.get_tokens(h) for h in homes)
 
 
-def test_a_marker_hidden_behind_a_pile_is_found_by_elimination(board, monkeypatch):
-    """Tilt 20: the far home's pile hides the outer ring's marker; every other step position is
-    plain paper, so the ring is at the hidden step. Made not plain, the rotation is unreadable."""
+def test_the_far_marker_hidden_behind_a_pile_the_opposite_one_gives_the_rotation(board):
+    """Tilt 20: the far home's pile hides the outer ring's marker (at 12 o'clock); its second
+    marker, opposite (6 o'clock, near the camera), is seen and gives the rotation."""
     start = get_game("drift").default_setup()
     truth = start.view(Fidelity.KIND)
     reader, reading, frame, H = _read(board, 20.0, truth, seed=5)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    pose = reader._base.pose(frame, H)
+    outer = reader.annuli.rings[0]
+    assert outer.name == "outer" and outer.opposite_tag is not None
+    assert not reader._decodes_at(grey, pose, outer, 0, outer.tag)  # the first marker: hidden
+    rots, why = reader.rotations(grey, pose)
+    assert rots == [0, 0, 0] and not why
+    assert reading.view.get_tokens("rotation:outer") == ("0",) and "OR5" not in reading.unreadable
+
+
+def test_a_hand_over_the_near_marker_with_the_far_one_behind_a_pile_leaves_the_rotation_unread(board):
+    """Both of the outer ring's markers out of sight — the far one behind its home's pile, a
+    hand over the near one: no rotation is guessed (nor placed by elimination)."""
+    from vision.camera_model import Hand
+
+    grid, model, reader = board(20.0)
+    truth = get_game("drift").default_setup().view(Fidelity.KIND)
+    outer = reader.annuli.rings[0]
+    _, near, _ = reader.annuli.markers_at(outer, 0)[1]
+    frame = model.render(replace(SCENE, view=truth, seed=4, exposure=0.8, noise=2.0, hands=(Hand(near, 50.0),)))
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock = BoardLock(grid.sheet)
+    lock.update(grey)
+    status = lock.update(grey)
+    assert status.readable
+    reading = reader.read(frame, status.H)
+    assert "rotation:outer" in reading.unreadable and "OR5" in reading.unreadable
+    _right(truth, reading)
+
+
+def test_markers_that_disagree_leave_the_rotation_unread(board, monkeypatch):
+    """A second marker stuck one step off (or a ring part-turned by hand and a stray sticker):
+    the two give different rotations, so the ring's rotation and its arrows are unreadable."""
+    from vision.drift_reader import Annuli
+
+    truth = get_game("drift").default_setup().view(Fidelity.KIND)
+    real = Annuli.markers_at
+
+    def one_off(self, ring, rotation):
+        out = real(self, ring, rotation)
+        if ring.name == "middle":  # its second marker a step on from where it belongs
+            tag, _, _ = out[1]
+            half = rotation + ring.n // 2 + 1
+            out[1] = (tag, self.marker_at(ring, half), ring.angle(half))
+        return out
+
+    monkeypatch.setattr(Annuli, "markers_at", one_off)
+    reader, reading, frame, H = _read(board, 20.0, truth, seed=5)
+    assert "rotation:middle" in reading.unreadable and "MR3" in reading.unreadable
+    assert reading.why["rotation:middle"] == "the ring's markers give different rotations"
+    _right(truth, reading)
+
+
+def test_one_marker_a_ring_hidden_behind_a_pile_is_found_by_elimination(monkeypatch):
+    """A set with one marker a ring (no second sticker): tilt 20, the far home's pile hides the
+    outer ring's marker; every other step position is plain paper, so the ring is at the hidden
+    step. Made not plain, the rotation is unreadable."""
+    from vision import layout
+
+    monkeypatch.setattr(layout, "RING_OPPOSITE_TAGS", {"drift": {}})
+    sheet = Sheet.for_board(get_game("drift").board())
+    grid = grid_for(sheet)
+    model = CameraModel(grid.sheet, CameraSetup(size=FHD, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
+    cal = calibrate(grid, [model.render(replace(SCENE, seed=i)) for i in range(2)], mode="tags")
+    made = {20.0: (grid, model, reader_for(grid, cal, Fidelity.KIND))}
+    start = get_game("drift").default_setup()
+    truth = start.view(Fidelity.KIND)
+    # The board seen before the far home is piled: the marker read, the board learned round it
+    # (a repository block stands dark by one step position: the board's own, not a hand).
+    before = View({s: t for s, t in truth.items() if s != "O0"})
+    assert _read(made.__getitem__, 20.0, before, seed=4)[1].view.get_tokens("rotation:outer") == ("0",)
+    reader, reading, frame, H = _read(made.__getitem__, 20.0, truth, seed=5)
+    assert reader.annuli.rings[0].opposite_tag is None
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     rots, why = reader.rotations(grey, reader._base.pose(frame, H))
-    assert rots[0] is None and why["outer"] == "the ring's rotation marker cannot be seen"  # not seen...
+    assert rots[0] is None and why["outer"] == "neither of the ring's rotation markers can be seen"  # not seen...
     assert reading.view.get_tokens("rotation:outer") == ("0",)  # ...yet known: the pile hides it
     assert "OR5" not in reading.unreadable
 
@@ -188,6 +261,44 @@ def test_no_drift_move_is_wrongly_accepted_from_views_read_unnamed():
     assert checked > 20 and unique > 0
 
 
+@pytest.mark.parametrize("old_rules", [False, True])
+def test_one_marker_a_ring_under_a_hand_is_never_placed_behind_a_pile(monkeypatch, old_rules):
+    """One marker a ring: the outer ring turned half a turn, its marker (6 o'clock) under a
+    resting hand, the far home's pile hiding step position 0. The hand is smooth like paper:
+    judged on contrast alone (the old rule), the marker was "eliminated" to step 0 — a wrong
+    rotation. Paper must also be as bright as paper, and near no unreadable space."""
+    from vision import drift_reader, layout
+    from vision.camera_model import Hand
+
+    monkeypatch.setattr(layout, "RING_OPPOSITE_TAGS", {"drift": {}})
+    if old_rules:
+        monkeypatch.setattr(drift_reader, "PAPER_LEVEL", 0.0)
+        monkeypatch.setattr(drift_reader, "NEAR_UNREAD", 0.0)
+    sheet = Sheet.for_board(get_game("drift").board())
+    grid = grid_for(sheet)
+    model = CameraModel(grid.sheet, CameraSetup(size=FHD, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
+    cal = calibrate(grid, [model.render(replace(SCENE, seed=i)) for i in range(2)], mode="tags")
+    made = {20.0: (grid, model, reader_for(grid, cal, Fidelity.KIND))}
+    d = get_game("drift").default_setup().to_dict()
+    d["rotations"] = {**d["rotations"], "outer": 12}
+    truth = get_game("drift").from_dict(d).view(Fidelity.KIND)
+    reader = made[20.0][2]
+    before = View({s: t for s, t in truth.items() if s != "O0"})
+    assert _read(made.__getitem__, 20.0, before, seed=4)[1].view.get_tokens("rotation:outer") == ("12",)
+    outer = reader.annuli.rings[0]
+    frame = model.render(replace(SCENE, view=truth, seed=5, exposure=0.8, noise=2.0,
+                                 hands=(Hand(reader.annuli.marker_at(outer, 12), 5.0),)))
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock = BoardLock(grid.sheet)
+    lock.update(grey)
+    status = lock.update(grey)
+    got = reader.read(frame, status.H).view.get_tokens("rotation:outer")
+    if old_rules:
+        assert got == ("0",)  # the fault this guards against, shown on the old rule
+    else:
+        assert got == ()
+
+
 def test_the_board_contrast_learned_at_step_positions_never_hides_a_marker(board):
     """A step position is plain when it shows no more contrast than the board itself there,
     learned from frames whose rotation was read; the marker's own position never is."""
@@ -197,7 +308,8 @@ def test_the_board_contrast_learned_at_step_positions_never_hides_a_marker(board
     reading = _read(board, 20.0, view, seed=2)[1]
     assert reading.view.get_tokens("rotation:outer") == ("3",)
     learned = reader._board_contrast["outer"]
-    assert np.isinf(learned[3]) and np.isfinite(learned).sum() == 23  # every step but the marker's
+    # every step but the markers' (the outer ring's at step 3 and its second at 3 + 12)
+    assert np.isinf(learned[3]) and np.isinf(learned[15]) and np.isfinite(learned).sum() == 22
     turned = View({"rotation:outer": ("5",), "rotation:middle": ("0",), "rotation:inner": ("0",)})
     reading = _read(board, 20.0, turned, seed=4)[1]
     assert reading.view.get_tokens("rotation:outer") == ("5",)

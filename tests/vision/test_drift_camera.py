@@ -6,7 +6,6 @@ from rendered frames: CameraSource → stabiliser → referee."""
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -65,11 +64,13 @@ def _referee_film(session, tmp_path, start, script, seed):
 
 def test_tag_table_uses_only_free_ids_and_is_disjoint():
     ids = set(layout.TAGS["drift"]) | set(layout.RING_TAGS["drift"])
-    assert ids <= set(range(27, 54))  # 50-53 (white, black) from DICT_4X4_100, read by DRIFT's reader
+    ids |= set(layout.RING_OPPOSITE_TAGS["drift"])
+    assert ids <= set(range(27, 57))  # 50-56 (white, black, second ring markers) from DICT_4X4_100
     assert layout.TAG_DICTIONARY == {"drift": "DICT_4X4_100"}
     taken = {i for g, t in layout.TAGS.items() if g != "drift" for i in t}
     assert not ids & taken and not set(layout.RING_TAGS["drift"]) & set(layout.TAGS["drift"])
     assert layout.tag_id("drift", "ring:middle") == 46 and layout.tag_id("drift", "carried:gold") == 43
+    assert layout.tag_id("drift", "ring:middle-opposite") == 55
 
 
 def test_position_under_way_reads_exactly(session):
@@ -126,10 +127,12 @@ def test_a_ring_marker_too_blurred_to_find_is_read_where_its_step_puts_it(sessio
     assert rots == [5, 17, 11] and not why
     # The cells are read only where the marker is, as the marker's: nowhere else on the ring.
     ring = reader.annuli.rings[1]
-    assert [k for k in range(ring.n) if reader._decodes_at(grey, session.pose.H, ring, k)] == [17]
+    assert [k for k in range(ring.n) if reader._decodes_at(grey, session.pose.H, ring, k, ring.tag)] == [17]
+    # ...and its second marker only at its own place, half a turn on (18 steps: 17 + 9 = 8).
+    assert [k for k in range(ring.n) if reader._decodes_at(grey, session.pose.H, ring, k, ring.opposite_tag)] == [8]
     # Another id expected there (a piece's tag where the marker should be) is not read as it.
-    assert reader._decodes_at(grey, session.pose.H, ring, 17)
-    assert not any(reader._decodes_at(grey, session.pose.H, replace(ring, tag=t), 17) for t in (27, 44, 45, 47))
+    assert reader._decodes_at(grey, session.pose.H, ring, 17, ring.tag)
+    assert not any(reader._decodes_at(grey, session.pose.H, ring, 17, t) for t in (27, 44, 45, 47, 54, 55, 56))
 
 
 @pytest.mark.parametrize("rots", [(1, 1, 1), (5, 17, 11)])
