@@ -25,7 +25,7 @@ from rules import Fidelity, Observation, State, View
 from .board_leds import leds_for
 from .decisions import Decision, StableView
 from .referee import Referee, RefereeLoop
-from .source_retry import Pump  # noqa: F401  (the source's thread, with its retries; imported from here)
+from .source_retry import Pump, SourceLost  # noqa: F401  (the source's thread and its retries; imported from here)
 from .stabiliser import Stabiliser
 
 log = logging.getLogger(__name__)
@@ -115,10 +115,6 @@ class SourceStatus:
 class SourceError(ValueError):
     """A configured source that cannot be set up (a bad wiring or calibration file, no GPIO,
     a camera this build cannot read); the message names what and where."""
-
-
-class SourceLost(RuntimeError):
-    """A live source stopped giving readings (the Pump opens it again)."""
 
 
 class Feed(ABC):
@@ -230,21 +226,17 @@ class SerialFeed(Feed):
     """The serial sensor board (firmware_bridge.SerialBoard); its LEDs show the decisions."""
 
     kind = "serial"
-    reopenable = True  # a pulled cable is the link's own to reopen; this is for anything else
+    # Not reopenable here: a pulled cable or a port that will not open is the link's own to
+    # reopen (SerialBoard: "disconnected", then backoff), and its observations never raise.
 
     def __init__(self, port: str, wiring: Any, *, baudrate: int) -> None:
-        super().__init__(port)
-        self.wiring, self.port, self.baudrate = wiring, port, baudrate
-        self.fidelity = wiring.fidelity
-        self._leds: Mapping[str, Any] = {}
-        self.board = self._new_board()
-
-    def _new_board(self) -> Any:
         from firmware_bridge.serial_board import SerialBoard
 
-        board = SerialBoard(self.port, self.wiring, baudrate=self.baudrate)
-        board.subscribe_status(self._link)
-        return board
+        super().__init__(port)
+        self.wiring = wiring
+        self.fidelity = wiring.fidelity
+        self.board = SerialBoard(port, wiring, baudrate=baudrate)
+        self.board.subscribe_status(self._link)
 
     def _link(self, status: Any) -> None:
         from firmware_bridge.serial_board import CONNECTED
@@ -254,19 +246,9 @@ class SerialFeed(Feed):
     def on_decision(self, decision: Decision) -> None:
         leds = leds_for(decision)
         if leds is not None:
-            self._leds = {s: v for s, v in leds.items() if s in self.wiring.channels}
-            self.board.set_leds(self._leds)
+            self.board.set_leds({s: v for s, v in leds.items() if s in self.wiring.channels})
 
     def start(self) -> None:
-        self.board.start()
-
-    def release(self) -> None:
-        self.board.close()
-
-    def reopen(self) -> None:
-        # A closed link has ended its observations for good: a new one on the same port.
-        self.board = self._new_board()
-        self.board.set_leds(self._leds)  # the LEDs as they were
         self.board.start()
 
     def observations(self) -> Iterator[Observation]:

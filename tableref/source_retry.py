@@ -37,6 +37,10 @@ log = logging.getLogger("tableref.service")  # the service's log, where its sour
 RECONNECTING = "reconnecting"
 
 
+class SourceLost(RuntimeError):
+    """A live source stopped giving readings (a camera with no more frames): opened again."""
+
+
 @dataclass(frozen=True)
 class Backoff:
     """The waits before each try, in seconds (the last one repeats); ``healthy_after``: a source
@@ -86,7 +90,7 @@ class Retries:
         if self.attempt == 1:
             # The traceback once per series, for a bug hiding behind a device error.
             self.log.warning("source %s failed: %s: %s; opening it again in %g s", self.name, kind, reason, delay,
-                             exc_info=exc)
+                             exc_info=None if isinstance(exc, SourceLost) else exc)
         elif reason != self.reason:
             self.log.warning("source %s still failing (attempt %d), now: %s: %s; next try in %g s", self.name,
                              self.attempt, kind, reason, delay)
@@ -125,6 +129,15 @@ class Pump:
         self.retries = Retries(feed.name, backoff or Backoff(), log)
         self._stopping = threading.Event()  # the backoff waits on it: stop() is never slept through
         self._thread: threading.Thread | None = None
+        self._reopened = False  # opened again after a failure: its next word of its own ends the series
+        feed.subscribe_status(self._on_status)
+
+    def _on_status(self, status: object) -> None:
+        # A camera says what its lock sees once it reads frames again, long before the board is
+        # still enough for an observation: that is reading again.
+        if self._reopened and getattr(status, "state", None) not in (RECONNECTING, "failed", "closed"):
+            self._reopened = False
+            self.retries.read_again()
 
     def start(self, *, failed: BaseException | None = None) -> None:
         """Read the started feed; ``failed``: its ``start()`` raised this (retried like any failure)."""
@@ -150,13 +163,17 @@ class Pump:
                 except Exception as exc:  # still not there: wait longer
                     failed = exc
                     continue
+                self._reopened = True
                 if self._stopping.is_set():  # stop() came while it was opening: let it go again
                     feed.release()
                     return
             try:
                 for obs in feed.observations():
-                    if self.retries.read_again() and feed.status.state == RECONNECTING:
-                        feed.set_status("connected", True)  # for a feed that says nothing more itself
+                    if self._reopened:
+                        self._reopened = False
+                        self.retries.read_again()
+                        if feed.status.state == RECONNECTING:
+                            feed.set_status("connected", True)  # for a feed that says nothing more itself
                     view = self.stabiliser.feed(obs)
                     if view is not None:
                         self.submit(StableView(view, obs.time))
@@ -169,6 +186,7 @@ class Pump:
     def _lost(self, exc: BaseException, read_for: float) -> float:
         """Count the failure, let the device go, show it; the seconds to wait before reopening."""
         feed = self.feed
+        self._reopened = False
         delay = self.retries.failed(exc, read_for)
         # Readings from before the gap and after it are not one spell: nothing is known meanwhile.
         self.stabiliser.feed(Observation(View(), time.monotonic(), feed.fidelity, feed.kind,
