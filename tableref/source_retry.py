@@ -30,7 +30,7 @@ from .decisions import Command, StableView
 from .stabiliser import Stabiliser
 
 if TYPE_CHECKING:
-    from .service import Feed
+    from .service import Feed, SourceStatus
 
 log = logging.getLogger("tableref.service")  # the service's log, where its sources are watched
 
@@ -132,10 +132,10 @@ class Pump:
         self._reopened = False  # opened again after a failure: its next word of its own ends the series
         feed.subscribe_status(self._on_status)
 
-    def _on_status(self, status: object) -> None:
+    def _on_status(self, status: SourceStatus) -> None:
         # A camera says what its lock sees once it reads frames again, long before the board is
         # still enough for an observation: that is reading again.
-        if self._reopened and getattr(status, "state", None) not in (RECONNECTING, "failed", "closed"):
+        if self._reopened and status.state not in (RECONNECTING, "failed", "closed"):
             self._reopened = False
             self.retries.read_again()
 
