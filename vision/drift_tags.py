@@ -25,6 +25,7 @@ the history (``rules.explain``).
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import cv2
@@ -35,12 +36,16 @@ from rules.view import MORE
 from .render import aruco_dictionary
 
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
+CROWDED = "tokens crowded here or next to here"
 PILE_ZONE = 0.25  # pitches from a home's centre within which its pile's top tag must lie (a pile leans)
 RADIAL_ZONE = 0.2  # pitches across the ring within which a repository's coins lie
 SINGLE_ZONE = 0.15  # pitches from a space's centre within which its only token lies (as _lies_right)
 TOKEN_ZONE = 0.5  # pitches from any other space's centre within which its tokens' tags lie
 CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
+ON_CENTRE = 0.06  # pitches: a tag this near its space's centre at one height is placed right there
+OFF_CENTRE = 0.12  # pitches: ... and this far from it at the other (the set's heights told apart)
+STANDING_VOTES = 3  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
 
 
 def small_tag_detector(dictionary: str | None, window: int | None = None) -> cv2.aruco.ArucoDetector:
@@ -85,7 +90,10 @@ class TagsAtHeight:
         for scale in (up, up - 1 if up > 2 else up + 1):
             # A pile's top seen obliquely is squeezed to two pixels a cell across the view: a
             # tag one enlargement misses, another often reads.
-            again = [int(i) for i in busy if self.grid.spaces[int(i)].id in out_why]
+            # Spaces unreadable only for lying within reach of a misplaced tag are not looked at
+            # again; the spaces that tag may be on are (its partner's tag, missed, makes a pair).
+            again = [int(i) for i in busy if self.grid.spaces[int(i)].id in out_why
+                     and (out_why[self.grid.spaces[int(i)].id] != CROWDED or int(i) in self._crowd_cause)]
             if not again or len(again) > 2 * self.second_looks:
                 break  # many such spaces: a hand or glare, and the next still frame will do
             self._scan(frame, H, again, self._small_tags, found, upscale=scale)
@@ -184,19 +192,17 @@ class TagsAtHeight:
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         busy_set = {int(i) for i in busy}
-        placed: dict[int, list[tuple[str, np.ndarray]]] = {}
+        placed: dict[int, list[tuple[str, list[tuple[float, np.ndarray, float]]]]] = {}
         astray: list[np.ndarray] = []
         self._found, self._tops_seen = [], []
+        self._crowd_cause: set[int] = set()
         tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
         every = [self._candidates(self._tags[tag], plane.mean(axis=0), busy_set) if tag in self._tags else []
                  for tag, plane in tags]
-        # A token off its space's centre lies there only as one of a pair: a candidate space no
-        # other tag may share is not one for a tag off its centre (the reader's own rule for
-        # how tokens lie: see _lies_right).
-        shared: dict[int, int] = {}
-        for cands in every:
-            for i in {i for i, _, _, _ in cands}:
-                shared[i] = shared.get(i, 0) + 1
+        if self._standing([self._kept(cands, self._shared(every)) for cands in every]):
+            # The frame shows the set standing at its heights: none of its tags is laid flat.
+            every = [[c for c in cands if c[1] > 0] or cands for cands in every]
+        shared = self._shared(every)
         for tag_cands, (tag, plane) in zip(every, tags):
             centre = plane.mean(axis=0)
             sides = np.linalg.norm(plane - np.roll(plane, -1, axis=0), axis=1)
@@ -207,8 +213,7 @@ class TagsAtHeight:
                 for i in self._near(centre):
                     why[g.spaces[i].id] = f"tag {tag} is not one of this game's pieces"
                 continue
-            cands = [c for c in tag_cands if c[3] <= SINGLE_ZONE or self._kinds()[c[0]] == "home" or shared[c[0]] > 1] \
-                or tag_cands
+            cands = self._kept(tag_cands, shared)
             spaces = {i for i, _, _, _ in cands}
             if not spaces:
                 astray.append(centre)  # on no space that may hold it: off its space, or crowded
@@ -219,24 +224,31 @@ class TagsAtHeight:
                     self._found.append(c)  # whichever it is, its token explains what it covers
                     self._tops_seen.append((c, h))
             else:
-                i, h, c, _ = min(cands, key=lambda x: x[3])
-                placed.setdefault(i, []).append((token, c))
-                self._found.append(c)
-                self._tops_seen.append((c, h))
+                i = next(iter(spaces))
+                placed.setdefault(i, []).append((token, sorted(((h, c, d) for _, h, c, d in cands), key=lambda x: x[2])))
         homes = self._homes
         for i, got in placed.items():
             s = g.spaces[i]
+            # Each tag at the height that puts its space's tokens as a space holds them (a pair:
+            # one each side, a sticker apart), else at its nearest to the centre.
+            chosen, right = self._arrange(i, got) if s.id not in why and s.id not in homes else \
+                ([opts[0] for _, opts in got], True)
+            for h, c, _ in chosen:
+                self._found.append(c)
+                self._tops_seen.append((c, h))
+            placed[i] = [(token, c) for (token, _), (_, c, _) in zip(got, chosen)]
             if s.id in why:
                 continue
             if s.id in homes:
                 if len(got) > 1:
-                    why[s.id] = "tokens crowded here or next to here"
-            elif not self._lies_right(i, [c for _, c in got]):
-                astray += [c for _, c in got]
+                    why[s.id] = CROWDED
+                    self._crowd_cause.add(i)
+            elif not right:
+                astray += [c for _, c in placed[i]]
+                self._crowd_cause.add(i)
         if astray:
             for i in self._near(*astray, reach=CROWD_REACH):
-                s = g.spaces[i]
-                why[s.id] = "tokens crowded here or next to here"
+                why[g.spaces[i].id] = CROWDED
         for i in sorted(busy_set | set(placed)):
             s = g.spaces[i]
             if s.id in why:
@@ -245,6 +257,62 @@ class TagsAtHeight:
             if s.id in homes and tokens.get(s.id):
                 tokens[s.id] = [*tokens[s.id], MORE]  # a pile: its top is seen, not what lies beneath
         return tokens, why
+
+    @staticmethod
+    def _shared(every: list[list[tuple[int, float, np.ndarray, float]]]) -> dict[int, int]:
+        """How many tags may be on each space."""
+        shared: dict[int, int] = {}
+        for cands in every:
+            for i in {i for i, _, _, _ in cands}:
+                shared[i] = shared.get(i, 0) + 1
+        return shared
+
+    def _kept(self, cands: list[tuple[int, float, np.ndarray, float]], shared: dict[int, int]) -> list:
+        """A tag's candidates a token may truly be at. A token off its space's centre lies there
+        only as one of a pair: a candidate space no other tag may share is not one for a tag off
+        its centre (the reader's own rule for how tokens lie: see _lies_right). None left: all."""
+        return [c for c in cands if c[3] <= SINGLE_ZONE or self._kinds()[c[0]] == "home" or shared[c[0]] > 1] \
+            or cands
+
+    def _arrange(self, i: int, got: list[tuple[str, list[tuple[float, np.ndarray, float]]]]):
+        """The heights, among each tag's candidate ones on space ``i``, under which its tokens
+        lie as a space holds them (:meth:`_lies_right`), the best fitting the way they lie (one
+        on the centre; a pair a sticker apart across it): ``(chosen (height, place, distance)
+        per tag, True)``; none: each at its nearest to the centre, False."""
+        s, pitch = self.grid.spaces[i], self.sheet.pitch
+        firsts = [opts[0] for _, opts in got]
+        if len(got) > 2:
+            return firsts, False
+        apart = self.sheet.tag_mm * math.sqrt(2) + 4  # two round stickers side by side
+        best, best_cost = None, math.inf
+        for combo in itertools.product(*(opts for _, opts in got)):
+            centres = [c for _, c, _ in combo]
+            if not self._lies_right(i, centres):
+                continue
+            if len(centres) == 1:
+                cost = combo[0][2]
+            else:
+                mid = (centres[0] + centres[1]) / 2
+                cost = (abs(float(np.hypot(*(centres[0] - centres[1]))) - apart)
+                        + math.hypot(mid[0] - s.x, mid[1] - s.y)) / pitch
+            if cost < best_cost:
+                best, best_cost = list(combo), cost
+        return (best, True) if best is not None else (firsts, False)
+
+    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]]) -> bool:
+        """Does the frame show the set standing at its heights (not laid flat)? Each tag that
+        can be on one space only and lies on its centre at one of its heights — its token's
+        own, or 0 — and well off it at the other tells which; the set stands when at least
+        :data:`STANDING_VOTES` tags say so and fewer than a quarter as many say flat."""
+        stand = flat = 0
+        for cands in every:
+            if not cands or len({i for i, _, _, _ in cands}) > 1:
+                continue
+            d0 = min((d for _, h, _, d in cands if h == 0), default=math.inf)
+            dh = min((d for _, h, _, d in cands if h > 0), default=math.inf)
+            stand += dh <= ON_CENTRE and d0 >= OFF_CENTRE
+            flat += d0 <= ON_CENTRE and dh >= OFF_CENTRE
+        return stand >= STANDING_VOTES and 4 * flat <= stand
 
     def _near(self, *centres: np.ndarray, reach: float = 0.7) -> list[int]:
         """Point spaces within ``reach`` pitches of any of ``centres`` at any height a token
