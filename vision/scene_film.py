@@ -204,7 +204,7 @@ def _trips(before: View, after: View) -> list[tuple[str | None, str | None, str]
 
 def _point(sheet: Sheet, space: str, view: View) -> tuple[float, float]:
     if sheet.game == "drift":
-        from .drift_reader import rotations_of
+        from .annuli import rotations_of
         from .scene_pieces import _annuli
 
         return _annuli(sheet).where(sheet, space, rotations_of(view))
@@ -215,7 +215,7 @@ def _point(sheet: Sheet, space: str, view: View) -> tuple[float, float]:
 def _ring_point(sheet: Sheet, before: View, after: View) -> tuple[float, float]:
     """Where a hand turns a DRIFT ring: its marker."""
     if sheet.game == "drift":
-        from .drift_reader import rotations_of
+        from .annuli import rotations_of
         from .scene_pieces import _annuli
 
         annuli = _annuli(sheet)

@@ -130,7 +130,7 @@ def _places(sheet: Sheet, view: View) -> dict[str, list[tuple[tuple[float, float
     out: dict[str, list] = {}
     jitter = sheet.pitch * 0.04
     if sheet.game == "drift":
-        from .drift_reader import drift_slots, rotations_of
+        from .annuli import drift_slots, rotations_of
 
         annuli = _annuli(sheet)
         rots = rotations_of(view)
@@ -163,7 +163,7 @@ def _places(sheet: Sheet, view: View) -> dict[str, list[tuple[tuple[float, float
 
 
 def _annuli(sheet: Sheet):
-    from .drift_reader import Annuli
+    from .annuli import Annuli
 
     cache = _annuli.__dict__.setdefault("cache", {})
     if id(sheet) not in cache:
@@ -338,7 +338,7 @@ def _sticker(model: "CameraModel", canvas: np.ndarray, tag: int, x: float, y: fl
 def _drift_markers(model: "CameraModel", canvas: np.ndarray, view: View) -> None:
     """DRIFT's river-ring markers: stickers on the turning rings (flat on the board), where
     each ring's rotation has carried them."""
-    from .drift_reader import rotations_of
+    from .annuli import rotations_of
 
     annuli = _annuli(model.sheet)
     rots = rotations_of(view)

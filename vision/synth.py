@@ -167,7 +167,7 @@ class Renderer:
     def _draw_drift(self, img: np.ndarray, view: View, rng: np.random.Generator | None) -> None:
         """DRIFT: each ring's marker where its rotation puts it, and tokens where the rings
         have carried their arrows, side by side (see vision/drift_reader.py)."""
-        from .drift_reader import Annuli, drift_slots, rotations_of
+        from .annuli import Annuli, drift_slots, rotations_of
 
         annuli = self.__dict__.setdefault("_annuli", Annuli.for_sheet(self.sheet))
         rots = rotations_of(view)

@@ -113,7 +113,7 @@ def test_a_hand_over_the_near_marker_with_the_far_one_behind_a_pile_leaves_the_r
 def test_markers_that_disagree_leave_the_rotation_unread(board, monkeypatch):
     """A second marker stuck one step off (or a ring part-turned by hand and a stray sticker):
     the two give different rotations, so the ring's rotation and its arrows are unreadable."""
-    from vision.drift_reader import Annuli
+    from vision.annuli import Annuli
 
     truth = get_game("drift").default_setup().view(Fidelity.KIND)
     real = Annuli.markers_at

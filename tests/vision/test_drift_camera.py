@@ -19,7 +19,8 @@ from tableref.sources.sim import render_script
 from tableref.stabiliser import Stabiliser
 from vision import layout
 from vision.capture import ArrayCapture
-from vision.drift_reader import Annuli, DriftGrid, DriftReader
+from vision.annuli import Annuli
+from vision.drift_reader import DriftGrid, DriftReader
 from vision.reader import CalibrationError
 from vision.sessions import Session
 from vision.source import CameraSource
