@@ -30,6 +30,13 @@ from typing import Any
 
 import serial
 
+try:  # pyserial's POSIX port raises termios.error (not an OSError) from a tty that vanished
+    import termios
+
+    _TTY_ERRORS: tuple[type[BaseException], ...] = (termios.error,)
+except ImportError:  # Windows
+    _TTY_ERRORS = ()
+
 from rules import Observation, View
 
 from .protocol import (
@@ -251,7 +258,7 @@ class SerialBoard:
                 self._set_status(CONNECTING)
             try:
                 port = self._open()
-            except (serial.SerialException, OSError, ValueError) as exc:
+            except (serial.SerialException, OSError, ValueError, *_TTY_ERRORS) as exc:
                 self._set_status(DISCONNECTED, _reason(exc))
                 self._wait_out(delay)
                 delay = min(delay * 2, self.backoff[1])
@@ -260,14 +267,21 @@ class SerialBoard:
             self.stats.connects += 1
             try:
                 self._session(port)
-            except (serial.SerialException, OSError) as exc:
-                self.stats.disconnects += 1
-                self._in_sync = False  # nothing read before the loss can be trusted after it
-                self._set_status(DISCONNECTED, _reason(exc))
-                self._observe(self.clock())  # tell the stabiliser at once that nothing is known
+            except (serial.SerialException, OSError, *_TTY_ERRORS) as exc:
+                self._lost(_reason(exc))
+            except Exception as exc:  # noqa: BLE001 - a fault of ours must not end the link for good
+                log.exception("serial link to %s failed; reopening", self.port_name)
+                self._lost(f"link fault: {_reason(exc)}")
+                self._wait_out(delay)  # not a busy loop if it happens again at once
             finally:
                 self._in_sync = False
                 self._release(port)
+
+    def _lost(self, reason: str) -> None:
+        self.stats.disconnects += 1
+        self._in_sync = False  # nothing read before the loss can be trusted after it
+        self._set_status(DISCONNECTED, reason)
+        self._observe(self.clock())  # tell the stabiliser at once that nothing is known
 
     def _wait_out(self, seconds: float) -> None:
         """Sleep ``seconds`` while still ticking unreadable observations."""
@@ -293,7 +307,7 @@ class SerialBoard:
         # reopened) and on close(), like a port the link opened itself.
         try:
             port.close()
-        except (serial.SerialException, OSError) as exc:
+        except (serial.SerialException, OSError, *_TTY_ERRORS) as exc:
             log.warning("closing %s: %s", self.port_name, exc)
 
     def _reset_session(self) -> None:
@@ -323,7 +337,7 @@ class SerialBoard:
         self._reset_session()
         try:
             port.reset_input_buffer()  # stale bytes from before: the resync makes them moot
-        except (AttributeError, serial.SerialException, OSError):
+        except (AttributeError, serial.SerialException, OSError, *_TTY_ERRORS):
             pass
         with self._lock:
             self._leds_dirty = any(self._leds)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import time
+import termios
 import tty
 
 import pytest
 import serial
+import serial.urlhandler.protocol_loop
 
 from firmware_bridge.protocol import (
     Ack,
@@ -243,3 +245,49 @@ def test_polarity_board_gives_kind_views():
                    + encode(1, FullScan(readings(a1=Reading.NORTH, b1=Reading.SOUTH))))
         obs = next_complete(board)
     assert obs.view == View({"a1": "1", "b1": "3"}) and obs.fidelity.value == "kind"
+
+
+class _VanishingLoop(serial.urlhandler.protocol_loop.Serial):
+    """pyserial's loop:// port whose next read fails once as a tty that vanished does on
+    POSIX (``termios.error``, not an OSError), or with ``fault`` (a fault of the link's own)."""
+
+    def __init__(self, fault):
+        super().__init__("loop://", timeout=0.01)
+        self.fault = None
+        self._next_fault = fault
+
+    def arm(self):
+        self.fault, self._next_fault = self._next_fault, None
+
+    def read(self, size=1):
+        if self.fault is not None:
+            fault, self.fault = self.fault, None
+            raise fault
+        return super().read(size)
+
+
+@pytest.mark.parametrize("fault", [termios.error(5, "Input/output error"), RuntimeError("a bug in the link")],
+                         ids=["termios", "link-fault"])
+def test_a_port_error_outside_oserror_reopens_the_link_instead_of_killing_it(fault):
+    port = _VanishingLoop(fault)
+    statuses = []
+    board = SerialBoard(port, WIRING, tick=0.01, backoff=(0.01, 0.02))
+    board.subscribe_status(statuses.append)
+    hello = encode(0, Hello("loop", (1, 0, 0), (Capability.OCCUPANCY,) * WIRING.channel_count))
+    with board:
+        port.write(hello + encode(1, FullScan(readings(S=Reading.PRESENT))))
+        assert next_complete(board).view == View({"S": "occupied"})
+        port.arm()
+        end = time.monotonic() + 2.0
+        while not any(s.state == "disconnected" for s in statuses):
+            assert time.monotonic() < end, f"never disconnected: {[s.state for s in statuses]}"
+            time.sleep(0.002)
+        lost = next(s for s in statuses if s.state == "disconnected")
+        assert str(fault) in lost.detail
+        # The link opened the port again (its thread alive): the board answers as after any reconnect.
+        while board.stats.connects < 2:
+            assert time.monotonic() < end and board._thread.is_alive(), "the link never reopened the port"
+            time.sleep(0.002)
+        port.write(hello + encode(1, FullScan(readings(S=Reading.PRESENT, a1=Reading.PRESENT))))
+        assert next_complete(board, want=View({"S": "occupied", "a1": "occupied"})).view["a1"] == ("occupied",)
+        assert board.stats.disconnects == 1 and board.stats.connects == 2 and board._thread.is_alive()
