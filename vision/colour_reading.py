@@ -39,6 +39,8 @@ BAND_OTHER_MIN = 0.6  # ... where the other end has at least this share of it
 # where other edges' bars are).
 EDGE_SHIFTS_MM = (0.0, 1.2, 2.4)
 SHIFT_FROM = 0.3  # ... where the unshifted core has at least this share of that colour already
+CAP_MM = 3.0  # an Annelids tail's dark cap: this long at its flat end (vision/samples.py's end bands lie inside it)
+CAP_BLUR_PX = 1.5  # pixels the cap's dark edge spreads in the frame (lens blur; a JPEG halves colour, not grey)
 
 
 @dataclass(frozen=True)
@@ -77,9 +79,16 @@ class ColourReading:
         foreign = _share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
         busy_edges = busy[g.is_edge[busy] & ~unsure[busy]]
         # A dark, saturated colour over a printed line may differ from the ink by less than
-        # the empty board's own tolerance (a dark green bar on an edge's line): a space whose
-        # body is only partly foreign is read all the same when its core is plainly one colour
-        # in every look — with the light calm.
+        # the empty board's own tolerance (a dark green bar on an edge's line, sharper and so
+        # darker the more pixels it spans): its hue tells it all the same, so the body counts
+        # as covered where it is foreign or shows a piece's colour; a space whose body is only
+        # partly covered is read when its core is plainly one colour in every look — with the
+        # light calm.
+        foreign = foreign.copy()
+        calm = busy[(foreign[busy] < COVER_MIN) & ~unsure[busy] & ~g.is_area[busy]]
+        if len(calm):
+            cover, starts, counts = self._covered(frame, H, calm, gains, foreign_pt)
+            foreign[calm] = _share(cover, starts, np.maximum(counts, 1))
         weak = (foreign[busy] < COVER_MIN) & ~unsure[busy]
         busy = busy[((foreign[busy] >= COVER_MIN) | weak) & ~g.is_area[busy] & (clipped[busy] <= CLIPPED_MAX)]
         if len(busy) == 0:
@@ -116,6 +125,17 @@ class ColourReading:
             mate = any(read.get(j, "").split(":")[0] == flat for side in (0, 1) for j in self._vertex_mates[i][side])
             if hidden.mean() >= FOOT_HIDDEN or (mate and self._alike_high()):
                 self._decide(k, i, looks[:1], read, why)
+        for k in sorted(set(np.flatnonzero(weak)) | set(conflicts)):
+            # A tail whose dark cap faces the camera: its black band and end face over the
+            # edge's printed line look like the ink, and fill much of the foot look's core
+            # (where the band, lit by the room alone, may take the hue of a JPEG's smear).
+            # Its foot look sees the cap's end face at the same end: another heading there is
+            # another piece (a tail lying flat, its top look past its end), never read here.
+            i = int(busy[k])
+            heading = looks[0].headings.get(i)
+            if i not in read and g.is_edge[i] and looks[0].clear[k] and heading is not None \
+                    and all(look.headings.get(i, heading) == heading for look in looks):
+                self._capped(frame, H, i, gains, heading, foreign_pt, read, why)
         # A second chance for the edges left unread, their cores looked at off their place
         # (EDGE_SHIFTS_MM: no lens file, a barrel lens). A core plain only off its place may be a
         # neighbour's colour blurred into reach: it needs its top face plain (the piece's own),
@@ -195,12 +215,16 @@ class ColourReading:
                 continue
             t = self._edge_t[sl]
             half = 0.5 * g.spaces[i].length
-            # Which ends it reaches in from (its middle belongs to either).
-            sides = {0 if x < 0 else 1 for x in t[f] if abs(x) >= EDGE_MIDDLE * half}
+            coloured = f & ~shadow[sl] if len(shadow) else f
+            # Which ends it reaches in from (its middle belongs to either). Where no bar's top
+            # face shows on it (bare_top), a shadow reaching along it is the read bar's beside
+            # it (a low lamp or a tall bar casts one longer than the edge's half) — only
+            # colour reaching in needs a read bar at that end.
+            reach_in = coloured if int(i) in bare_top else f
+            sides = {0 if x < 0 else 1 for x in t[reach_in] if abs(x) >= EDGE_MIDDLE * half}
             near_read = (self._vertex_mates[int(i)][0] | self._vertex_mates[int(i)][1]) & read.keys()
             if not near_read or not all(self._vertex_mates[int(i)][side] & read.keys() for side in sides):
                 continue
-            coloured = f & ~shadow[sl] if len(shadow) else f
             if f.mean() <= EDGE_SPILL_MAX and (len(sides) == 1 or not (np.abs(t[coloured]) < EDGE_MIDDLE * half).any()):
                 tokens[g.spaces[int(i)].id] = []
                 continue
@@ -222,6 +246,70 @@ class ColourReading:
             left = f & ~near_shadow & ~covered & ~(spill & ~middle | spill & (int(i) in bare_top))
             if (~covered).mean() >= VISIBLE_SHARE and left.sum() <= EDGE_LEFT_MAX * len(pts):
                 tokens[g.spaces[int(i)].id] = []
+
+    def _covered(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,
+                 foreign_pt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The body points of ``spaces`` foreign to the empty board or voting for one of the
+        pieces' colours (balanced against the paper there, as the cores are), with each
+        space's start and count among them."""
+        g = self.grid
+        pts, starts, counts = _gather(g.body, spaces)
+        idx = np.concatenate([np.arange(g.body.start[i], g.body.start[i + 1]) for i in spaces])
+        white = np.repeat(gains[spaces] * self._paper[spaces], counts, axis=0)
+        vote, _ = votes(sample(frame, H, pts, np.zeros(len(pts), np.float32)) / white, self._hues)
+        return foreign_pt[idx] | (vote >= 0), starts, counts
+
+    def _capped(self, frame: np.ndarray, H: Pose, i: int, gains: np.ndarray, heading: str,
+                foreign_pt: np.ndarray, read: dict[int, str], why: dict[str, str]) -> None:
+        """Edge ``i``, its body only partly covered or its foot look at odds with its top, the
+        top look plainly one colour with a dark end towards ``heading``: read when that end's
+        cap, where the camera sees it, explains it — the body outside the cap covered
+        (:data:`COVER_MIN`), the foot look outside it not at odds with the top, nor any
+        look's heading."""
+        g = self.grid
+        s = g.spaces[i]
+        dark = next((d for d in (0, 1) if s.heading_to(d) == heading), None)
+        cap = self._cap_outline(H, i, dark) if dark is not None else None
+        if cap is None:
+            return
+        one = np.array([i])
+        cover = self._covered(frame, H, one, gains, foreign_pt)[0]
+        rest = ~_inside_convex(g.body.mm[g.body.of(i)], cap)
+        if rest.mean() < VISIBLE_SHARE or cover[rest].mean() < COVER_MIN:
+            return  # the cap there does not explain what looks like the empty board
+        zero = np.zeros((1, 2), np.float32)
+        looks = [self._classify(frame, H, one, gains, self._max_top[one], zero)]
+        # The foot's core clear of the cap and its blurred edge (CAP_BLUR_PX in mm at this
+        # frame's scale): what is left there must not be another colour.
+        keep = ~_near_outline(g.core.mm[g.core.of(i)], cap, CAP_BLUR_PX * self._colour_bleed(H) / BLEED_PX)
+        if keep.mean() >= VISIBLE_SHARE:  # enough of the foot's core clear of the cap to look at
+            looks.append(self._classify(frame, H, one, gains, np.zeros(1, np.float32), zero, keep))
+        clear_looks = {int(look.best[0]) for look in looks if look.clear[0]}
+        if any(look.headings.get(i, heading) != heading for look in looks):
+            return  # the foot's ends seen another way round
+        if len(clear_looks) != 1 or any(np.delete(look.shares[0], looks[0].best[0]).max() >= OTHER_SAY
+                                         for look in looks[1:]):
+            return  # at odds
+        self._decide(0, i, looks, read, why)
+
+    def _cap_outline(self, H: Pose, i: int, dark: int) -> np.ndarray | None:
+        """Where a tail on edge ``i`` shows its dark cap (at ``ends[dark]``), on the board's
+        plane: the band on its top face and, when it faces the camera, its end face."""
+        if H.camera is None:
+            return None
+        s = self.grid.spaces[i]
+        end = np.asarray(s.ends[dark], np.float64)
+        c = np.array([s.x, s.y])
+        u = (end - c) / max(float(np.hypot(*(end - c))), 1e-9)
+        n = np.array([-u[1], u[0]])
+        length, width = self._bar_dims()
+        h = float(self._max_top[i])
+        outer = [c + u * length / 2 + b * n * width / 2 for b in (-1, 1)]
+        band = np.array(outer + [c + u * (length / 2 - CAP_MM) + b * n * width / 2 for b in (1, -1)])
+        pts = [H.lift(band, h) if h > 0 else band]
+        if h > 0 and float(u @ (np.array(H.camera[:2]) - outer[0])) > 0:
+            pts.append(np.array(outer))  # the end face, from the board up to the band
+        return cv2.convexHull(np.concatenate(pts).astype(np.float32)).reshape(-1, 2).astype(np.float64)
 
     def _alike_high(self) -> bool:
         """Do all the set's colour-read pieces stand equally high (Annelids' bars)?"""
@@ -256,11 +344,11 @@ class ColourReading:
         outline = np.concatenate([foot, H.lift(foot, h)]) if h > 0 and H.camera is not None else foot
         hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
         reach = SPILL_PX * self._colour_bleed(H) / BLEED_PX  # SPILL_PX in mm at this frame's scale
-        inside = _inside_convex(pts, hull)
-        near = inside.copy()
-        for a, b in zip(hull, np.roll(hull, -1, axis=0)):
-            near |= _segment_distance(pts, (a[0], a[1]), (b[0], b[1])) <= reach
-        return inside, near
+        if self.lens is None:
+            # Without a lens file the bar may be seen up to EDGE_SHIFTS_MM off where the pose
+            # puts it: a misplacement in mm, whatever the frame's size (3 px at 720p, 2 mm at 1080p).
+            reach = max(reach, EDGE_SHIFTS_MM[-1])
+        return _inside_convex(pts, hull), _near_outline(pts, hull, reach)
 
     def _decide(self, k: int, i: int, looks: list, read: dict[int, str], why: dict[str, str]) -> None:
         """Space ``i`` (``k``-th of the looks) read from the looks clear on it: one colour, and
@@ -339,9 +427,9 @@ class ColourReading:
         return BLEED_PX / px_per_mm
 
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray,
-                  at_shift: np.ndarray | None = None) -> "Look":
+                  at_shift: np.ndarray | None = None, keep: np.ndarray | None = None) -> "Look":
         """Per busy space, its core sampled at ``heights``: pixels vote by hue against the
-        paper's white (vision.colour_model)."""
+        paper's white (vision.colour_model); ``keep``: only these core points count."""
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
@@ -350,9 +438,12 @@ class ColourReading:
         # edge's; a point's is 0): its best colour's share less twice any other's.
         vote = sat = share = shift = score = None
         shifts = [self._shifts[busy, s] for s in range(self._shifts.shape[1])] if at_shift is None else [at_shift]
+        scale = 1.0 if keep is None else (counts / np.maximum(_share(keep, starts, counts) * counts, 1))[:, None]
         for d in shifts:
             v, sa = votes(sample(frame, H, core + np.repeat(d, counts, axis=0), at) / white, self._hues)
-            sh = np.stack([_share(v == k, starts, counts) for k in range(len(self._hues))], axis=1)
+            if keep is not None:
+                v[~keep] = -1
+            sh = np.stack([_share(v == k, starts, counts) for k in range(len(self._hues))], axis=1) * scale
             top2 = np.sort(sh, axis=1)[:, ::-1]
             sc = top2[:, 0] - 2 * top2[:, 1] if sh.shape[1] > 1 else top2[:, 0]
             if vote is None:
@@ -414,6 +505,14 @@ class ColourReading:
             if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]) or (bare <= BAND_OWN_MAX and full >= BAND_OTHER_MIN):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out
+
+
+def _near_outline(pts: np.ndarray, hull: np.ndarray, reach: float) -> np.ndarray:
+    """Which of ``pts`` lie inside the convex ``hull`` or within ``reach`` of it."""
+    near = _inside_convex(pts, hull)
+    for a, b in zip(hull, np.roll(hull, -1, axis=0)):
+        near |= _segment_distance(pts, (a[0], a[1]), (b[0], b[1])) <= reach
+    return near
 
 
 def _edge_geometry(g) -> tuple[np.ndarray, list[tuple[set[int], set[int]]]]:
