@@ -78,12 +78,14 @@ class ColourReading:
         g = self.grid
         foreign = _share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
         busy_edges = busy[g.is_edge[busy] & ~unsure[busy]]
+        doubtful_edges = busy[g.is_edge[busy] & unsure[busy] & (clipped[busy] <= CLIPPED_MAX)]
         # A dark, saturated colour over a printed line may differ from the ink by less than
         # the empty board's own tolerance (a dark green bar on an edge's line, sharper and so
         # darker the more pixels it spans): its hue tells it all the same, so the body counts
         # as covered where it is foreign or shows a piece's colour; a space whose body is only
         # partly covered is read when its core is plainly one colour in every look — with the
         # light calm.
+        seen_empty = np.setdiff1d(np.flatnonzero(unsure & ~g.is_area & (clipped <= CLIPPED_MAX)), busy)
         foreign = foreign.copy()
         calm = busy[(foreign[busy] < COVER_MIN) & ~unsure[busy] & ~g.is_area[busy]]
         if len(calm):
@@ -163,6 +165,19 @@ class ColourReading:
         if doubt:
             for i in self._light_not_explained(frame, H, doubt, read):
                 del read[i]  # left to the reader: the light there is unsure
+        doubtful_edges = np.array([i for i in doubtful_edges if int(i) not in read], int)
+        if (len(seen_empty) or len(doubtful_edges)) and read:
+            # Where the light round a space is doubtful only because the pieces read beside it
+            # tint or shade the paper (a low lamp casts long shadows), it is judged as under a
+            # calm light: looking like the empty board, it is empty; an edge with a little of
+            # something on it, as the edges beside read bars are (_edges_beside). A hand's or
+            # glare's light there is not the pieces'.
+            doubt = [int(i) for i in np.concatenate([seen_empty, doubtful_edges])]
+            unexplained = set(self._light_not_explained(frame, H, doubt, read))
+            for i in seen_empty:
+                if int(i) not in unexplained:
+                    tokens[g.spaces[int(i)].id] = []
+            busy_edges = np.concatenate([busy_edges, [i for i in doubtful_edges if int(i) not in unexplained]]).astype(int)
         for i, tok in read.items():
             tokens[g.spaces[i].id] = [tok]
         small = np.array([i for i in busy_edges if int(i) not in read], int)

@@ -1,0 +1,77 @@
+"""Annelids' bars in frames the shelf-camera bench (bench/vision_real.py) left unusable
+(issues 16 and 24), each the bench's own frame (its seeds, its calibration): read whole and
+never wrong.
+
+* A tail whose dark cap faces the camera: its black band and its end face over the edge's
+  printed line look like the ink, so its body is only partly foreign — more so the sharper the
+  frame (1080p, a board filling 85 % of it) — and the foot look's core sees mostly the cap.
+* A read bar's outline as the camera shows it, through a barrel lens without a lens file: off
+  where the pose puts it by a distance in mm, not in pixels (the same frame at 720p was read).
+* A shadow along an empty edge, cast by a tall bar at its end or under a low lamp."""
+
+from dataclasses import replace
+
+import pytest
+
+from rules import Fidelity, get_game
+from vision.calibration import calibrate, colour_layout
+from vision.camera_model import CameraModel, CameraSetup, Lamp, Scene
+from vision.layout import Sheet
+from vision.lens import Lens
+from vision.lock import BoardLock
+from vision.readers import grid_for, reader_for
+from vision.sessions import random_position
+from vision_support import locked_read, wrong_spaces
+
+BENCH = CameraSetup(size=(1280, 720), tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0)  # vision_real's base
+LAMP = Lamp()
+LOW_LAMP = Lamp(elevation_deg=30.0, distance_mm=700.0)
+
+# (setup changed, scene changed, lens file, bench seed; the frame: plies, position seed, lamp
+# azimuth, scene seed, exposure, noise; spaces and what they hold)
+FRAMES = {
+    "i24 1080p: a tail's cap towards the camera, no lens file": (
+        dict(size=(1920, 1080), tilt_deg=35.0, k1=-0.2), {}, False, 0,
+        (68, 683932403, 195.39573427527742, 330529326, 0.7221485926187088, 2.7199053588004087),
+        {"e9e": ("green:S",), "c9sw": (), "e9ne": ()}),
+    "fill 85%: two tails' caps towards the camera": (
+        dict(fill=0.85), {}, False, 0,
+        (65, 1053163925, 203.7108396896139, 1020162447, 0.8094980749742222, 2.0833821359686557),
+        {"e9e": ("green:S",), "g12e": ("green:S",)}),
+    "k1 -0.3 with a lens file: the cap in the foot look": (
+        dict(k1=-0.3), {}, True, 0,
+        (52, 939691758, 204.42976680388165, 145058767, 0.7882960619218443, 1.9653628133384335),
+        {"k9e": ("green:S",)}),
+    "1.5x heights: a tall bar's shadow along an empty edge": (
+        {}, dict(heights=1.5), False, 0,
+        (6, 321813192, 198.45374442395317, 432974019, 0.7361568259449432, 2.5059366220404455),
+        {"l2sw": ()}),
+    "low lamp: the light beside read bars doubtful only by their shadows": (
+        {}, dict(lamp=LOW_LAMP), False, 1,
+        (47, 547067037, 200.21777768933066, 1053277725, 0.7392298646520443, 2.7294400786789152),
+        {"h4nw": ()}),
+}
+
+
+@pytest.mark.parametrize("name", list(FRAMES))
+def test_bench_frames_once_left_unread_are_read_whole(name):
+    setup_kw, scene_kw, with_lens, seed, (plies, pos_seed, azimuth, scene_seed, exposure, noise), spaces = FRAMES[name]
+    grid = grid_for(Sheet.for_board(get_game("annelids").board()))
+    model = CameraModel(grid.sheet, replace(BENCH, **setup_kw))
+    lens = None
+    if with_lens:
+        tp = model.true_board_pose()
+        lens = Lens(tp.K, tp.dist, tp.size)
+    base = replace(Scene(heights=1.0, jpeg=80, lamp=LAMP), **scene_kw)
+    lay = colour_layout(grid.sheet)
+    cal = calibrate(grid, [model.render(replace(base, seed=seed * 10 + i)) for i in range(3)], mode="colour",
+                    shots=[(model.render(replace(base, view=lay, seed=seed * 10 + 5)), lay)], lens=lens)
+    reader = reader_for(grid, cal, Fidelity.KIND, lens=lens)
+    view = random_position("annelids", pos_seed, plies).view(Fidelity.KIND)
+    assert {sp: view.get_tokens(sp) for sp in spaces} == spaces  # the bench's frame still
+    scene = replace(base, view=view, lamp=replace(base.lamp, azimuth_deg=azimuth), seed=scene_seed,
+                    exposure=exposure, noise=noise)
+    got = locked_read(reader, model.render(scene), BoardLock(grid.sheet, lens=lens))
+    assert not wrong_spaces(view, got), wrong_spaces(view, got)
+    assert not got.unreadable, {sp: got.why[sp] for sp in got.unreadable}
+    assert {sp: got.view.get_tokens(sp) for sp in spaces} == spaces
