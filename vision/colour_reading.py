@@ -9,9 +9,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .colour_geometry import edge_geometry, edge_shifts, group_medians, lower_quartiles, near_outline
 from .colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, paper_white, votes
 from .pose import Pose
-from .sampling import LIGHT_OUTLIER, _gather, _inside_convex, _segment_distance, _share, probe_light, sample
+from .sampling import LIGHT_OUTLIER, _gather, _inside_convex, _share, probe_light, sample
 
 COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
 CLASS_MIN = 0.75  # share of core points matching the winning colour
@@ -66,8 +67,8 @@ class ColourReading:
         # a frame's pixels there are balanced; the colours were learned against the board's
         # paper as a whole.
         self._paper = cal.probe_ref[g.probe_of].mean(axis=1).astype(np.float32)
-        self._edge_t, self._vertex_mates = _edge_geometry(g)
-        self._shifts, self._normals = _edge_shifts(g)
+        self._edge_t, self._vertex_mates = edge_geometry(g)
+        self._shifts, self._normals = edge_shifts(g, EDGE_SHIFTS_MM)
         self._hues = hue_classes([c.name for c in cal.classes],
                                  np.array([c.mean for c in cal.classes], np.float32).reshape(-1, 3),
                                  paper_white(cal.probe_ref))
@@ -296,7 +297,7 @@ class ColourReading:
         looks = [self._classify(frame, H, one, gains, self._max_top[one], zero)]
         # The foot's core clear of the cap and its blurred edge (CAP_BLUR_PX in mm at this
         # frame's scale): what is left there must not be another colour.
-        keep = ~_near_outline(g.core.mm[g.core.of(i)], cap, CAP_BLUR_PX * self._colour_bleed(H) / BLEED_PX)
+        keep = ~near_outline(g.core.mm[g.core.of(i)], cap, CAP_BLUR_PX * self._colour_bleed(H) / BLEED_PX)
         if keep.mean() >= VISIBLE_SHARE:  # enough of the foot's core clear of the cap to look at
             looks.append(self._classify(frame, H, one, gains, np.zeros(1, np.float32), zero, keep))
         clear_looks = {int(look.best[0]) for look in looks if look.clear[0]}
@@ -363,7 +364,7 @@ class ColourReading:
             # Without a lens file the bar may be seen up to EDGE_SHIFTS_MM off where the pose
             # puts it: a misplacement in mm, whatever the frame's size (3 px at 720p, 2 mm at 1080p).
             reach = max(reach, EDGE_SHIFTS_MM[-1])
-        return _inside_convex(pts, hull), _near_outline(pts, hull, reach)
+        return _inside_convex(pts, hull), near_outline(pts, hull, reach)
 
     def _decide(self, k: int, i: int, looks: list, read: dict[int, str], why: dict[str, str]) -> None:
         """Space ``i`` (``k``-th of the looks) read from the looks clear on it: one colour, and
@@ -485,7 +486,7 @@ class ColourReading:
         leaning = np.where(share.max(axis=1) <= OTHER_MAX, top, 0.0)
         class_sat = np.array([c.sat for c in self._hues], np.float32)
         mine = vote == np.repeat(best, counts)
-        vivid = _group_medians(np.where(mine, sat, np.nan), starts, counts) / np.maximum(class_sat[best], 1e-3)
+        vivid = group_medians(np.where(mine, sat, np.nan), starts, counts) / np.maximum(class_sat[best], 1e-3)
         edges = g.is_edge[busy]
         # The ends are looked at shifted across the edge only: shifted along it, one end's band
         # would reach past the bar onto the vertex's ink, and that end would look dark.
@@ -509,7 +510,7 @@ class ColourReading:
             px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
             # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
             # blurred with the bright paper either side, which a mean would take in.
-            lum.append(_lower_quartiles(px.mean(axis=1), starts, counts))
+            lum.append(lower_quartiles(px.mean(axis=1), starts, counts))
             vote, _ = votes(px / np.repeat(self._paper[spaces], counts, axis=0), self._hues)
             own.append(_share(vote == np.repeat(best, counts), starts, counts))
         l0, l1 = lum
@@ -520,87 +521,3 @@ class ColourReading:
             if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]) or (bare <= BAND_OWN_MAX and full >= BAND_OTHER_MIN):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out
-
-
-def _near_outline(pts: np.ndarray, hull: np.ndarray, reach: float) -> np.ndarray:
-    """Which of ``pts`` lie inside the convex ``hull`` or within ``reach`` of it."""
-    near = _inside_convex(pts, hull)
-    for a, b in zip(hull, np.roll(hull, -1, axis=0)):
-        near |= _segment_distance(pts, (a[0], a[1]), (b[0], b[1])) <= reach
-    return near
-
-
-def _edge_geometry(g) -> tuple[np.ndarray, list[tuple[set[int], set[int]]]]:
-    """Each body point's place along its edge (mm from the middle towards ``ends[1]``; 0 off
-    edges), and for each edge the edges meeting it at ``ends[0]`` and at ``ends[1]``."""
-    t = np.zeros(len(g.body.mm), np.float32)
-    mates: list[tuple[set[int], set[int]]] = [(set(), set()) for _ in g.spaces]
-    edges = [i for i, s in enumerate(g.spaces) if s.kind == "edge"]
-    if not edges:
-        return t, mates
-    for i in edges:
-        s = g.spaces[i]
-        (x1, y1), (x2, y2) = s.ends
-        u = np.array([x2 - x1, y2 - y1]) / max(s.length, 1e-9)
-        sl = g.body.of(i)
-        t[sl] = (g.body.mm[sl] - [s.x, s.y]) @ u
-    ends = np.array([g.spaces[i].ends for i in edges], np.float64)  # (E, 2 ends, 2)
-    for a, i in enumerate(edges):
-        for side in (0, 1):
-            d = np.hypot(*(ends[:, :, :] - ends[a, side]).transpose(2, 0, 1))  # (E, 2)
-            near = np.flatnonzero((d < 0.5).any(axis=1))
-            mates[i][side].update(int(edges[b]) for b in near if b != a)
-    return t, mates
-
-
-def _edge_shifts(g) -> tuple[np.ndarray, np.ndarray]:
-    """Per space, the shifts (mm) its core is looked at with: 0 first; for an edge, each of
-    :data:`EDGE_SHIFTS_MM` across it and the first two along it, both ways (0 for the
-    other spaces): a bar 10 mm long is misplaced less along than across its 4 mm. And each
-    edge's unit normal (0 off edges)."""
-    along = sorted({a * sgn for a in EDGE_SHIFTS_MM[:2] for sgn in (1, -1)}, key=abs)
-    across = sorted({b * sgn for b in EDGE_SHIFTS_MM for sgn in (1, -1)}, key=abs)
-    steps = [(a, b) for a in along for b in across]  # (0, 0) first
-    out = np.zeros((len(g.spaces), len(steps), 2), np.float32)
-    normals = np.zeros((len(g.spaces), 2), np.float32)
-    for i, s in enumerate(g.spaces):
-        if s.kind != "edge":
-            continue
-        (x1, y1), (x2, y2) = s.ends
-        u = np.array([x2 - x1, y2 - y1]) / max(s.length, 1e-9)
-        n = np.array([-u[1], u[0]])
-        out[i] = [a * u + b * n for a, b in steps]
-        normals[i] = n
-    return out, normals
-
-
-def _padded(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """The groups ``v[starts[k]:starts[k] + counts[k]]`` as rows, padded with NaN."""
-    width = int(counts.max(initial=0))
-    out = np.full((len(counts), width), np.nan, np.float32)
-    cols = np.arange(width)
-    mask = cols[None, :] < counts[:, None]
-    out[mask] = v[(starts[:, None] + cols[None, :])[mask]]
-    return out
-
-
-def _lower_quartiles(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Per group: its lower quartile (0 if empty), all groups at once."""
-    if len(counts) == 0 or counts.max(initial=0) == 0:
-        return np.zeros(len(counts), np.float32)
-    grid = _padded(v, starts, counts)
-    grid.sort(axis=1)  # NaN padding sorts last
-    at = np.maximum(np.floor(0.25 * (counts - 1)).astype(int), 0)
-    return np.where(counts > 0, grid[np.arange(len(counts)), at], 0.0).astype(np.float32)
-
-
-def _group_medians(v: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Per group: the median of its values that are not NaN (0 where there are none)."""
-    if len(counts) == 0 or counts.max(initial=0) == 0:
-        return np.zeros(len(counts), np.float32)
-    grid = _padded(v, starts, counts)
-    has = ~np.isnan(grid).all(axis=1)
-    out = np.zeros(len(counts), np.float32)
-    if has.any():
-        out[has] = np.nanmedian(grid[has], axis=1)
-    return out

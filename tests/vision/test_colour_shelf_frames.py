@@ -12,6 +12,7 @@ never wrong.
 from dataclasses import replace
 
 import pytest
+from vision_support import locked_read, wrong_spaces
 
 from rules import Fidelity, get_game
 from vision.calibration import calibrate, colour_layout
@@ -21,7 +22,6 @@ from vision.lens import Lens
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
-from vision_support import locked_read, wrong_spaces
 
 BENCH = CameraSetup(size=(1280, 720), tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0)  # vision_real's base
 LAMP = Lamp()
@@ -31,23 +31,23 @@ LOW_LAMP = Lamp(elevation_deg=30.0, distance_mm=700.0)
 # azimuth, scene seed, exposure, noise; spaces and what they hold)
 FRAMES = {
     "i24 1080p: a tail's cap towards the camera, no lens file": (
-        dict(size=(1920, 1080), tilt_deg=35.0, k1=-0.2), {}, False, 0,
+        {"size": (1920, 1080), "tilt_deg": 35.0, "k1": -0.2}, {}, False, 0,
         (68, 683932403, 195.39573427527742, 330529326, 0.7221485926187088, 2.7199053588004087),
         {"e9e": ("green:S",), "c9sw": (), "e9ne": ()}),
     "fill 85%: two tails' caps towards the camera": (
-        dict(fill=0.85), {}, False, 0,
+        {"fill": 0.85}, {}, False, 0,
         (65, 1053163925, 203.7108396896139, 1020162447, 0.8094980749742222, 2.0833821359686557),
         {"e9e": ("green:S",), "g12e": ("green:S",)}),
     "k1 -0.3 with a lens file: the cap in the foot look": (
-        dict(k1=-0.3), {}, True, 0,
+        {"k1": -0.3}, {}, True, 0,
         (52, 939691758, 204.42976680388165, 145058767, 0.7882960619218443, 1.9653628133384335),
         {"k9e": ("green:S",)}),
     "1.5x heights: a tall bar's shadow along an empty edge": (
-        {}, dict(heights=1.5), False, 0,
+        {}, {"heights": 1.5}, False, 0,
         (6, 321813192, 198.45374442395317, 432974019, 0.7361568259449432, 2.5059366220404455),
         {"l2sw": ()}),
     "low lamp: the light beside read bars doubtful only by their shadows": (
-        {}, dict(lamp=LOW_LAMP), False, 1,
+        {}, {"lamp": LOW_LAMP}, False, 1,
         (47, 547067037, 200.21777768933066, 1053277725, 0.7392298646520443, 2.7294400786789152),
         {"h4nw": ()}),
 }
