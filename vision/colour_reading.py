@@ -29,6 +29,7 @@ SPILL_PX = 3.0  # pixels a bar's edge spreads in the frame (lens blur, a JPEG's 
 VISIBLE_SHARE = 0.35  # share of an edge's body left in view by the bars beside it, to read it empty
 EDGE_LEFT_MAX = 0.03  # share of its body foreign that nothing beside it explains, still read empty  # share of an edge's half-length, round its middle, no spill reaches
 DOUBT_SAT = 0.75  # under doubtful light: the colour's saturation, at least this share of its own
+DOUBT_PEERS = 3  # ... of its own in this frame, where this many of its colour are read under a calm light
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
 BAND_OWN_MAX = 0.1  # ... or darker, with at most this share of the piece's colour,
@@ -143,7 +144,8 @@ class ColourReading:
         # (EDGE_SHIFTS_MM: no lens file, a barrel lens). A core plain only off its place may be a
         # neighbour's colour blurred into reach: it needs its top face plain (the piece's own),
         # the foot looked at with the same shift and not at odds with it (_decide).
-        vivid_at = np.min([look.vivid for look in looks], axis=0)  # of the looks each was read by
+        # Of the looks each was read by (a foot look not plain may be mostly a tail's dark cap).
+        vivid_at = np.min([np.where(look.clear, look.vivid, np.inf) for look in looks] + [looks[0].vivid], axis=0)
         left = np.flatnonzero([int(i) not in read and g.is_edge[i] and not weak[k] for k, i in enumerate(busy)])
         if len(left):
             moved = self._looks(frame, H, busy[left], gains, weak[left], shifted=True)
@@ -155,13 +157,22 @@ class ColourReading:
                 if i in read:
                     why.pop(g.spaces[i].id, None)
                     vivid_at[k] = min(float(look.vivid[kk]) for look in moved)
-        # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own
-        # at calibration, in every look: skin has the hue of an orange bar or a red disc, not
-        # their saturation.
-        vivid = vivid_at >= DOUBT_SAT
-        for k, i in enumerate(busy):
-            if int(i) in read and unsure[i] and not vivid[k]:
-                del read[int(i)]
+        # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own,
+        # in every look it was read by: skin has the hue of an orange bar or a red disc, not
+        # their saturation. Its own: at calibration, or — a frame's exposure, JPEG and blur
+        # dull all its pieces alike — as the pieces of its colour read under a calm light in
+        # this frame, when there are a few of them (never more than at calibration).
+        names = [c.name for c in self._hues]
+        colour = {i: names.index(tok.split(":")[0]) for i, tok in read.items()}
+        at = {int(i): k for k, i in enumerate(busy)}
+        bar = np.full(len(names), DOUBT_SAT)
+        for b in range(len(names)):
+            calm = [vivid_at[at[i]] for i, c in colour.items() if c == b and not unsure[i] and i in at]
+            if len(calm) >= DOUBT_PEERS:
+                bar[b] = DOUBT_SAT * min(1.0, float(np.median(calm)))
+        for i, b in colour.items():
+            if unsure[i] and i in at and vivid_at[at[i]] < bar[b]:
+                del read[i]
         doubt = [i for i in read if unsure[i]]
         if doubt:
             for i in self._light_not_explained(frame, H, doubt, read):
