@@ -3,7 +3,7 @@ stand at, on the one space it can belong to.
 
 A DRIFT tag is on the top of its token: a piece (9/12/15 mm), a coin (3 mm; on a repository
 it lies on the 10 mm block, and coins there may lie on each other), a carried coin's clip
-(12 mm), or the top of a home's pile (up to six pieces, about 90 mm). A camera on a shelf sees
+(12 mm), or the top of a home's pile (up to six pieces, 72 mm for a player's six). A camera on a shelf sees
 that top shifted away from the camera's foot, by up to half the pile's height at 1080p's
 usual set-ups — a pile's tag may appear over the space behind it.
 
@@ -15,6 +15,24 @@ centre), and only on a space where the frame shows something standing. A tag wit
 space is that space's; with several (a tall pile's top over the space behind it, and a piece
 there) every one of them is unreadable: a tag is never given to the neighbour it overlaps. Two
 tokens lie side by side across a space (a piece and a coin), one on its centre, as before.
+
+Height 0 is there for a set laid flat; a set is one or the other. When the frame shows the set
+standing — at least three tags, each on one space only, that lie on its centre at their token's
+height and well off it laid flat (a home's pile top seen only at its pile's height), and under a
+quarter as many saying the opposite — no tag of that frame is taken as laid flat: a side home's
+pile top seen over the arrow behind it is then the home's, the arrow's only other candidate (a
+piece there, laid flat) gone. Where a piece standing on that arrow would show its tag at the same
+place (tilt 35), the two stay unreadable: the tag's size tells 72 mm from 15 mm by 4 %, within
+the corners' noise.
+
+The heights of a space's tags are chosen together: of each tag's candidate heights there, the
+combination under which the tokens lie as a space holds them (one on the centre; a pair across
+it, a round sticker apart) — a piece's tag laid flat, taken as nearest the centre, put a legal
+pair too near it and made a crowd round it. A repository holds at most one coin of each type
+(the piece set's ``max``), so a coin's tag on the near home is not taken for the top of a pile
+of five on the repository in front of it. A lone tag off its space's centre (its pair's other
+tag missed) makes a crowd round it: the thorough second look then goes to the spaces that tag
+may be on, not refused as if a hand covered the many crowded spaces.
 
 Every space's foreign points must then lie on some read token's outline (its base to its top,
 at the height its tag was found); what is left over is a token whose tag cannot be read, and a
