@@ -29,6 +29,7 @@ SPILL_PX = 3.0  # pixels a bar's edge spreads in the frame (lens blur, a JPEG's 
 VISIBLE_SHARE = 0.35  # share of an edge's body left in view by the bars beside it, to read it empty
 EDGE_LEFT_MAX = 0.03  # share of its body foreign that nothing beside it explains, still read empty  # share of an edge's half-length, round its middle, no spill reaches
 DOUBT_SAT = 0.75  # under doubtful light: the colour's saturation, at least this share of its own
+DOUBT_NEAR = 1.5  # pitches round a space where doubtful light nothing read explains keeps its own unsure
 DOUBT_PEERS = 3  # ... of its own in this frame, where this many of its colour are read under a calm light
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
@@ -183,13 +184,25 @@ class ColourReading:
             # tint or shade the paper (a low lamp casts long shadows), it is judged as under a
             # calm light: looking like the empty board, it is empty; an edge with a little of
             # something on it, as the edges beside read bars are (_edges_beside). A hand's or
-            # glare's light there is not the pieces'.
-            doubt = [int(i) for i in np.concatenate([seen_empty, doubtful_edges])]
-            unexplained = set(self._light_not_explained(frame, H, doubt, read))
+            # glare's light there is not the pieces' — only their shadows count here, grey and
+            # darker: skin has a segment's hue and may pass for its tint. And a hand spans several
+            # spaces, its light misjudged round it (a bar under its shadow may look like the
+            # paper): none within DOUBT_NEAR pitches of a space whose doubtful light the pieces'
+            # shadows do not explain.
+            doubt = [int(i) for i in np.flatnonzero(unsure) if int(i) not in read]
+            unexplained = set(self._light_not_explained(frame, H, doubt, read, tints=False)) \
+                | {int(i) for i in np.flatnonzero(clipped > CLIPPED_MAX)}
+            trouble = np.array([(g.spaces[i].x, g.spaces[i].y) for i in unexplained], np.float64).reshape(-1, 2)
+            near = DOUBT_NEAR * self.sheet.pitch
+
+            def calm_round(i: int) -> bool:
+                s = g.spaces[i]
+                return i not in unexplained and not (np.hypot(trouble[:, 0] - s.x, trouble[:, 1] - s.y) <= near).any()
+
             for i in seen_empty:
-                if int(i) not in unexplained:
+                if calm_round(int(i)):
                     tokens[g.spaces[int(i)].id] = []
-            busy_edges = np.concatenate([busy_edges, [i for i in doubtful_edges if int(i) not in unexplained]]).astype(int)
+            busy_edges = np.concatenate([busy_edges, [i for i in doubtful_edges if calm_round(int(i))]]).astype(int)
         for i, tok in read.items():
             tokens[g.spaces[i].id] = [tok]
         small = np.array([i for i in busy_edges if int(i) not in read], int)
@@ -411,7 +424,8 @@ class ColourReading:
         else:
             read[i] = f"{c.name}:{heading}"
 
-    def _light_not_explained(self, frame: np.ndarray, H: Pose, doubt: list[int], read: dict[int, str]) -> list[int]:
+    def _light_not_explained(self, frame: np.ndarray, H: Pose, doubt: list[int], read: dict[int, str],
+                             tints: bool = True) -> list[int]:
         """Of the spaces read by colour where the paper round them is disturbed (``doubt``),
         those whose disturbance is not the pieces' own: a saturated piece tints the paper next
         to it (lens blur; a JPEG keeps colour at half resolution, in blocks), which the light's
@@ -433,7 +447,7 @@ class ColourReading:
             s = g.spaces[i]
             near = np.hypot(g.probes[:, 0] - s.x, g.probes[:, 1] - s.y) <= reach + float(self._max_top[i])
             c = self._hues[names.index(tok.split(":")[0])]
-            tint = (hue_gap(hue, c.hue) <= c.tol) | (sat < SAT_FLOOR)
+            tint = ((hue_gap(hue, c.hue) <= c.tol) & tints) | (sat < SAT_FLOOR)
             explained |= near & bad & tint & (lum <= 1 + LIGHT_OUTLIER)
         out = []
         for i in doubt:
