@@ -42,6 +42,7 @@ BAND_OTHER_MIN = 0.6  # ... where the other end has at least this share of it
 # where other edges' bars are).
 EDGE_SHIFTS_MM = (0.0, 1.2, 2.4)
 SHIFT_FROM = 0.3  # ... where the unshifted core has at least this share of that colour already
+SHIFT_ON_MATE = 0.5  # ... and no more than this share of it, shifted, where a bar read beside it may show
 CAP_MM = 3.0  # an Annelids tail's dark cap: this long at its flat end (vision/samples.py's end bands lie inside it)
 CAP_BLUR_PX = 1.5  # pixels the cap's dark edge spreads in the frame (lens blur; a JPEG halves colour, not grey)
 
@@ -155,6 +156,8 @@ class ColourReading:
                 if not np.any(moved[0].shift[kk] != 0) or not moved[0].clear[kk]:
                     continue
                 self._decide(kk, i, moved, read, why)
+                if i in read and self._on_a_read_bar(H, i, moved[0].shift[kk], read) > SHIFT_ON_MATE:
+                    del read[i]  # shifted mostly onto where a bar read beside it may show: its colour?
                 if i in read:
                     why.pop(g.spaces[i].id, None)
                     vivid_at[k] = min(float(look.vivid[kk]) for look in moved)
@@ -298,6 +301,21 @@ class ColourReading:
         white = np.repeat(gains[spaces] * self._paper[spaces], counts, axis=0)
         vote, _ = votes(sample(frame, H, pts, np.zeros(len(pts), np.float32)) / white, self._hues)
         return foreign_pt[idx] | (vote >= 0), starts, counts
+
+    def _on_a_read_bar(self, H: Pose, i: int, shift: np.ndarray, read: dict[int, str]) -> float:
+        """The share of edge ``i``'s core, looked at ``shift`` mm off its place at its top and
+        at its foot, that lies where a bar read on an edge meeting it may show (its footprint
+        and top as the camera sees them, and as far round as the lens may misplace it): a core
+        shifted there may be showing that bar's colour (k1 -0.2 without a lens file, tilt 35:
+        f1ne, empty, read as the segment on f2se beside it)."""
+        g = self.grid
+        core = g.core.mm[g.core.of(i)] + shift
+        h = float(self._max_top[i])
+        pts = np.concatenate([H.lift(core, h) if h > 0 and H.camera is not None else core, core])
+        on = np.zeros(len(pts), bool)
+        for j in (self._vertex_mates[i][0] | self._vertex_mates[i][1]) & read.keys():
+            on |= self._near_bar(H, j, read[j], pts)[1]
+        return float(on.mean())
 
     def _capped(self, frame: np.ndarray, H: Pose, i: int, gains: np.ndarray, heading: str,
                 foreign_pt: np.ndarray, read: dict[int, str], why: dict[str, str]) -> None:

@@ -93,3 +93,23 @@ def test_an_edge_beside_a_hand_is_never_read_empty_on_the_bars_word():
     assert effects.hand is not None and view.get_tokens("j4ne") == ("segment",)
     got = locked_read(reader, frame, BoardLock(s.sheet))
     assert not wrong_spaces(view, got), wrong_spaces(view, got)
+
+
+def test_an_edge_is_never_read_off_its_place_as_the_bar_beside_it():
+    # The bench's i24 row (tilt 35, k1 -0.2, no lens file), seed 2, frame 10: f1ne is empty; its
+    # core, looked at 1.7 mm off its place (a lens-less pose misplaces the far row), fell on the
+    # segment on f2se beside it, itself misplaced — a false accept, f1ne read as a segment.
+    setup = replace(BENCH, tilt_deg=35.0, k1=-0.2)
+    grid = grid_for(Sheet.for_board(get_game("annelids").board()))
+    model = CameraModel(grid.sheet, setup)
+    base = Scene(heights=1.0, jpeg=80, lamp=LAMP)
+    lay = colour_layout(grid.sheet)
+    cal = calibrate(grid, [model.render(replace(base, seed=20 + i)) for i in range(3)], mode="colour",
+                    shots=[(model.render(replace(base, view=lay, seed=25)), lay)])
+    reader = reader_for(grid, cal, Fidelity.KIND)
+    view = random_position("annelids", 472831534, 69).view(Fidelity.KIND)
+    assert (view.get_tokens("f1ne"), view.get_tokens("f2se")) == ((), ("segment",))
+    scene = replace(base, view=view, lamp=replace(LAMP, azimuth_deg=206.58712251613161), seed=658973544,
+                    exposure=0.7847472871392422, noise=2.5387771977449605)
+    got = locked_read(reader, model.render(scene), BoardLock(grid.sheet))
+    assert not wrong_spaces(view, got), wrong_spaces(view, got)
