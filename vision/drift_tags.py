@@ -52,6 +52,7 @@ import numpy as np
 from rules.view import MORE
 
 from .render import aruco_dictionary
+from .sampling import _inside_convex
 
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
 CROWDED = "tokens crowded here or next to here"
@@ -61,9 +62,11 @@ SINGLE_ZONE = 0.15  # pitches from a space's centre within which its only token 
 TOKEN_ZONE = 0.5  # pitches from any other space's centre within which its tokens' tags lie
 CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
-ON_CENTRE = 0.06  # pitches: a tag this near its space's centre at one height is placed right there
-OFF_CENTRE = 0.12  # pitches: ... and this far from it at the other (the set's heights told apart)
-STANDING_VOTES = 3  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
+ON_CENTRE = 0.1  # pitches: a tag this near its space's centre at one height is placed right there
+APART = 0.1  # pitches: ... and this much further from it at the other (the set's heights told apart)
+BEHIND_MAX = 0.12  # share of a repository's body behind a standing token foreign beyond its outline: a coin there
+BEHIND_SEEN = 0.1  # share of the land's body in view behind a standing token foreign: a token there
+STANDING_VOTES = 2  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
 
 
 def small_tag_detector(dictionary: str | None, window: int | None = None) -> cv2.aruco.ArucoDetector:
@@ -217,7 +220,7 @@ class TagsAtHeight:
         tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
         every = [self._candidates(self._tags[tag], plane.mean(axis=0), busy_set) if tag in self._tags else []
                  for tag, plane in tags]
-        if self._standing([self._kept(cands, self._shared(every)) for cands in every]):
+        if self._standing(every, self._shared(every)):
             # The frame shows the set standing at its heights: none of its tags is laid flat.
             every = [[c for c in cands if c[1] > 0] or cands for cands in every]
         shared = self._shared(every)
@@ -274,7 +277,57 @@ class TagsAtHeight:
             self._area(i, placed.get(i, []), foreign_pt, tokens, why)  # [] : explained by a neighbour's token
             if s.id in homes and tokens.get(s.id):
                 tokens[s.id] = [*tokens[s.id], MORE]  # a pile: its top is seen, not what lies beneath
+        self._seen_behind(tokens, why, foreign_pt)
         return tokens, why
+
+    def _seen_behind(self, tokens: dict[str, list[str]], why: dict[str, str], foreign_pt: np.ndarray) -> None:
+        """A space read empty behind a token standing in front of it (from the camera): its
+        foreign points near that token were excused as the token's blurred edge, but a token on
+        this space, part hidden (a coin behind a home's pile), shows there too. What shows of
+        its body beyond the token's own outline must then be the board: more than
+        :data:`BEHIND_SEEN` of it foreign (a repository: :data:`BEHIND_MAX` of its body), and
+        not shadow-like, is something here that is not read."""
+        pose = self._pose
+        if pose is None or pose.camera is None:
+            return
+        g = self.grid
+        foot = np.asarray(pose.camera[:2], np.float64)
+        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        circle = np.stack([np.cos(a), np.sin(a)], axis=1) * self._radius
+        solids = []
+        for c, h in self._tops_seen:
+            if h > 0:
+                ring = circle + np.asarray(c, np.float64)
+                px = np.concatenate([pose.to_px(ring), pose.to_px(ring, h)]).astype(np.float32)
+                solids.append((float(np.hypot(*(np.asarray(c, np.float64) - foot))), cv2.convexHull(px).reshape(-1, 2)))
+        if not solids:
+            return
+        for sid, toks in tokens.items():
+            i = g.index.get(sid)
+            if toks or sid in why or i is None or g.is_area[i] or g.body.counts[i] == 0:
+                continue
+            s = g.spaces[i]
+            sl = g.body.of(i)
+            px = pose.to_px(g.body.mm[sl])
+            lo, hi = px.min(axis=0), px.max(axis=0)
+            here = math.hypot(s.x - foot[0], s.y - foot[1])
+            front = [poly for dist, poly in solids if dist < here - 1.0
+                     and not (poly.max(axis=0) < lo).any() and not (poly.min(axis=0) > hi).any()]
+            if not front:
+                continue
+            hidden = np.zeros(len(px), bool)
+            for poly in front:
+                hidden |= _inside_convex(px, poly)
+            if not hidden.any():
+                continue
+            fg = foreign_pt[sl] & ~hidden
+            if len(self._shadow_pt):
+                fg &= ~self._shadow_pt[sl]
+            # The land shows only its blurred edge beyond it; a repository's block is itself
+            # standing, its side lit otherwise beside the token (as _area excuses it).
+            if (fg.mean() > BEHIND_MAX) if self._kinds()[i] == "repository" else \
+                    (fg.sum() > BEHIND_SEEN * max(int((~hidden).sum()), 1)):
+                why[sid] = "something here that is not a readable piece"
 
     @staticmethod
     def _shared(every: list[list[tuple[int, float, np.ndarray, float]]]) -> dict[int, int]:
@@ -317,19 +370,22 @@ class TagsAtHeight:
                 best, best_cost = list(combo), cost
         return (best, True) if best is not None else (firsts, False)
 
-    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]]) -> bool:
+    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]], shared: dict[int, int]) -> bool:
         """Does the frame show the set standing at its heights (not laid flat)? Each tag that
         can be on one space only and lies on its centre at one of its heights — its token's
-        own, or 0 — and well off it at the other tells which; the set stands when at least
-        :data:`STANDING_VOTES` tags say so and fewer than a quarter as many say flat."""
+        own, or 0 — and clearly further off it at the other tells which (a coin's 3 mm tell
+        nothing); the set stands when at least :data:`STANDING_VOTES` tags say so and fewer
+        than a quarter as many say flat."""
         stand = flat = 0
         for cands in every:
-            if not cands or len({i for i, _, _, _ in cands}) > 1:
+            spaces = {i for i, _, _, _ in self._kept(cands, shared)}
+            if len(spaces) != 1:
                 continue
-            d0 = min((d for _, h, _, d in cands if h == 0), default=math.inf)
-            dh = min((d for _, h, _, d in cands if h > 0), default=math.inf)
-            stand += dh <= ON_CENTRE and d0 >= OFF_CENTRE
-            flat += d0 <= ON_CENTRE and dh >= OFF_CENTRE
+            on = [c for c in cands if c[0] in spaces]
+            d0 = min((d for _, h, _, d in on if h == 0), default=math.inf)
+            dh = min((d for _, h, _, d in on if h > 0), default=math.inf)
+            stand += dh <= ON_CENTRE and d0 - dh >= APART
+            flat += d0 <= ON_CENTRE and dh - d0 >= APART
         return stand >= STANDING_VOTES and 4 * flat <= stand
 
     def _near(self, *centres: np.ndarray, reach: float = 0.7) -> list[int]:
