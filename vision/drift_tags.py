@@ -64,7 +64,6 @@ CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is u
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
 ON_CENTRE = 0.1  # pitches: a tag this near its space's centre at one height is placed right there
 APART = 0.1  # pitches: ... and this much further from it at the other (the set's heights told apart)
-BEHIND_MAX = 0.12  # share of a repository's body behind a standing token foreign beyond its outline: a coin there
 BEHIND_SEEN = 0.1  # share of the land's body in view behind a standing token foreign: a token there
 STANDING_VOTES = 2  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
 
@@ -285,8 +284,9 @@ class TagsAtHeight:
         foreign points near that token were excused as the token's blurred edge, but a token on
         this space, part hidden (a coin behind a home's pile), shows there too. What shows of
         its body beyond the token's own outline must then be the board: more than
-        :data:`BEHIND_SEEN` of it foreign (a repository: :data:`BEHIND_MAX` of its body), and
-        not shadow-like, is something here that is not read."""
+        :data:`BEHIND_SEEN` of it foreign, and not shadow-like, is something here that is not
+        read. (A coin on a repository behind a pile is not caught so: the block's own side
+        shows there, lit otherwise.)"""
         pose = self._pose
         if pose is None or pose.camera is None:
             return
@@ -304,7 +304,10 @@ class TagsAtHeight:
             return
         for sid, toks in tokens.items():
             i = g.index.get(sid)
-            if toks or sid in why or i is None or g.is_area[i] or g.body.counts[i] == 0:
+            # (Not a repository: its block stands itself, its side lit otherwise beside a token,
+            # as _area excuses it — what shows beyond the token says nothing there.)
+            if toks or sid in why or i is None or g.is_area[i] or g.body.counts[i] == 0 \
+                    or self._kinds()[i] == "repository":
                 continue
             s = g.spaces[i]
             sl = g.body.of(i)
@@ -323,10 +326,7 @@ class TagsAtHeight:
             fg = foreign_pt[sl] & ~hidden
             if len(self._shadow_pt):
                 fg &= ~self._shadow_pt[sl]
-            # The land shows only its blurred edge beyond it; a repository's block is itself
-            # standing, its side lit otherwise beside the token (as _area excuses it).
-            if (fg.mean() > BEHIND_MAX) if self._kinds()[i] == "repository" else \
-                    (fg.sum() > BEHIND_SEEN * max(int((~hidden).sum()), 1)):
+            if fg.sum() > BEHIND_SEEN * max(int((~hidden).sum()), 1):
                 why[sid] = "something here that is not a readable piece"
 
     @staticmethod
