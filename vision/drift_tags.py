@@ -17,9 +17,11 @@ there) every one of them is unreadable: a tag is never given to the neighbour it
 tokens lie side by side across a space (a piece and a coin), one on its centre, as before.
 
 Height 0 is there for a set laid flat; a set is one or the other. When the frame shows the set
-standing — at least three tags, each on one space only, that lie on its centre at their token's
-height and well off it laid flat (a home's pile top seen only at its pile's height), and under a
-quarter as many saying the opposite — no tag of that frame is taken as laid flat: a side home's
+standing — at least two tags, each on one space only, that lie on its centre at their token's
+height and a tenth of a pitch further off it laid flat (a home's pile top seen only at its pile's
+height; a coin's 3 mm tell nothing), and under a quarter as many saying the opposite — no tag of
+that frame is taken as laid flat (nor a piece beside a coin whose tag is missed read alone on the
+space's centre): a side home's
 pile top seen over the arrow behind it is then the home's, the arrow's only other candidate (a
 piece there, laid flat) gone. Where a piece standing on that arrow would show its tag at the same
 place (tilt 35), the two stay unreadable: the tag's size tells 72 mm from 15 mm by 4 %, within
@@ -33,6 +35,11 @@ pair too near it and made a crowd round it. A repository holds at most one coin 
 of five on the repository in front of it. A lone tag off its space's centre (its pair's other
 tag missed) makes a crowd round it: the thorough second look then goes to the spaces that tag
 may be on, not refused as if a hand covered the many crowded spaces.
+
+A space read empty behind a token standing in front of it (from the camera) had its foreign
+points near that token excused as the token's blurred edge; a coin there, half hidden behind a
+home's pile, showed only in that band and was read empty. What shows of such a space beyond the
+token's own outline must be the board (a repository's block excepted: its side shows there).
 
 Every space's foreign points must then lie on some read token's outline (its base to its top,
 at the height its tag was found); what is left over is a token whose tag cannot be read, and a
