@@ -401,7 +401,10 @@ class ColourReading:
         h = self._top_of(j, [token])
         outline = np.concatenate([foot, H.lift(foot, h)]) if h > 0 and H.camera is not None else foot
         hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        reach = SPILL_PX * self._colour_bleed(H) / BLEED_PX  # SPILL_PX in mm at this frame's scale
+        # SPILL_PX in mm where this bar is seen: a tilted camera sees the sheet's far side
+        # foreshortened, fewer pixels to the mm than at its centre (tilt 35: 3 px there is 1.5x
+        # the mm it is at the centre).
+        reach = SPILL_PX * self._mm_per_px(H, c)
         if self.lens is None:
             # Without a lens file the bar may be seen up to EDGE_SHIFTS_MM off where the pose
             # puts it: a misplacement in mm, whatever the frame's size (3 px at 720p, 2 mm at 1080p).
@@ -476,6 +479,15 @@ class ColourReading:
             if harsh > LIGHT_SPREAD or spread > SHADOW_SPREAD:
                 out.append(i)
         return out
+
+    def _mm_per_px(self, pose: Pose, at: np.ndarray) -> float:
+        """Millimetres of the board's plane one pixel spans at ``at`` (mm), across its most
+        foreshortened direction (a tilted camera), never less than at the sheet's centre."""
+        d = np.float32([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) + np.asarray(at, np.float32)
+        px = pose.to_px(d).reshape(3, 2)
+        jac = np.stack([px[1] - px[0], px[2] - px[0]], axis=1)  # pixels per mm, d(px)/d(mm)
+        least = float(np.linalg.svd(jac, compute_uv=False)[-1])
+        return max(1.0 / max(least, 1e-3), self._colour_bleed(pose) / BLEED_PX)
 
     def _colour_bleed(self, pose: Pose) -> float:
         """How far (mm) a coloured piece's colour spreads onto the paper round it in this

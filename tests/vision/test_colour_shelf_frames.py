@@ -7,7 +7,9 @@ never wrong.
   frame (1080p, a board filling 85 % of it) — and the foot look's core sees mostly the cap.
 * A read bar's outline as the camera shows it, through a barrel lens without a lens file: off
   where the pose puts it by a distance in mm, not in pixels (the same frame at 720p was read).
-* A shadow along an empty edge, cast by a tall bar at its end or under a low lamp."""
+* A shadow along an empty edge, cast by a tall bar at its end or under a low lamp.
+* A bar's blurred edge on the sheet's far side at tilt 35: its pixels of blur span more mm
+  there, where the sheet is seen foreshortened, than at the sheet's centre."""
 
 from dataclasses import replace
 
@@ -50,6 +52,14 @@ FRAMES = {
         {}, {"lamp": LOW_LAMP}, False, 1,
         (47, 547067037, 200.21777768933066, 1053277725, 0.7392298646520443, 2.7294400786789152),
         {"h4nw": ()}),
+    "i24 720p: spill on an empty edge on the sheet's far side, foreshortened (seed 5)": (
+        {"tilt_deg": 35.0, "k1": -0.2}, {}, False, 5,
+        (19, 935511707, 206.8985360294722, 92154741, 0.7678244960584971, 2.9265344717936994),
+        {"h12se": ()}),
+    "i24 1080p: spill on two empty far edges, foreshortened (seed 5)": (
+        {"size": (1920, 1080), "tilt_deg": 35.0, "k1": -0.2}, {}, False, 5,
+        (79, 928116193, 195.57392638068623, 473332195, 0.7274436175730473, 1.5041178096123566),
+        {"b12sw": (), "f12e": ()}),
 }
 
 
