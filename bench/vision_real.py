@@ -18,11 +18,15 @@ Each other row changes one thing (or, for the issues' "must show" rows, several)
 
 * lock: frames where the four corner markers were found;
 * whole: frames read completely and right, every piece named;
-* usable: frames the referee can use — nothing unreadable, every space read right or read
-  "occupied" (rules.view.OCCUPIED) where a piece is;
+* usable: frames the referee can use — nothing unreadable, every space read right, read
+  "occupied" (rules.view.OCCUPIED) where a piece is, or read "hidden" (rules.view.HIDDEN: a
+  piece in front hides it from the camera; the referee judges moves elsewhere, and waits on a
+  move that changes it);
+* seen: usable with no space hidden either (the issues' strict "every space read or known
+  occupied"); the Markdown table shows it in brackets where it differs;
 * FA (false accepts): usable-looking frames (nothing unreadable) with a space read wrong —
   must be 0; "wrong sp" counts spaces read wrong in any frame;
-* occ/unread: spaces read "occupied" / unreadable, per frame; ms p50: the read; render: the
+* occ/hid/unread: spaces read "occupied" / "hidden" / unreadable, per frame; ms p50: the read; render: the
   camera model's time to draw the frame (one OpenCV thread).
 
 The synthetic set (bench/vision_accuracy.py's frames) is kept as one row per game. Exits 1
@@ -108,9 +112,11 @@ class Row:
     lock: int = 0
     whole: int = 0
     usable: int = 0
+    seen: int = 0  # usable, and no space hidden behind a piece in front either
     false_accepts: int = 0
     wrong_spaces: int = 0
     occupied_spaces: int = 0
+    hidden_spaces: int = 0
     unreadable_spaces: int = 0
     read_ms: list[float] = field(default_factory=list)
     render_ms: list[float] = field(default_factory=list)
@@ -122,12 +128,13 @@ class Row:
         render = float(np.median(self.render_ms)) if self.render_ms else 0.0
         pct = lambda n: f"{100 * n / f:5.0f}%"  # noqa: E731
         return (f"{self.game:<13}{self.size:<10}{self.setting:<20}{self.frames:>4} {pct(self.lock)} {pct(self.whole)} "
-                f"{pct(self.usable)} {self.false_accepts:>3} {self.wrong_spaces:>5} {self.occupied_spaces / f:>5.1f} "
+                f"{pct(self.usable)} {pct(self.seen)} {self.false_accepts:>3} {self.wrong_spaces:>5} "
+                f"{self.occupied_spaces / f:>5.1f} {self.hidden_spaces / f:>5.1f} "
                 f"{self.unreadable_spaces / f:>6.1f} {ms:>6.1f} {render:>6.0f}  {self.note}")
 
 
-HEADER = (f"{'game':<13}{'size':<10}{'setting':<20}{'n':>4} {'lock':>6} {'whole':>6} {'usable':>6} {'FA':>3} "
-          f"{'wrong':>5} {'occ':>5} {'unread':>6} {'ms p50':>6} {'render':>6}")
+HEADER = (f"{'game':<13}{'size':<10}{'setting':<20}{'n':>4} {'lock':>6} {'whole':>6} {'usable':>6} {'seen':>6} "
+          f"{'FA':>3} {'wrong':>5} {'occ':>5} {'hid':>5} {'unread':>6} {'ms p50':>6} {'render':>6}")
 
 
 def _takes_lens(f) -> bool:
@@ -254,10 +261,12 @@ def score_frame(row: Row, reader, view: View, frame: np.ndarray, lock: BoardLock
     wrong, occ = judge(view, got.view, got.unreadable)
     row.wrong_spaces += wrong
     row.occupied_spaces += occ
+    row.hidden_spaces += len(got.view.hidden)
     row.unreadable_spaces += len(got.unreadable)
     if not got.unreadable and not wrong:
         row.usable += 1
-        row.whole += occ == 0
+        row.seen += not got.view.hidden
+        row.whole += occ == 0 and not got.view.hidden
     if not got.unreadable and wrong:
         row.false_accepts += 1
 
@@ -281,7 +290,8 @@ def synthetic_row(game: str, frames: int, seed: int) -> Row:
     size = CAMERA.get(game, HD)
     t = run_game(game, frames, max(1, frames), seed)
     return Row(game, f"{size[0]}x{size[1]}", "synthetic (synth.py)", frames=t.frames, lock=t.frames - t.no_lock,
-               whole=t.perfect, usable=t.frames - t.abstained, false_accepts=t.false_accepts, wrong_spaces=t.wrong,
+               whole=t.perfect, usable=t.frames - t.abstained, seen=t.frames - t.abstained,  # (hidden not told apart)
+               false_accepts=t.false_accepts, wrong_spaces=t.wrong,
                unreadable_spaces=t.unreadable, read_ms=t.read_ms, note="hard effects")
 
 
@@ -359,7 +369,8 @@ def markdown(rows: list[Row], games: list[str]) -> str:
         if r.frames == 0 or r.note.startswith(("calibration failed", "lens row failed", "no lens")):
             text = "no lock" if r.note.startswith("calibration failed") else "—"
         else:
-            text = f"{100 * r.usable / r.frames:.0f} %" + (f" **{r.false_accepts} FA**" if r.false_accepts else "")
+            text = f"{100 * r.usable / r.frames:.0f} %" + (f" ({100 * r.seen / r.frames:.0f} %)" if r.seen != r.usable else "") \
+                + (f" **{r.false_accepts} FA**" if r.false_accepts else "")
         cell[(name, r.game)] = text
     lines = ["| setting | " + " | ".join(games) + " |", "|---|" + "---|" * len(games)]
     lines += [f"| {n} | " + " | ".join(cell.get((n, g), "") for g in games) + " |" for n in order]

@@ -23,7 +23,7 @@ from .explain import Candidate, Explanation, SpaceFix, Verdict, explain
 from .game import Game, Move, OptionSpec, Outcome, State
 from .phrase import Joined, P, Phrase
 from .registry import game_names, get_game, register
-from .view import MORE, OCCUPIED, Fidelity, Observation, View
+from .view import HIDDEN, MORE, OCCUPIED, Fidelity, Observation, View
 
 __all__ = [
     "Area", "Board", "Connector", "Space", "load_board",
@@ -33,5 +33,5 @@ __all__ = [
     "Game", "Move", "OptionSpec", "Outcome", "State",
     "Joined", "P", "Phrase",
     "game_names", "get_game", "register",
-    "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
+    "HIDDEN", "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
 ]

@@ -16,6 +16,10 @@ A view may be *mixed* (``rules.view``): piles read by their top (MORE) and piece
 not named (OCCUPIED). Each candidate position is compared with the board through
 :meth:`View.resolved`, so an unnamed piece matches whatever the candidate puts there: the
 history and the legal moves say what it must be. Exactly one position → ``legal``.
+A space read HIDDEN (a piece in front hides it from the camera) matches anything, but when
+any position that explains the board changes what lies there, nothing is ``legal`` nor
+``ambiguous``: that move cannot be seen to be done (a piece carried there and one still in a
+player's hand look alike), so it is awaited as ``partial`` until the space is seen.
 
 Exact matches are looked for first among single moves, then — only when no single move is
 under way — among sequences of up to ``max_sequence`` moves (capped by the game's
@@ -165,6 +169,10 @@ def explain(
         hidden_change = observed.piles if fidelity is Fidelity.OCCUPANCY else observed.fuzzy
         exact = list(_sequences(state, observed, fidelity, diff | hidden_change, touching, depth))
 
+    if observed.hidden and any(_changes(current, succ.view(fidelity), observed.hidden) for _, succ in exact):
+        # One way the board may have come about changed a space nobody can see: awaited, never
+        # accepted (a piece carried there and one still in the hand look alike), nor any other.
+        return Explanation(Verdict.PARTIAL, _group(state, exact))
     if exact:
         cands = _group(state, exact)
         verdict = Verdict.LEGAL if len(cands) == 1 else Verdict.AMBIGUOUS
@@ -179,6 +187,10 @@ def explain(
         return Explanation(Verdict.PARTIAL, cands, pending=_fixes(agreed, views[0], observed))
     # The game may keep parts of a move already done right (DRIFT: a river turned right).
     return Explanation(Verdict.ILLEGAL, restore=state.restore(observed, _fixes(diff, current, observed)))
+
+
+def _changes(current: View, after: View, spaces: frozenset[str]) -> bool:
+    return any(current.get_tokens(s) != after.get_tokens(s) for s in spaces)
 
 
 def _touching(state: State) -> list[tuple[Move, frozenset[str]]]:

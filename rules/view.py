@@ -18,7 +18,11 @@ even count what is there reads ``(OCCUPIED, MORE)``: at least one. History and t
 moves then say what the piece must be (``rules.explain``). At occupancy fidelity every token
 is OCCUPIED on both sides, so nothing is unknown.
 
-:meth:`View.matches` and :meth:`View.resolved` are the comparisons that honour both.
+A camera also reads :data:`HIDDEN` where a piece in front hides a space from it (a DRIFT home's
+pile six high hides the repository behind it): anything, or nothing, may be there. Such a space
+never blocks a move elsewhere, but no move that changes it can be seen to be done (``rules.explain``).
+
+:meth:`View.matches` and :meth:`View.resolved` are the comparisons that honour them all.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from .errors import InvalidStateError
 
 OCCUPIED = "occupied"
 MORE = "more"  # a pile read from above: its top token(s) read, more may lie beneath
+HIDDEN = "hidden"  # a space a piece in front hides from the camera: anything, or nothing, may be there
 
 
 class Fidelity(enum.Enum):
@@ -50,7 +55,7 @@ class Fidelity(enum.Enum):
 class View(Mapping[str, tuple[str, ...]]):
     """An immutable, hashable map of space id → sorted tuple of tokens."""
 
-    __slots__ = ("_spaces", "_hash", "_piles", "_unnamed")
+    __slots__ = ("_spaces", "_hash", "_piles", "_unnamed", "_hidden")
 
     def __init__(self, spaces: Mapping[str, Iterable[str] | str] | None = None) -> None:
         clean: dict[str, tuple[str, ...]] = {}
@@ -64,6 +69,7 @@ class View(Mapping[str, tuple[str, ...]]):
         self._hash: int | None = None
         self._piles: frozenset[str] | None = None
         self._unnamed: frozenset[str] | None = None
+        self._hidden: frozenset[str] | None = None
 
     def __getitem__(self, space: str) -> tuple[str, ...]:
         return self._spaces[space]
@@ -98,7 +104,7 @@ class View(Mapping[str, tuple[str, ...]]):
     def at_fidelity(self, fidelity: Fidelity) -> "View":
         """Coarsen a view: only occupancy can be derived from any other view."""
         if fidelity is Fidelity.OCCUPANCY:
-            return View({s: tuple(t if t == MORE else OCCUPIED for t in toks) for s, toks in self._spaces.items()})
+            return View({s: tuple(t if t in (MORE, HIDDEN) else OCCUPIED for t in toks) for s, toks in self._spaces.items()})
         return self
 
     @property
@@ -117,15 +123,23 @@ class View(Mapping[str, tuple[str, ...]]):
         return self._unnamed
 
     @property
+    def hidden(self) -> frozenset[str]:
+        """Spaces read :data:`HIDDEN`: out of the sensor's sight, anything may be there."""
+        if self._hidden is None:
+            self._hidden = frozenset(s for s, t in self._spaces.items() if HIDDEN in t)
+        return self._hidden
+
+    @property
     def fuzzy(self) -> frozenset[str]:
-        """Spaces whose tokens are not all named: piles and unnamed pieces."""
-        return self.piles | self.unnamed
+        """Spaces whose tokens are not all named: piles, unnamed pieces and hidden spaces."""
+        return self.piles | self.unnamed | self.hidden
 
     def matches(self, observed: "View") -> bool:
         """Is ``observed`` what a sensor may read of this (exact) view? Equal, except that a
         pile in ``observed`` need only show some of the tokens here (and something is here),
-        and an :data:`OCCUPIED` there may stand for any one token here."""
-        if not observed.piles and not observed.unnamed:
+        and an :data:`OCCUPIED` there may stand for any one token here, a :data:`HIDDEN` for
+        anything."""
+        if not observed.fuzzy:
             return self == observed
         return observed.resolved(self) == self
 
@@ -162,7 +176,10 @@ class View(Mapping[str, tuple[str, ...]]):
 
 def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
     """Can a space holding ``tokens`` be read as ``seen``? Each named token of ``seen`` must
-    be there, each OCCUPIED stands for one other token, and MORE for any number beneath."""
+    be there, each OCCUPIED stands for one other token, and MORE for any number beneath;
+    HIDDEN stands for anything, nothing included."""
+    if HIDDEN in seen:
+        return True
     if not tokens:
         return False
     rest = list(tokens)

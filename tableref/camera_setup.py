@@ -27,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from rules import OCCUPIED, Fidelity, get_game
+from rules import HIDDEN, OCCUPIED, Fidelity, get_game
 from rules.view import View
 
 from .lens_setup import LENS_VIEWS, LENS_WAIT
@@ -117,7 +117,7 @@ class SpaceMark:
     id: str
     x: float  # frame px
     y: float
-    verdict: str  # read | occupied | empty | unreadable | unknown (nothing read yet)
+    verdict: str  # read | occupied | hidden | empty | unreadable | unknown (nothing read yet)
     tokens: tuple[str, ...] = ()
     why: str = ""
 
@@ -148,6 +148,9 @@ def verdicts(sheet: Any, reading: Any) -> dict[str, tuple[str, tuple[str, ...], 
             out[s.id] = ("unreadable", (), str(reading.why.get(s.id, "")) or "unreadable")
         else:
             tokens = tuple(reading.view.get_tokens(s.id))
+            if HIDDEN in tokens:
+                out[s.id] = ("hidden", (), "a piece in front hides it from the camera")
+                continue
             named = tuple(t for t in tokens if t != OCCUPIED)
             out[s.id] = ("read", named, "") if named else (("occupied", (), "") if tokens else ("empty", (), ""))
     return out

@@ -204,8 +204,11 @@ class Referee:
 
     def _takeback_depth(self, view: View) -> int:
         """How many moves back the board shows an earlier position (0 if it does not)."""
+        current = self.record.states[-1].view(self.fidelity)
         for k in range(1, len(self.record.states)):
-            if self.record.states[-1 - k].view(self.fidelity).matches(view):
+            earlier = self.record.states[-1 - k].view(self.fidelity)
+            # A space hidden from the camera must not be one the takeback changes: unseen.
+            if earlier.matches(view) and not any(earlier.get_tokens(s) != current.get_tokens(s) for s in view.hidden):
                 return k
         return 0
 

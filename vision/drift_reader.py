@@ -34,7 +34,7 @@ from collections import OrderedDict
 import cv2
 import numpy as np
 
-from rules.view import MORE, OCCUPIED, Fidelity, View
+from rules.view import HIDDEN, MORE, OCCUPIED, Fidelity, View
 
 from . import layout
 from .annuli import Annuli, Ring
@@ -401,7 +401,7 @@ class DriftReader:
             if not toks or sid.startswith("rotation:"):
                 continue
             i = reader.grid.index[sid]
-            if OCCUPIED in toks:
+            if OCCUPIED in toks or HIDDEN in toks:
                 unknown.append(self._outline(reader, pose, i, float(reader._max_top[i])))
             else:  # (a river's arrows read at any whole step are where its pieces physically are)
                 solids.append(self._outline(reader, pose, i, reader._top_of(i, toks)))
@@ -420,13 +420,13 @@ class DriftReader:
         covered = []
         for step in range(ring.n):
             px = pose.to_px(grid + np.float32(self.annuli.marker_at(ring, step)))  # the marker's square
-            if any(_inside_convex(px, poly).any() for poly in unknown):
-                return None  # something not read stands there: it may hide the marker, or be it
             inside = np.zeros(len(px), bool)
             for poly in solids:
                 inside |= _inside_convex(px, poly)
             if inside.mean() >= 0.1:  # enough of it hidden that what shows cannot be decoded
                 covered.append(step)
+            elif any(_inside_convex(px, poly).any() for poly in unknown):
+                return None  # something not read (or hidden) may stand there: hide the marker, or be it
             elif not plain[step]:
                 return None
         return covered[0] if len(covered) == 1 else None

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from rules.view import OCCUPIED, Fidelity, View
+from rules.view import HIDDEN, OCCUPIED, Fidelity, View
 
 from . import layout
 from .lens import Lens
@@ -57,7 +57,6 @@ VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in 
 OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
 SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
 UNNAMED = "something here that is not a readable piece"
-OCCLUDED = "occluded by a piece in front"
 @dataclass(frozen=True)
 class Reading:
     """What one frame showed: the view of the spaces read, and the spaces that were not."""
@@ -255,8 +254,8 @@ class Reader(ColourReading):
         """Judge the spaces a piece in front may hide, and the pieces seen but not named.
 
         A standing piece hides the board behind it (from the camera). Each space's body is
-        judged on the points no piece in front covers: too few of them left, it is *occluded*
-        (unreadable, never read empty); the rest foreign is a piece there whose tag or colour
+        judged on the points no piece in front covers: too few of them left, it is *hidden*
+        (``HIDDEN``: anything may be there; never read empty); the rest foreign is a piece there whose tag or colour
         could not be read: ``OCCUPIED``; the rest clear is empty (what looked like something
         was the piece in front). Spaces are taken nearest the camera first, so a piece read
         "occupied" hides what lies behind it in turn."""
@@ -279,7 +278,8 @@ class Reader(ColourReading):
             sl = g.body.of(i)
             seen = ~hidden
             if seen.mean() < VISIBLE_MIN:
-                why[sid] = OCCLUDED
+                del why[sid]
+                tokens[sid] = [HIDDEN]  # the referee judges moves elsewhere, never one here
                 continue
             fg = foreign_pt[sl][seen]
             share = fg.mean()
@@ -295,9 +295,9 @@ class Reader(ColourReading):
                 named.append(i)
                 solid.append((i, self._silhouette(pose, i, float(self._max_top[i]))))
         # A hand or an arm spans several spaces: a piece is "occupied" only when no space next
-        # to it is left unreadable for anything but a piece in front.
+        # to it is left unreadable.
         near = 1.5 * self.sheet.pitch
-        blocked = [g.index[sid] for sid, r in why.items() if r != OCCLUDED and sid in g.index]
+        blocked = [g.index[sid] for sid in why if sid in g.index]
         for i in named:
             s = g.spaces[i]
             if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and
@@ -321,11 +321,11 @@ class Reader(ColourReading):
         box = np.maximum((hi - lo).prod(axis=1), 1e-6)
         for i in np.flatnonzero(inter.sum(axis=1) >= 0.3 * box):
             s = g.spaces[int(i)]
-            if s.id in tokens or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
-                continue
+            if tokens.get(s.id) or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
+                continue  # (a space read empty is in ``tokens`` with no token: judged here)
             hidden = self._hidden(int(i), body_px, [solid[k] for k in np.flatnonzero(inter[i])])
             if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
-                why[s.id] = OCCLUDED
+                tokens[s.id] = [HIDDEN]
 
     def _caster_near(self, i: int, solid: list[tuple[int, np.ndarray]]) -> bool:
         s = self.grid.spaces[i]

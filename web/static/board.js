@@ -32,6 +32,7 @@
   function tokenLook(tok, players) {
     let m;
     if (tok === "occupied") return { fill: "#7b756b", text: "" };
+    if (tok === "hidden") return { fill: "#d8d2c4", text: "?" };  // hidden from the camera by a piece in front
     if ((m = /^(\d)$/.exec(tok))) return { fill: "#e9d3a4", text: tok, rings: +m[1] };
     if ((m = /^([WB])(\d+)$/.exec(tok))) {
       const fill = m[1] === "W" ? COLOURS.white : COLOURS.black;

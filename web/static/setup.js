@@ -7,7 +7,7 @@
   const SVG = "http://www.w3.org/2000/svg";
   const REFRESH_MS = 250; // a few pictures a second; none while the page is hidden
   const VERDICT = {
-    read: "read", occupied: "a piece, not named", empty: "empty", unreadable: "unreadable", unknown: "not read yet",
+    read: "read", occupied: "a piece, not named", hidden: "hidden behind a piece", empty: "empty", unreadable: "unreadable", unknown: "not read yet",
   };
   let running = false;
   let shown = "#snap-a";
