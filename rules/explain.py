@@ -172,7 +172,7 @@ def explain(
     if observed.hidden and any(_changes(current, succ.view(fidelity), observed.hidden) for _, succ in exact):
         # One way the board may have come about changed a space nobody can see: awaited, never
         # accepted (a piece carried there and one still in the hand look alike), nor any other.
-        return Explanation(Verdict.PARTIAL, _group(state, exact))
+        return Explanation(Verdict.PARTIAL, _group(state, exact + partial))
     if exact:
         cands = _group(state, exact)
         verdict = Verdict.LEGAL if len(cands) == 1 else Verdict.AMBIGUOUS

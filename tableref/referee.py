@@ -172,6 +172,11 @@ class Referee:
             self._choices = (Choice(1, f"takeback {taken}", f"take back {taken}", takeback),)
             self._choice_view = view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, self._choices))
+        if e.verdict is Verdict.PARTIAL and view.hidden:
+            asked = self._out_of_sight(view, e.candidates)
+            if asked:  # the board shows each of them done, but where the camera cannot see: ask
+                self._choices, self._choice_view = asked, view
+                return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, asked))
         if e.verdict is Verdict.PARTIAL:
             texts = tuple(c.text for c in e.candidates)
             words = tuple(self._describe(c.moves) for c in e.candidates)
@@ -181,6 +186,21 @@ class Referee:
             self._choices, self._choice_view = replays, view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, replays))
         return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore))
+
+    def _out_of_sight(self, view: View, candidates: tuple) -> tuple[Choice, ...]:
+        """The candidates the board shows done in full but for spaces hidden from the camera
+        (a coin put on a repository behind a pile), as choices for the players to confirm. Never
+        accepted unasked: a piece still in a player's hand looks alike (the question goes away
+        when the board changes)."""
+        current = self.state.view(self.fidelity)
+        out = []
+        for c in candidates:
+            after = c.state.view(self.fidelity)
+            if view.resolved(after) != after or not any(after.get_tokens(s) != current.get_tokens(s) for s in view.hidden):
+                continue
+            words = self._describe_phrase(c.moves)
+            out.append(Choice(len(out) + 1, c.text, words.text, equivalent=c.texts[1:], phrase=words))
+        return tuple(out)
 
     def _replay_choices(self, view: View) -> tuple[Choice, ...]:
         """A board no move explains, but one move from the position before the last does: the

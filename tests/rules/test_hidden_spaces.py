@@ -108,11 +108,24 @@ def test_referee_accepts_a_move_beside_a_hidden_space_and_waits_on_one_into_it(r
     out = ref.handle(StableView(hide(START.apply_text("a1-a2").view(Fidelity.KIND), "f1")))
     assert [d.kind for d in out] == ["accepted"] and journal.load(ref.record.id).moves == ["a1-a2"]
     after = ref.record.states[-1]
-    # North's ring from a6 to a5, a5 hidden behind something: awaited, nothing journalled.
+    # North's ring from a6 to a5, a5 hidden behind something: never accepted unasked (the ring
+    # may still be in a hand); the players are asked, and nothing is journalled until they say.
     out = ref.handle(StableView(hide(after.apply_text("a6-a5").view(Fidelity.KIND), "a5")))
-    assert "accepted" not in [d.kind for d in out] and journal.load(ref.record.id).moves == ["a1-a2"]
+    assert [d.kind for d in out] == ["ambiguous"] and [c.text for c in out[0].choices] == ["a6-a5"]
+    assert journal.load(ref.record.id).moves == ["a1-a2"]
     # Seen, it is accepted.
     assert [d.kind for d in ref.handle(StableView(after.apply_text("a6-a5").view(Fidelity.KIND)))] == ["accepted"]
+
+
+def test_players_confirm_a_move_onto_a_hidden_space(referee):
+    from tableref.decisions import Confirm, StableView
+
+    ref, journal = referee
+    ref.handle(StableView(START.apply_text("a1-a2").view(Fidelity.KIND)))
+    after = ref.record.states[-1]
+    out = ref.handle(StableView(hide(after.apply_text("a6-a5").view(Fidelity.KIND), "a5")))
+    assert [d.kind for d in ref.handle(Confirm(out[0].choices[0].number))] == ["accepted"]
+    assert journal.load(ref.record.id).moves == ["a1-a2", "a6-a5"]
 
 
 def test_an_earlier_position_is_no_takeback_where_the_takeback_would_change_a_hidden_space(referee):
