@@ -56,7 +56,7 @@ import math
 import cv2
 import numpy as np
 
-from rules.view import MORE
+from rules.view import HIDDEN, MORE
 
 from .render import aruco_dictionary
 from .sampling import _inside_convex
@@ -125,6 +125,12 @@ class TagsAtHeight:
                 break  # many such spaces: a hand or glare, and the next still frame will do
             self._scan(frame, H, again, self._small_tags, found, upscale=scale)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+        # A tag that may lie on either of two spaces (a side home's pile top seen over the arrow
+        # behind it): neither is guessed. Each reads HIDDEN — anything, or nothing, may be there —
+        # which is true whichever it is: the referee judges moves elsewhere and asks about one there.
+        for sid in [sid for sid, r in out_why.items() if r == UNCERTAIN]:
+            del out_why[sid]
+            out_tokens[sid] = [HIDDEN]
         tokens.update(out_tokens)
         why.update(out_why)
 

@@ -264,7 +264,7 @@ class Reader(ColourReading):
         solid: list[tuple[int, np.ndarray]] = []
         for sid, toks in tokens.items():
             i = idx.get(sid)
-            if i is None or g.is_area[i] or not toks:
+            if i is None or g.is_area[i] or not toks or HIDDEN in toks:
                 continue
             solid.append((i, self._silhouette(pose, i, self._top_of(i, toks))))
         unnamed = [idx[sid] for sid, r in why.items() if r == UNNAMED and sid in idx and not g.is_area[idx[sid]]]

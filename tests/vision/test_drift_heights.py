@@ -208,3 +208,25 @@ def test_a_coin_behind_a_homes_pile_is_never_read_empty(board):
     foreign[sl] = hidden  # nothing behind the pile
     tokens, why = turned._judge_tags(busy, found, foreign)
     assert "O17" not in why and tokens.get("O17") == [], why.get("O17")
+
+
+def test_a_pile_top_over_the_arrow_behind_reads_both_hidden_and_a_move_elsewhere_is_judged(board):
+    """Tilt 35, six players' ready-to-play start: O4's pile top (72 mm) shows where a 15 mm
+    piece on OR3 would show its tag. Neither is guessed: both read HIDDEN (true whichever it
+    is), nothing unreadable, and a move made elsewhere (a coin placed) is accepted as played."""
+    from rules import HIDDEN, Verdict, explain
+
+    start = get_game("drift").start({"players": SIX})
+    truth = start.view(Fidelity.KIND)
+    _, reading, _ = _read(board, 35.0, truth, seed=5)
+    assert not reading.unreadable, reading.why
+    assert {"O4", "OR3", "O20", "OR20"} <= reading.view.hidden
+    assert reading.view.get_tokens("O4") == (HIDDEN,) and truth.matches(reading.view)
+    assert explain(start, reading.view).verdict is Verdict.UNCHANGED
+    move = next(m for m in start.legal_moves()
+                if not start.move_spaces(m) & reading.view.hidden)
+    after = start.successor(move)
+    _, seen, _ = _read(board, 35.0, after.view(Fidelity.KIND), seed=6)
+    e = explain(start, seen.view)
+    assert not seen.unreadable and e.verdict is Verdict.LEGAL and e.candidates[0].state == after, \
+        (start.move_text(move), e.verdict, seen.why)
