@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .colour_geometry import edge_geometry, edge_shifts, group_medians, lower_quartiles, near_outline
+from .colour_geometry import edge_geometry, edge_shifts, group_medians, lower_quartiles, mm_per_px, near_outline
 from .colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, paper_white, votes
 from .pose import Pose
 from .sampling import LIGHT_OUTLIER, _gather, _inside_convex, _share, probe_light, sample
@@ -44,6 +44,10 @@ EDGE_SHIFTS_MM = (0.0, 1.2, 2.4)
 SHIFT_FROM = 0.3  # ... where the unshifted core has at least this share of that colour already
 SHIFT_ON_MATE = 0.5  # ... and no more than this share of it, shifted, where a bar read beside it may show
 CAP_MM = 3.0  # an Annelids tail's dark cap: this long at its flat end (vision/samples.py's end bands lie inside it)
+CAP_SEEN = 0.5  # share of the foot look's dark end lying within the cap the top look sees at the other end
+# ... the body left outside the cap, to judge it by: at tilt 35 on the sheet's far side the pose
+# shows a cap towards the camera (its 4 mm end face and the band beyond) over 2/3 of the body.
+CAP_REST_MIN = 0.25
 CAP_BLUR_PX = 1.5  # pixels the cap's dark edge spreads in the frame (lens blur; a JPEG halves colour, not grey)
 
 
@@ -234,7 +238,34 @@ class ColourReading:
                 & (~weak | np.any([look.clear for look in looks], axis=0))
             for look in looks:
                 look.clear[lean] = True
+            self._one_cap(H, busy, looks)
         return looks
+
+    def _one_cap(self, H: Pose, busy: np.ndarray, looks: list[Look]) -> None:
+        """A tail whose dark cap faces the camera: the foot look sees its end face, and the band
+        on its top beyond it, over where the bar's other end meets the board (at tilt 35 the end
+        face is 4 mm tall, seen across 3-4 mm of the board). A foot look's dark end lying within
+        that cap, as the pose shows it, is the top look's band seen again, not another heading."""
+        g = self.grid
+        for k, i in enumerate(busy):
+            i = int(i)
+            top, foot = looks[0].headings.get(i), looks[1].headings.get(i)
+            if top is None or foot is None or top == foot or not g.is_edge[i]:
+                continue
+            s = g.spaces[i]
+            dark = next((d for d in (0, 1) if s.heading_to(d) == top), None)
+            other = next((d for d in (0, 1) if s.heading_to(d) == foot), None)
+            cap = self._cap_outline(H, i, dark) if dark is not None and other is not None else None
+            if cap is None:
+                continue
+            grp = (g.end0, g.end1)[other]
+            across = self._normals[i] * float(looks[1].shift[k] @ self._normals[i])  # as _classify looked
+            # The cap's dark edge blurred (CAP_BLUR_PX where it is seen) and, without a lens
+            # file, the foot's samples seeing the frame up to EDGE_SHIFTS_MM off where the pose
+            # puts them (the far side through a barrel lens).
+            reach = CAP_BLUR_PX * self._mm_per_px(H, np.array([s.x, s.y])) + (EDGE_SHIFTS_MM[-1] if self.lens is None else 0.0)
+            if near_outline(grp.mm[grp.of(i)] + across, cap, reach).mean() >= CAP_SEEN:
+                del looks[1].headings[i]
 
     def _edges_beside(self, H: Pose, spaces: np.ndarray, foreign_pt: np.ndarray, read: dict[int, str],
                       tokens: dict[str, list[str]], bare_top: set[int]) -> None:
@@ -333,7 +364,7 @@ class ColourReading:
         one = np.array([i])
         cover = self._covered(frame, H, one, gains, foreign_pt)[0]
         rest = ~_inside_convex(g.body.mm[g.body.of(i)], cap)
-        if rest.mean() < VISIBLE_SHARE or cover[rest].mean() < COVER_MIN:
+        if rest.mean() < CAP_REST_MIN or cover[rest].mean() < COVER_MIN:
             return  # the cap there does not explain what looks like the empty board
         zero = np.zeros((1, 2), np.float32)
         looks = [self._classify(frame, H, one, gains, self._max_top[one], zero)]
@@ -481,13 +512,8 @@ class ColourReading:
         return out
 
     def _mm_per_px(self, pose: Pose, at: np.ndarray) -> float:
-        """Millimetres of the board's plane one pixel spans at ``at`` (mm), across its most
-        foreshortened direction (a tilted camera), never less than at the sheet's centre."""
-        d = np.float32([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) + np.asarray(at, np.float32)
-        px = pose.to_px(d).reshape(3, 2)
-        jac = np.stack([px[1] - px[0], px[2] - px[0]], axis=1)  # pixels per mm, d(px)/d(mm)
-        least = float(np.linalg.svd(jac, compute_uv=False)[-1])
-        return max(1.0 / max(least, 1e-3), self._colour_bleed(pose) / BLEED_PX)
+        """Millimetres a pixel spans at ``at`` (mm), never fewer than at the sheet's centre."""
+        return max(mm_per_px(pose, at), self._colour_bleed(pose) / BLEED_PX)
 
     def _colour_bleed(self, pose: Pose) -> float:
         """How far (mm) a coloured piece's colour spreads onto the paper round it in this

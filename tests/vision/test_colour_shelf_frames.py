@@ -9,7 +9,9 @@ never wrong.
   where the pose puts it by a distance in mm, not in pixels (the same frame at 720p was read).
 * A shadow along an empty edge, cast by a tall bar at its end or under a low lamp.
 * A bar's blurred edge on the sheet's far side at tilt 35: its pixels of blur span more mm
-  there, where the sheet is seen foreshortened, than at the sheet's centre."""
+  there, where the sheet is seen foreshortened, than at the sheet's centre.
+* A far tail's cap towards the camera: its end face and band, as the pose shows them, reach
+  over where the bar's other end meets the board, so the foot look sees the cap there too."""
 
 from dataclasses import replace
 
@@ -60,6 +62,14 @@ FRAMES = {
         {"size": (1920, 1080), "tilt_deg": 35.0, "k1": -0.2}, {}, False, 5,
         (79, 928116193, 195.57392638068623, 473332195, 0.7274436175730473, 1.5041178096123566),
         {"b12sw": (), "f12e": ()}),
+    "i24 720p: a far tail's cap towards the camera seen by the foot look at its other end (seed 1)": (
+        {"tilt_deg": 35.0, "k1": -0.2}, {}, False, 1,
+        (78, 455910353, 205.53366228684595, 669467027, 0.7996904291368953, 2.875946557186354),
+        {"d12e": ("green:S",), "d12ne": (), "e12nw": ()}),
+    "i24 1080p: far tails' caps over 2/3 of their edges, the foot look all cap (seed 1)": (
+        {"size": (1920, 1080), "tilt_deg": 35.0, "k1": -0.2}, {}, False, 1,
+        (78, 455910353, 205.53366228684595, 669467027, 0.7996904291368953, 2.875946557186354),
+        {"d12e": ("green:S",), "g12e": ("green:S",), "h12nw": ()}),
 }
 
 
