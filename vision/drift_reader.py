@@ -311,12 +311,12 @@ class DriftReader:
             trouble = ""
             strays: list[np.ndarray] = []
             self._strays[ring.name] = strays
-            own_trouble = len(looked) > len(ring.tags) + 2  # its markers and two more
-            if own_trouble:  # a hand or glare over the ring: wait for the next still frame
-                looked = looked[:0]
-                trouble = "the ring is covered"
+            own_trouble = False
+            blank = 0  # step positions with contrast but no tag at all
+            agreeing: set[int] = set()  # the ring's markers seen where they belong
             for k in looked:
                 found = self._tags_near(grey, H, cands[k], half, detector, up)
+                blank += not found
                 if not any(tag in ring.tags for tag, _ in found):
                     # The far side's markers, seen obliquely, are some 2 px a cell across the
                     # view: another enlargement often reads what one misses.
@@ -331,6 +331,15 @@ class DriftReader:
                         trouble, own_trouble = bad, True
                     else:
                         steps.add(step)
+                        agreeing.add(tag)
+            both = len(steps) == 1 and len(agreeing) == len(ring.tags) > 1  # two markers, one rotation
+            if len(looked) > len(ring.tags) + 2 and blank > 2 and not both:
+                # Contrast at more step positions than its markers and two more, and at three or
+                # more of them no tag (a pile's top seen over a step shows its own): a hand or
+                # glare may lie over the ring, unless both its markers agree (a repository's
+                # coins and block by a step position show contrast too). Wait for a still frame.
+                own_trouble, trouble = True, "the ring is covered"
+                steps.clear()
             if not steps and not trouble:
                 # Too blurred for the detector to find its outline (the inner ring's marker is
                 # some 20 px across at 1080p): read its cells where the step would put it.
