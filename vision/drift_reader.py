@@ -174,12 +174,17 @@ class _TurnedReader(TagsAtHeight, Reader):
         return False
 
     def _area(self, i: int, got: list[tuple[str, np.ndarray]], foreign_pt: np.ndarray,
-              tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+              tokens: dict[str, list[str]], why: dict[str, str], partner: np.ndarray | None = None) -> None:
+        """Space ``i`` holds the tokens ``got`` (their tags' places) if every foreign point of
+        its body lies on a read token; ``partner``: where the unread other half of a pair lies
+        (a lone tag lying as one of two) — plainly something there, it is read ``OCCUPIED``."""
         sl = self.grid.body.of(i)
         pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
         reach = self.sheet.piece_radius * EXPLAIN
         s = self.grid.spaces[i]
         explained = np.zeros(len(pts), bool)
+        if partner is not None:  # (plainly something there: vision.drift_tags checked)
+            explained |= self.covers(pts, partner, reach + 3.0, float(self._max_top[i]))
         shade = np.zeros(len(pts), bool)
         for c in self._found:
             # Each token as tall as its tag was found standing; its blurred edge and its shadow
@@ -197,7 +202,7 @@ class _TurnedReader(TagsAtHeight, Reader):
             why[self.grid.spaces[i].id] = "something here that is not a readable piece" if not got \
                 else "pieces here whose tags cannot be read"
         else:
-            tokens[self.grid.spaces[i].id] = [t for t, _ in got]
+            tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([OCCUPIED] if partner is not None else [])
 
 
 class DriftReader:

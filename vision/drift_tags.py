@@ -62,6 +62,8 @@ from .render import aruco_dictionary
 from .sampling import _inside_convex
 
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
+PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
+PARTNER_SHOWN = 0.6  # share of that core foreign before something is there
 CROWDED = "tokens crowded here or next to here"
 PILE_ZONE = 0.25  # pitches from a home's centre within which its pile's top tag must lie (a pile leans)
 RADIAL_ZONE = 0.2  # pitches across the ring within which a repository's coins lie
@@ -260,12 +262,21 @@ class TagsAtHeight:
                 i = next(iter(spaces))
                 placed.setdefault(i, []).append((token, sorted(((h, c, d) for _, h, c, d in cands), key=lambda x: x[2])))
         homes = self._homes
+        partners: dict[int, np.ndarray] = {}
         for i, got in placed.items():
             s = g.spaces[i]
             # Each tag at the height that puts its space's tokens as a space holds them (a pair:
             # one each side, a sticker apart), else at its nearest to the centre.
             chosen, right = self._arrange(i, got) if s.id not in why and s.id not in homes else \
                 ([opts[0] for _, opts in got], True)
+            if not right and s.id not in why and s.id not in homes and len(got) == 1:
+                # A lone tag lying as one of a pair: its partner's tag may be unread (a coin's,
+                # blurred). Judged with the partner's place below; nothing there, it is astray.
+                half = self._half_of_pair(i, got[0][1])
+                partner = None if half is None else (2 * np.float32([s.x, s.y]) - half[1]).astype(np.float32)
+                if partner is not None and self._shows_at(i, partner, foreign_pt):
+                    chosen, right = [half], True
+                    partners[i] = partner
             for h, c, _ in chosen:
                 self._found.append(c)
                 self._tops_seen.append((c, h))
@@ -286,7 +297,7 @@ class TagsAtHeight:
             s = g.spaces[i]
             if s.id in why:
                 continue
-            self._area(i, placed.get(i, []), foreign_pt, tokens, why)  # [] : explained by a neighbour's token
+            self._area(i, placed.get(i, []), foreign_pt, tokens, why, partners.get(i))  # [] : a neighbour's token
             if s.id in homes and tokens.get(s.id):
                 tokens[s.id] = [*tokens[s.id], MORE]  # a pile: its top is seen, not what lies beneath
         self._seen_behind(tokens, why, foreign_pt)
@@ -357,6 +368,19 @@ class TagsAtHeight:
         its centre (the reader's own rule for how tokens lie: see _lies_right). None left: all."""
         return [c for c in cands if c[3] <= SINGLE_ZONE or self._kinds()[c[0]] == "home" or shared[c[0]] > 1] \
             or cands
+
+    def _shows_at(self, i: int, p: np.ndarray, foreign_pt: np.ndarray) -> bool:
+        """Does space ``i``'s body plainly show something round ``p`` (a token's core)?"""
+        sl = self.grid.body.of(i)
+        pts = self.grid.body.mm[sl]
+        core = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) <= PARTNER_CORE
+        return bool(core.sum() >= 3 and foreign_pt[sl][core].mean() >= PARTNER_SHOWN)
+
+    def _half_of_pair(self, i: int, opts: list[tuple[float, np.ndarray, float]]):
+        """Of a tag's (height, place, distance) options on space ``i``, the nearest to the centre
+        that lies where one of a pair lies (0.3-0.48 pitch out), or None."""
+        halves = [o for o in opts if 0.3 <= o[2] <= 0.48]  # (distances in pitches)
+        return min(halves, key=lambda o: o[2]) if halves else None
 
     def _arrange(self, i: int, got: list[tuple[str, list[tuple[float, np.ndarray, float]]]]):
         """The heights, among each tag's candidate ones on space ``i``, under which its tokens

@@ -339,3 +339,27 @@ def test_both_markers_agreeing_give_the_rotation_beside_repositories_that_show_c
     vr.run_setting("drift", vr.FHD, vr.Setting("i24", {"tilt_deg": 35.0, "k1": -0.2}), 2, 5)
     (truth, (rots, why)), = got
     assert truth == ("3",) and rots[0] == 3 and "outer" not in why, why
+
+
+def test_a_lone_tag_lying_as_one_of_a_pair_beside_an_unread_token_reads_it_occupied(monkeypatch):
+    """The shelf bench's frame (tilt 35, seed 1, its 7th frame): O15 holds green-I and a copper
+    coin whose tag is too blurred to decode. green-I's tag lies as one of a pair, and the coin
+    plainly shows where its partner lies: O15 reads green-I and one token not named — not a crowd
+    making six spaces round it unreadable."""
+    import bench.vision_real as vr
+
+    got = []
+
+    def read_frame(row, reader, view, frame, lock):
+        if row.frames == 7:
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            lock.update(grey)
+            status = lock.update(grey)
+            got.append((view, reader.read(frame, status.H)))
+
+    monkeypatch.setattr(vr, "score_frame", read_frame)
+    vr.run_setting("drift", vr.FHD, vr.Setting("t35", {"tilt_deg": 35.0}), 7, 1)
+    (truth, reading), = got
+    assert truth.get_tokens("O15") == ("copper", "green-I")
+    assert reading.view.get_tokens("O15") == tuple(sorted((OCCUPIED, "green-I"))) and not reading.unreadable, reading.why
+    _right(truth, reading)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rules import MORE, Fidelity, Verdict, View, explain, get_game
+from rules import MORE, OCCUPIED, Fidelity, Verdict, View, explain, get_game
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.service import play_observations
@@ -169,12 +169,13 @@ def test_a_ring_part_way_through_a_turn_is_unreadable(session, monkeypatch):
 
 def test_a_token_whose_tag_cannot_be_read_is_never_left_out(session):
     # O2 holds Red's I and, beside it, a disc with no readable tag (a lost sticker): reading
-    # just "red-I" there would be a wrong position, so the space must be unreadable.
+    # just "red-I" there would be a wrong position. The space is unreadable, or read as Red's I
+    # and one token not named (the disc plainly beside it, as one of a pair).
     view = START.view(Fidelity.KIND)
     blotted = View({**{s: view[s] for s in view}, "O2": ("red-I", "carried:untagged")})
     frame = session.renderer.frame(blotted, session.pose, _calm(session), np.random.default_rng(4))
     reading = session.reader().read(frame, session.pose.H)
-    assert "O2" in reading.unreadable
+    assert "O2" in reading.unreadable or reading.view.get_tokens("O2") == (OCCUPIED, "red-I")
     assert view.diff(reading.view.resolved(view)) <= reading.unreadable  # the rest right (homes as piles)
 
 
