@@ -32,14 +32,19 @@ def board():
 
     def make(tilt: float):
         if tilt not in out:
-            sheet = Sheet.for_board(get_game("drift").board())
-            grid = grid_for(sheet)
-            model = CameraModel(grid.sheet, CameraSetup(size=FHD, tilt_deg=tilt, fill=0.6, k1=-0.1, yaw_deg=3.0))
-            cal = calibrate(grid, [model.render(replace(SCENE, seed=i)) for i in range(2)], mode="tags")
-            out[tilt] = (grid, model, reader_for(grid, cal, Fidelity.KIND))
+            out[tilt] = _camera(tilt)
         return out[tilt]
 
     return make
+
+
+def _camera(tilt: float):
+    """(grid, camera model, reader calibrated on two empty-board frames) at ``tilt``."""
+    sheet = Sheet.for_board(get_game("drift").board())
+    grid = grid_for(sheet)
+    model = CameraModel(grid.sheet, CameraSetup(size=FHD, tilt_deg=tilt, fill=0.6, k1=-0.1, yaw_deg=3.0))
+    cal = calibrate(grid, [model.render(replace(SCENE, seed=i)) for i in range(2)], mode="tags")
+    return grid, model, reader_for(grid, cal, Fidelity.KIND)
 
 
 def _read(board, tilt, view, seed=3):
@@ -140,11 +145,8 @@ def test_one_marker_a_ring_hidden_behind_a_pile_is_found_by_elimination(monkeypa
     from vision import layout
 
     monkeypatch.setattr(layout, "RING_OPPOSITE_TAGS", {"drift": {}})
-    sheet = Sheet.for_board(get_game("drift").board())
-    grid = grid_for(sheet)
-    model = CameraModel(grid.sheet, CameraSetup(size=FHD, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
-    cal = calibrate(grid, [model.render(replace(SCENE, seed=i)) for i in range(2)], mode="tags")
-    made = {20.0: (grid, model, reader_for(grid, cal, Fidelity.KIND))}
+    grid, model, reader = _camera(20.0)
+    made = {20.0: (grid, model, reader)}
     start = get_game("drift").default_setup()
     truth = start.view(Fidelity.KIND)
     # The board seen before the far home is piled: the marker read, the board learned round it
@@ -274,11 +276,8 @@ def test_one_marker_a_ring_under_a_hand_is_never_placed_behind_a_pile(monkeypatc
     if old_rules:
         monkeypatch.setattr(drift_reader, "PAPER_LEVEL", 0.0)
         monkeypatch.setattr(drift_reader, "NEAR_UNREAD", 0.0)
-    sheet = Sheet.for_board(get_game("drift").board())
-    grid = grid_for(sheet)
-    model = CameraModel(grid.sheet, CameraSetup(size=FHD, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
-    cal = calibrate(grid, [model.render(replace(SCENE, seed=i)) for i in range(2)], mode="tags")
-    made = {20.0: (grid, model, reader_for(grid, cal, Fidelity.KIND))}
+    grid, model, reader = _camera(20.0)
+    made = {20.0: (grid, model, reader)}
     d = get_game("drift").default_setup().to_dict()
     d["rotations"] = {**d["rotations"], "outer": 12}
     truth = get_game("drift").from_dict(d).view(Fidelity.KIND)
@@ -319,26 +318,32 @@ def test_the_board_contrast_learned_at_step_positions_never_hides_a_marker(board
     assert not reader._plain["outer"][5] and reader._plain["outer"].sum() >= 20
 
 
+def _bench_frame(monkeypatch, setup: dict, seed: int, k: int):
+    """The shelf bench's own ``k``-th frame (bench/vision_real.py's DRIFT row with ``setup``
+    changed, at ``seed``): (truth, reader, frame, the pose locked on it)."""
+    import bench.vision_real as vr
+
+    got = []
+
+    def keep(row, reader, view, frame, lock):
+        if row.frames == k:
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            lock.update(grey)
+            got.append((view, reader, frame, lock.update(grey).H))
+
+    monkeypatch.setattr(vr, "score_frame", keep)
+    vr.run_setting("drift", vr.FHD, vr.Setting("frame", setup), k, seed)
+    return got[0]
+
+
 def test_both_markers_agreeing_give_the_rotation_beside_repositories_that_show_contrast(monkeypatch):
     """The shelf bench's frame (bench/vision_real.py, tilt 35, k1 -0.2, seed 5, its 2nd frame):
     repositories' coins and blocks by three step positions of the outer ring show contrast where
     no tag is, as a hand would; with both of the ring's markers seen and agreeing, the ring is
     not taken as covered. (A hand over a marker leaves the rotation unread: the test above.)"""
-    import bench.vision_real as vr
-
-    got = []
-
-    def rotations_of_frame(row, reader, view, frame, lock):
-        if row.frames == 2:
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            lock.update(grey)
-            status = lock.update(grey)
-            got.append((view.get_tokens("rotation:outer"), reader.rotations(grey, reader._base.pose(frame, status.H))))
-
-    monkeypatch.setattr(vr, "score_frame", rotations_of_frame)
-    vr.run_setting("drift", vr.FHD, vr.Setting("i24", {"tilt_deg": 35.0, "k1": -0.2}), 2, 5)
-    (truth, (rots, why)), = got
-    assert truth == ("3",) and rots[0] == 3 and "outer" not in why, why
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 2)
+    rots, why = reader.rotations(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), reader._base.pose(frame, H))
+    assert truth.get_tokens("rotation:outer") == ("3",) and rots[0] == 3 and "outer" not in why, why
 
 
 def test_a_lone_tag_lying_as_one_of_a_pair_beside_an_unread_token_reads_it_occupied(monkeypatch):
@@ -346,20 +351,8 @@ def test_a_lone_tag_lying_as_one_of_a_pair_beside_an_unread_token_reads_it_occup
     coin whose tag is too blurred to decode. green-I's tag lies as one of a pair, and the coin
     plainly shows where its partner lies: O15 reads green-I and one token not named — not a crowd
     making six spaces round it unreadable."""
-    import bench.vision_real as vr
-
-    got = []
-
-    def read_frame(row, reader, view, frame, lock):
-        if row.frames == 7:
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            lock.update(grey)
-            status = lock.update(grey)
-            got.append((view, reader.read(frame, status.H)))
-
-    monkeypatch.setattr(vr, "score_frame", read_frame)
-    vr.run_setting("drift", vr.FHD, vr.Setting("t35", {"tilt_deg": 35.0}), 7, 1)
-    (truth, reading), = got
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 1, 7)
+    reading = reader.read(frame, H)
     assert truth.get_tokens("O15") == ("copper", "green-I")
     assert reading.view.get_tokens("O15") == tuple(sorted((OCCUPIED, "green-I"))) and not reading.unreadable, reading.why
     _right(truth, reading)
