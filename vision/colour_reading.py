@@ -45,9 +45,7 @@ SHIFT_FROM = 0.3  # ... where the unshifted core has at least this share of that
 SHIFT_ON_MATE = 0.5  # ... and no more than this share of it, shifted, where a bar read beside it may show
 CAP_MM = 3.0  # an Annelids tail's dark cap: this long at its flat end (vision/samples.py's end bands lie inside it)
 CAP_SEEN = 0.5  # share of the foot look's dark end lying within the cap the top look sees at the other end
-# ... the body left outside the cap, to judge it by: at tilt 35 on the sheet's far side the pose
-# shows a cap towards the camera (its 4 mm end face and the band beyond) over 2/3 of the body.
-CAP_REST_MIN = 0.25
+CAP_REST_MIN = 0.25  # the body outside a cap, to judge it by (tilt 35, far side: a cap over 2/3 of it)
 CAP_BLUR_PX = 1.5  # pixels the cap's dark edge spreads in the frame (lens blur; a JPEG halves colour, not grey)
 
 
@@ -260,10 +258,10 @@ class ColourReading:
                 continue
             grp = (g.end0, g.end1)[other]
             across = self._normals[i] * float(looks[1].shift[k] @ self._normals[i])  # as _classify looked
-            # The cap's dark edge blurred (CAP_BLUR_PX where it is seen) and, without a lens
-            # file, the foot's samples seeing the frame up to EDGE_SHIFTS_MM off where the pose
-            # puts them (the far side through a barrel lens).
-            reach = CAP_BLUR_PX * self._mm_per_px(H, np.array([s.x, s.y])) + (EDGE_SHIFTS_MM[-1] if self.lens is None else 0.0)
+            # The cap's edge blurred where it is seen and, without a lens file, the foot's samples
+            # seeing the frame up to EDGE_SHIFTS_MM off where the pose puts them (a barrel lens).
+            reach = CAP_BLUR_PX * self._mm_per_px(H, np.array([s.x, s.y])) \
+                + (EDGE_SHIFTS_MM[-1] if self.lens is None else 0.0)
             if near_outline(grp.mm[grp.of(i)] + across, cap, reach).mean() >= CAP_SEEN:
                 del looks[1].headings[i]
 
@@ -432,10 +430,7 @@ class ColourReading:
         h = self._top_of(j, [token])
         outline = np.concatenate([foot, H.lift(foot, h)]) if h > 0 and H.camera is not None else foot
         hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        # SPILL_PX in mm where this bar is seen: a tilted camera sees the sheet's far side
-        # foreshortened, fewer pixels to the mm than at its centre (tilt 35: 3 px there is 1.5x
-        # the mm it is at the centre).
-        reach = SPILL_PX * self._mm_per_px(H, c)
+        reach = SPILL_PX * self._mm_per_px(H, c)  # in mm where it is seen: the far side foreshortened
         if self.lens is None:
             # Without a lens file the bar may be seen up to EDGE_SHIFTS_MM off where the pose
             # puts it: a misplacement in mm, whatever the frame's size (3 px at 720p, 2 mm at 1080p).
