@@ -10,14 +10,14 @@ import numpy as np
 from .sampling import _inside_convex, _segment_distance
 
 
-def mm_per_px(pose, at: np.ndarray) -> float:
+def mm_per_px(pose, at: np.ndarray, least: float = 0.0) -> float:
     """Millimetres of the board's plane one pixel spans at ``at`` (mm), across its most
-    foreshortened direction: a tilted camera sees the sheet's far side with fewer pixels to
-    the mm than its centre."""
+    foreshortened direction (a tilted camera sees the sheet's far side with fewer pixels to
+    the mm than its centre), and at least ``least``."""
     d = np.float32([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) + np.asarray(at, np.float32)
     px = np.asarray(pose.to_px(d), np.float64).reshape(3, 2)
     jac = np.stack([px[1] - px[0], px[2] - px[0]], axis=1)  # pixels per mm
-    return 1.0 / max(float(np.linalg.svd(jac, compute_uv=False)[-1]), 1e-3)
+    return max(1.0 / max(float(np.linalg.svd(jac, compute_uv=False)[-1]), 1e-3), least)
 
 
 def near_outline(pts: np.ndarray, hull: np.ndarray, reach: float) -> np.ndarray:

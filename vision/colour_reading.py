@@ -147,12 +147,14 @@ class ColourReading:
         # A second chance for the edges left unread, their cores looked at off their place
         # (EDGE_SHIFTS_MM: no lens file, a barrel lens). A core plain only off its place may be a
         # neighbour's colour blurred into reach: it needs its top face plain (the piece's own),
-        # the foot looked at with the same shift and not at odds with it (_decide).
+        # the foot looked at with the same shift and not at odds with it (_decide). Also where the
+        # foot is plainly a colour the top shows a little of, and nothing else (a lens moved it).
         # Of the looks each was read by (a foot look not plain may be mostly a tail's dark cap).
         vivid_at = np.min([np.where(look.clear, look.vivid, np.inf) for look in looks] + [looks[0].vivid], axis=0)
         left = np.flatnonzero([int(i) not in read and g.is_edge[i] and not weak[k] for k, i in enumerate(busy)])
         if len(left):
-            moved = self._looks(frame, H, busy[left], gains, weak[left], shifted=True)
+            foot = np.where(looks[-1].clear[left], looks[-1].best[left], -1) if len(looks) > 1 else None
+            moved = self._looks(frame, H, busy[left], gains, weak[left], shifted=True, foot=foot)
             for kk, k in enumerate(left):
                 i = int(busy[k])
                 if not np.any(moved[0].shift[kk] != 0) or not moved[0].clear[kk]:
@@ -219,12 +221,13 @@ class ColourReading:
             self._edges_beside(H, small, foreign_pt, read, tokens, bare_top)
 
     def _looks(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, weak: np.ndarray,
-               shifted: bool) -> list["Look"]:
+               shifted: bool, foot: np.ndarray | None = None) -> list["Look"]:
         """The looks at the busy spaces' cores: at their pieces' top, where the colour is (not
         on the board), and where a piece laid flat would show it (a set without height, a piece
         knocked over); ``shifted``: each edge's core also off its place, the foot looked at with
         the top's shift (a lens's misplacement moves both looks alike)."""
-        looks = [self._classify(frame, H, busy, gains, self._max_top[busy], None if shifted else np.zeros((len(busy), 2), np.float32))]
+        looks = [self._classify(frame, H, busy, gains, self._max_top[busy],
+                                None if shifted else np.zeros((len(busy), 2), np.float32), foot=foot)]
         if H.camera is not None and self._max_top[busy].any():
             looks.append(self._classify(frame, H, busy, gains, np.zeros(len(busy), np.float32), looks[0].shift))
         if len(looks) > 1:
@@ -260,7 +263,7 @@ class ColourReading:
             across = self._normals[i] * float(looks[1].shift[k] @ self._normals[i])  # as _classify looked
             # The cap's edge blurred where it is seen and, without a lens file, the foot's samples
             # seeing the frame up to EDGE_SHIFTS_MM off where the pose puts them (a barrel lens).
-            reach = CAP_BLUR_PX * self._mm_per_px(H, np.array([s.x, s.y])) \
+            reach = CAP_BLUR_PX * mm_per_px(H, np.array([s.x, s.y]), self._colour_bleed(H) / BLEED_PX) \
                 + (EDGE_SHIFTS_MM[-1] if self.lens is None else 0.0)
             if near_outline(grp.mm[grp.of(i)] + across, cap, reach).mean() >= CAP_SEEN:
                 del looks[1].headings[i]
@@ -430,7 +433,7 @@ class ColourReading:
         h = self._top_of(j, [token])
         outline = np.concatenate([foot, H.lift(foot, h)]) if h > 0 and H.camera is not None else foot
         hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        reach = SPILL_PX * self._mm_per_px(H, c)  # in mm where it is seen: the far side foreshortened
+        reach = SPILL_PX * mm_per_px(H, c, self._colour_bleed(H) / BLEED_PX)  # where it is seen: far side foreshortened
         if self.lens is None:
             # Without a lens file the bar may be seen up to EDGE_SHIFTS_MM off where the pose
             # puts it: a misplacement in mm, whatever the frame's size (3 px at 720p, 2 mm at 1080p).
@@ -506,10 +509,6 @@ class ColourReading:
                 out.append(i)
         return out
 
-    def _mm_per_px(self, pose: Pose, at: np.ndarray) -> float:
-        """Millimetres a pixel spans at ``at`` (mm), never fewer than at the sheet's centre."""
-        return max(mm_per_px(pose, at), self._colour_bleed(pose) / BLEED_PX)
-
     def _colour_bleed(self, pose: Pose) -> float:
         """How far (mm) a coloured piece's colour spreads onto the paper round it in this
         frame: :data:`BLEED_PX` pixels at the frame's scale (the sheet's centre)."""
@@ -519,9 +518,9 @@ class ColourReading:
         return BLEED_PX / px_per_mm
 
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray,
-                  at_shift: np.ndarray | None = None, keep: np.ndarray | None = None) -> "Look":
-        """Per busy space, its core sampled at ``heights``: pixels vote by hue against the
-        paper's white (vision.colour_model); ``keep``: only these core points count."""
+                  at_shift: np.ndarray | None = None, keep: np.ndarray | None = None, foot=None) -> Look:
+        """Per busy space, its core sampled at ``heights``: pixels vote by hue against the paper's
+        white (vision.colour_model); ``keep``: only these core points count; ``foot``: its plain foot's colour."""
         g = self.grid
         core, starts, counts = _gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
@@ -544,11 +543,13 @@ class ColourReading:
                 first_share = sh[np.arange(len(busy)), first_best]
                 first_coloured = sh.sum(axis=1)
                 first_clear = (first_share >= CLASS_MIN) & (top2[:, 1] <= OTHER_MAX)  # read where it is
+                seen = (first_share >= SHIFT_FROM) | ((first_share > 0) & (top2[:, 1] == 0) & (foot == first_best)
+                                                     if foot is not None else False)
                 continue
             # Only where the unshifted core is not plain but already shows some of that colour
             # (a bar misplaced, not a neighbour's colour blurred into an empty edge's reach).
             same = np.argmax(sh, axis=1) == first_best
-            take = (sc > score + 1e-6) & np.any(d != 0, axis=1) & same & (first_share >= SHIFT_FROM) & ~first_clear
+            take = (sc > score + 1e-6) & np.any(d != 0, axis=1) & same & seen & ~first_clear
             if take.any():
                 pt = np.repeat(take, counts)
                 vote[pt], sat[pt] = v[pt], sa[pt]

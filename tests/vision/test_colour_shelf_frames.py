@@ -11,7 +11,9 @@ never wrong.
 * A bar's blurred edge on the sheet's far side at tilt 35: its pixels of blur span more mm
   there, where the sheet is seen foreshortened, than at the sheet's centre.
 * A far tail's cap towards the camera: its end face and band, as the pose shows them, reach
-  over where the bar's other end meets the board, so the foot look sees the cap there too."""
+  over where the bar's other end meets the board, so the foot look sees the cap there too.
+* A near bar whose top look the lens (no lens file) puts mostly off it, its foot plainly its
+  colour: the top looked for off its place."""
 
 from dataclasses import replace
 
@@ -70,6 +72,10 @@ FRAMES = {
         {"size": (1920, 1080), "tilt_deg": 35.0, "k1": -0.2}, {}, False, 1,
         (78, 455910353, 205.53366228684595, 669467027, 0.7996904291368953, 2.875946557186354),
         {"d12e": ("green:S",), "g12e": ("green:S",), "h12nw": ()}),
+    "i24 720p: a near tail's top look off the bar by the lens, its foot plain (seed 1)": (
+        {"tilt_deg": 35.0, "k1": -0.2}, {}, False, 1,
+        (6, 29591372, 205.07026217349613, 899671849, 0.762865123144882, 2.6826430551426066),
+        {"h1e": ("blue:N",), "i1sw": ()}),
 }
 
 
