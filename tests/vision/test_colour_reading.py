@@ -20,7 +20,7 @@ from vision.lens import Lens
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 from vision.sessions import random_position
-from vision_support import locked_read, wrong_spaces
+from vision_support import accuracy_frame, locked_read, wrong_spaces
 
 SHELF = CameraSetup(size=(1280, 720), tilt_deg=30.0, fill=0.6, k1=-0.2, yaw_deg=3.0)
 BASE = Scene(heights=1.0, jpeg=80)
@@ -126,15 +126,7 @@ def test_a_flat_tails_heading_is_never_taken_from_where_a_standing_ones_top_woul
     # synth.py draws the bars flat; the reader looks for a tail's dark end where a standing
     # bar's top would show too, and there one end band reached past the bar onto the printed
     # vertex: green:S was read green:N on g12e, j12e and a12e (vision_accuracy, session 6 frame 1).
-    from bench.vision_accuracy import MAX_PLIES, start_of
-    from vision.sessions import Session
-
-    s = Session.create("annelids", 6)
-    reader = s.reader()
-    for k in range(2):
-        plies = int(s.rng.integers(0, MAX_PLIES.get("annelids", 60) + 1))
-        view = random_position("annelids", int(s.rng.integers(1 << 30)), plies, start_of("annelids", k)).view(Fidelity.KIND)
-        frame, _ = s.frame(view, hard=True)
+    s, reader, view, frame, _ = accuracy_frame("annelids", 6, 2)
     assert [view.get_tokens(sp) for sp in ("g12e", "j12e", "a12e")] == [("green:S",)] * 3
     got = locked_read(reader, frame, BoardLock(s.sheet))
     assert not wrong_spaces(view, got), wrong_spaces(view, got)

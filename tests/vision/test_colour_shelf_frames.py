@@ -18,7 +18,7 @@ never wrong.
 from dataclasses import replace
 
 import pytest
-from vision_support import locked_read, wrong_spaces
+from vision_support import accuracy_frame, locked_read, wrong_spaces
 
 from rules import Fidelity, get_game
 from vision.calibration import calibrate, colour_layout
@@ -107,15 +107,7 @@ def test_an_edge_beside_a_hand_is_never_read_empty_on_the_bars_word():
     # vision_accuracy's session 17, frame 7: a hand beside the segments on j4n and j4ne darkens
     # and tints the paper round them. Taken for the bars' own shadows and tint, the light there
     # was judged calm, and j4ne's segment, barely foreign under the misjudged light, read empty.
-    from bench.vision_accuracy import MAX_PLIES, start_of
-    from vision.sessions import Session
-
-    s = Session.create("annelids", 17)
-    reader = s.reader()
-    for k in range(8):
-        plies = int(s.rng.integers(0, MAX_PLIES.get("annelids", 60) + 1))
-        view = random_position("annelids", int(s.rng.integers(1 << 30)), plies, start_of("annelids", k)).view(Fidelity.KIND)
-        frame, effects = s.frame(view, hard=True)
+    s, reader, view, frame, effects = accuracy_frame("annelids", 17, 8)
     assert effects.hand is not None and view.get_tokens("j4ne") == ("segment",)
     got = locked_read(reader, frame, BoardLock(s.sheet))
     assert not wrong_spaces(view, got), wrong_spaces(view, got)

@@ -49,3 +49,19 @@ def locked_read(reader, frame, lock):
     status = lock.update(grey)
     assert status.readable
     return reader.read(frame, status.H)
+
+
+def accuracy_frame(game: str, session: int, frames: int):
+    """bench/vision_accuracy.py's session ``session``, its ``frames``-th frame (hard effects):
+    (the session, its reader — made first, as the bench does —, the true view, the frame, its effects)."""
+    from bench.vision_accuracy import MAX_PLIES, start_of
+    from rules import Fidelity
+    from vision.sessions import Session, random_position
+
+    s = Session.create(game, session)
+    reader = s.reader()
+    for k in range(frames):
+        plies = int(s.rng.integers(0, MAX_PLIES.get(game, 60) + 1))
+        view = random_position(game, int(s.rng.integers(1 << 30)), plies, start_of(game, k)).view(Fidelity.KIND)
+        frame, effects = s.frame(view, hard=True)
+    return s, reader, view, frame, effects
