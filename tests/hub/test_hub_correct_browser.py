@@ -45,6 +45,9 @@ def test_the_arbiter_corrects_on_the_replay_page(broker, browser, tmp_path):
         page.goto(url + "archive/table-01/1")
         page.fill("#pin-input", "2468")  # the first PIN, chosen on the hub itself
         page.click("#pin-ok")
+        # Unlocked before anything is sent: under load, a correction posted while the PIN's own
+        # request was still on its way was refused (403) and the list stayed empty.
+        expect(page.locator("body.is-admin")).to_have_count(1, timeout=10000)
         expect(page.locator("#c-winner option")).to_have_count(5, timeout=10000)  # —, A, B, draw, back
         page.fill("#c-by", "Kim")
         page.select_option("#c-winner", "draw")
