@@ -96,7 +96,8 @@ class Annuli:
 
     def markers_at(self, ring: Ring, rotation: int) -> list[tuple[int, tuple[float, float], float]]:
         """The ring's markers at ``rotation``: (tag, place, angle it is turned by in degrees).
-        Each is stuck with its top edge towards the board's rim, so it turns with its place."""
+        Drawn with its top edge towards the board's rim, turning with its place (the reader takes
+        a marker any way up)."""
         out = [(ring.tag, self.marker_at(ring, rotation), ring.angle(rotation))]
         if ring.opposite_tag is not None:
             half = rotation + ring.n // 2

@@ -138,3 +138,14 @@ def reads(client, view: View, timeout: float = 15.0):
         return all(tuple(s["tokens"]) == tuple(view.get_tokens(s["id"])) for s in spaces)
 
     return until(read_right, timeout=timeout)
+
+
+def setup_service(tmp_path, camera: SceneCamera, calibration, game: str = "gyges"):
+    """A started service on ``camera`` in set-up mode (the set-up page's tests): close it after."""
+    from tableref.serve import Service
+    from webhelp import FAST_SCRYPT
+
+    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=game, pin_hash=FAST_SCRYPT,
+                      settle=0.15, readings=2, feed=camera_feed(camera, calibration, game))
+    service.start()
+    return service

@@ -13,7 +13,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
-from setupscene import SceneCamera, camera_feed, finished, reads, until
+from setupscene import SceneCamera, camera_feed, finished, reads, setup_service, until
 from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
 
 GAME = "gyges"
@@ -27,13 +27,9 @@ def camera():
 @pytest.fixture
 def svc(tmp_path, camera):
     camera.show(View())
-    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
-                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "cal" / "gyges.npz"))
-    service.start()
+    service = setup_service(tmp_path, camera, tmp_path / "cal" / "gyges.npz", GAME)
     yield service
     service.close()
-
-
 
 
 def locked_overlay(client):
@@ -42,8 +38,6 @@ def locked_overlay(client):
         return ov if ov["lock"] == "locked" else None
 
     return until(ok)
-
-
 
 
 def test_a_watcher_gets_403_and_no_csrf_no_post(svc):
@@ -200,9 +194,7 @@ def test_a_colour_game_learns_its_colours_from_the_layout(tmp_path):
 
 def test_a_dual_stream_camera_is_set_up_on_its_watched_picture_and_read_at_full_size(tmp_path):
     camera = SceneCamera(GAME, watch=(640, 360))  # the lock watches 640x360; the reader reads 1280x720
-    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
-                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "gyges.npz"))
-    service.start()
+    service = setup_service(tmp_path, camera, tmp_path / "gyges.npz", GAME)
     try:
         client, post = admin_client(service)
         ov = locked_overlay(client)

@@ -14,14 +14,13 @@ import numpy as np
 import pytest
 
 from rules.view import View
-from setupscene import SceneCamera, camera_feed, finished, until
-from tableref.serve import Service
+from setupscene import SceneCamera, finished, setup_service, until
 from vision.camera_model import CameraSetup
 from vision.capture import CapturedFrame
 from vision.lens import Lens, charuco_board
 from vision.scene_film import charuco_shots
 from vision.synth import Renderer
-from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
+from webhelp import LAN, admin_client, csrf
 
 GAME = "gyges"
 SIZE = (960, 540)  # small frames keep the test fast; the lens is measured at the stream's size
@@ -66,15 +65,9 @@ def camera():
 
 @pytest.fixture
 def svc(tmp_path, camera):
-    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
-                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "cal" / "gyges.npz"))
-    service.start()
+    service = setup_service(tmp_path, camera, tmp_path / "cal" / "gyges.npz", GAME)
     yield service
     service.close()
-
-
-
-
 
 
 def test_the_lens_step_is_for_the_admin_only(svc):

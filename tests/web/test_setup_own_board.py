@@ -13,7 +13,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
-from setupscene import SceneCamera, camera_feed, reads, until
+from setupscene import SceneCamera, camera_feed, reads, setup_service, until
 from webhelp import FAST_SCRYPT, admin_client
 
 pytest.importorskip("vision.geometry", reason="the own-board fit (vision/geometry.py) is not in this checkout")
@@ -33,13 +33,9 @@ def camera():
 @pytest.fixture
 def svc(tmp_path, camera):
     camera.show(View())
-    service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game=GAME, pin_hash=FAST_SCRYPT,
-                      settle=0.15, readings=2, feed=camera_feed(camera, tmp_path / "gyges.npz"))
-    service.start()
+    service = setup_service(tmp_path, camera, tmp_path / "gyges.npz", GAME)
     yield service
     service.close()
-
-
 
 
 def true_px(camera, space):
