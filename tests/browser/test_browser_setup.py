@@ -15,7 +15,7 @@ from tableref.serve import Service
 from browserhelp import choose_pin, open_page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-from setupscene import SceneCamera, camera_feed  # noqa: E402
+from setupscene import SceneCamera, camera_feed, search_again  # noqa: E402
 
 def _service(tmp_path, camera):
     svc = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game="gyges", pin_hash="scrypt:1024:8:1",
@@ -55,7 +55,7 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
 
         # A card over a corner marker: the step says which.
         camera.show(View(), cover_marker=1)
-        svc.feed.camera.lock.reset()
+        search_again(svc.feed.camera)
         page.click("#cal-empty")
         page.wait_for_selector("#job-result[data-state='failed']", timeout=20000)
         assert "corner marker 1 (top-right) was not found" in page.inner_text("#job-result")

@@ -149,3 +149,10 @@ def setup_service(tmp_path, camera: SceneCamera, calibration, game: str = "gyges
                       settle=0.15, readings=2, feed=camera_feed(camera, calibration, game))
     service.start()
     return service
+
+
+def search_again(source) -> None:
+    """As after a bump, the camera's lock searches again: a fresh lock handed to the source's
+    own thread (``CameraSource.use``). Resetting the lock from the test's thread raced with the
+    source's tracking (a KeyError in ``BoardLock._track``: the source failed)."""
+    source.use(source.reader, lock=BoardLock(source.lock.sheet, lens=source.lock.lens))

@@ -13,7 +13,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
-from setupscene import SceneCamera, camera_feed, finished, reads, setup_service, until
+from setupscene import SceneCamera, camera_feed, finished, reads, search_again, setup_service, until
 from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
 
 GAME = "gyges"
@@ -100,7 +100,7 @@ def test_calibration_says_which_marker_is_missing_then_reads_at_once(svc, camera
     client, post = admin_client(svc)
     locked_overlay(client)
     camera.show(View(), cover_marker=2)
-    svc.camera_setup.source.lock.reset()  # as after a bump: the lock searches again
+    search_again(svc.camera_setup.source)
     time.sleep(0.3)
     r = post("/api/setup/calibrate", {"step": "empty"})
     assert r.status_code == 202 and r.get_json()["state"] == "running"
