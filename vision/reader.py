@@ -32,6 +32,9 @@ from rules.view import HIDDEN, OCCUPIED, Fidelity, View
 from . import layout
 from .lens import Lens
 from .lock import detect_all, make_sized_detector, make_thorough_detector
+from .occlusion import (  # noqa: F401  (the readers' thresholds, re-exported where callers found them)
+    EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, OCCUPIED_MIN, SHADOW_ALL, UNNAMED, VISIBLE_MIN, Occlusion,
+)
 from .pieceset import PieceSet
 from .pose import Pose, as_pose, pose_from_homography
 from .samples import SampleGrid
@@ -46,17 +49,14 @@ from .sampling import (  # noqa: F401
     warp_through,
 )
 
-EMPTY_MAX = 0.03  # share of foreign body points still read as empty
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
 SHADOW_SPREAD = 0.75  # ... counting probes only darkened (a shadow), beyond which it is unsure all the same
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
-VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
-OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
-SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
-UNNAMED = "something here that is not a readable piece"
+
+
 @dataclass(frozen=True)
 class Reading:
     """What one frame showed: the view of the spaces read, and the spaces that were not."""
@@ -70,7 +70,7 @@ class Reading:
         return not self.unreadable
 
 
-class Reader(ColourReading):
+class Reader(Occlusion, ColourReading):
     """Reads a locked frame space by space (see the module docstring).
 
     DRIFT's reader (``vision/drift_reader.py``) sets the class knobs below: its spaces may
@@ -203,7 +203,15 @@ class Reader(ColourReading):
                 why[s.id] = UNNAMED
         # A piece is named "occupied" only where the paper round it is as calm as the model of
         # the light says (a hand or an arm over the board disturbs the probes near it).
-        self._settle(pose, body_px, foreign_pt, shadowy, unsure | (spread > 0), tokens, why)
+        calm = ~unsure & (spread == 0)
+        if pose.camera is not None and UNNAMED in why.values():
+            # A standing piece read there covers the probes round its neighbours in the frame,
+            # its shadow too: they say nothing of the light. Judged again without them (a hand
+            # is read as no piece: the probes it covers still count).
+            named = [g.index[sid] for sid, t in tokens.items() if t and HIDDEN not in t and sid in g.index]
+            _, spread2, _ = _gains(g, self.cal, frame, pose, ignore=self._probes_under(pose, np.array(named, int)))
+            calm |= ~unsure & (spread2 == 0)
+        self._settle(pose, body_px, foreign_pt, shadowy, ~calm, tokens, why)
         view = View({s: t for s, t in tokens.items() if s not in why})
         if self.fidelity is Fidelity.OCCUPANCY:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
@@ -232,141 +240,6 @@ class Reader(ColourReading):
             if near.any():
                 hide[near] |= self.covers(probes[near], np.array([s.x, s.y]), reach, float(self._max_top[i]))
         return hide
-
-    # -- heights: occlusion, pieces seen but not named ------------------------------------
-
-    def _shadowy(self, v: np.ndarray, dark_pt: np.ndarray, cast_pt: np.ndarray) -> np.ndarray:
-        """Per body point: darker than the empty board, with no colour cast, by a factor a
-        shadow gives (0.3-0.85 of the board's own value): a shadow, or a grey piece."""
-        ratio = _row_mean(v)[:, 0] / np.maximum(_row_mean(self._mid)[:, 0], 1.0)
-        return dark_pt & ~cast_pt & (ratio > 0.3) & (ratio < 0.85)
-
-    def _silhouette(self, pose: Pose, i: int, height: float) -> np.ndarray:
-        """The frame polygon a piece on space ``i`` of ``height`` mm covers (its base and top)."""
-        s = self.grid.spaces[i]
-        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        ring = np.stack([s.x + self._radius * np.cos(a), s.y + self._radius * np.sin(a)], axis=1)
-        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
-        return cv2.convexHull(px).reshape(-1, 2)
-
-    def _settle(self, pose: Pose, body_px: np.ndarray, foreign_pt: np.ndarray, shadowy: np.ndarray,
-                unsure: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
-        """Judge the spaces a piece in front may hide, and the pieces seen but not named.
-
-        A standing piece hides the board behind it (from the camera). Each space's body is
-        judged on the points no piece in front covers: too few of them left, it is *hidden*
-        (``HIDDEN``: anything may be there; never read empty); the rest foreign is a piece there whose tag or colour
-        could not be read: ``OCCUPIED``; the rest clear is empty (what looked like something
-        was the piece in front). Spaces are taken nearest the camera first, so a piece read
-        "occupied" hides what lies behind it in turn."""
-        g = self.grid
-        idx = g.index
-        solid: list[tuple[int, np.ndarray]] = []
-        for sid, toks in tokens.items():
-            i = idx.get(sid)
-            if i is None or g.is_area[i] or not toks or HIDDEN in toks:
-                continue
-            solid.append((i, self._silhouette(pose, i, self._top_of(i, toks))))
-        unnamed = [idx[sid] for sid, r in why.items() if r == UNNAMED and sid in idx and not g.is_area[idx[sid]]]
-        if pose.camera is None and not unnamed:
-            return
-        order = sorted(unnamed, key=lambda i: self._camera_distance(pose, i))
-        named: list[int] = []
-        for i in order:
-            sid = g.spaces[i].id
-            hidden = self._hidden(i, body_px, solid)
-            sl = g.body.of(i)
-            seen = ~hidden
-            if seen.mean() < VISIBLE_MIN:
-                del why[sid]
-                tokens[sid] = [HIDDEN]  # the referee judges moves elsewhere, never one here
-                continue
-            fg = foreign_pt[sl][seen]
-            share = fg.mean()
-            if share <= EMPTY_MAX and hidden.any():
-                del why[sid]  # the piece in front, nothing here
-            elif share > EMPTY_MAX and self.shadow_is_paper and shadowy[sl][seen][fg].mean() >= SHADOW_ALL \
-                    and self._caster_near(i, solid):
-                del why[sid]  # a shadow cast by a piece next to it: the paper, only darker
-            elif share >= OCCUPIED_MIN and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
-                    and shadowy[sl][seen][fg].mean() < 0.5:
-                del why[sid]
-                tokens[sid] = list(self.unnamed_read)
-                named.append(i)
-                solid.append((i, self._silhouette(pose, i, float(self._max_top[i]))))
-        # A hand or an arm spans several spaces: a piece is "occupied" only when no space next
-        # to it is left unreadable.
-        near = 1.5 * self.sheet.pitch
-        blocked = [g.index[sid] for sid in why if sid in g.index]
-        for i in named:
-            s = g.spaces[i]
-            if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and
-                   _near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
-                del tokens[s.id]
-                why[s.id] = UNNAMED
-        if pose.camera is None or not solid:
-            return
-        # Spaces read empty: enough of them must have been in view to say so. Only spaces whose
-        # body's box the pieces' outlines overlap by 30 % are worth the exact test (hiding 65 % of
-        # a body — even a diagonal strip's — takes over 40 % of its box).
-        starts = g.body.start[:-1]
-        lo = np.minimum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
-        hi = np.maximum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
-        plo = np.array([p.min(axis=0) for _, p in solid])
-        phi = np.array([p.max(axis=0) for _, p in solid])
-        w = np.clip(np.minimum(hi[:, None, :], phi[None]) - np.maximum(lo[:, None, :], plo[None]), 0, None)
-        inter = w[..., 0] * w[..., 1]  # (spaces, solids)
-        own = np.array([j for j, _ in solid])
-        inter[own, np.arange(len(solid))] = 0
-        box = np.maximum((hi - lo).prod(axis=1), 1e-6)
-        for i in np.flatnonzero(inter.sum(axis=1) >= 0.3 * box):
-            s = g.spaces[int(i)]
-            if tokens.get(s.id) or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
-                continue  # (a space read empty is in ``tokens`` with no token: judged here)
-            hidden = self._hidden(int(i), body_px, [solid[k] for k in np.flatnonzero(inter[i])])
-            if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
-                tokens[s.id] = [HIDDEN]
-
-    def _caster_near(self, i: int, solid: list[tuple[int, np.ndarray]]) -> bool:
-        s = self.grid.spaces[i]
-        reach = 1.5 * self.sheet.pitch
-        return any(j != i and math.hypot(self.grid.spaces[j].x - s.x, self.grid.spaces[j].y - s.y) <= reach
-                   for j, _ in solid)
-
-    def _hidden(self, i: int, body_px: np.ndarray, solid: list[tuple[int, np.ndarray]]) -> np.ndarray:
-        """Which of space ``i``'s body points the pieces of ``solid`` (other spaces') cover."""
-        pts = body_px[self.grid.body.of(i)]
-        hidden = np.zeros(len(pts), bool)
-        if len(pts) == 0:
-            return hidden
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        for j, poly in solid:
-            if j == i or (poly.max(axis=0) < lo).any() or (poly.min(axis=0) > hi).any():
-                continue
-            hidden |= _inside_convex(pts, poly)
-        return hidden
-
-    def _camera_distance(self, pose: Pose, i: int) -> float:
-        s = self.grid.spaces[i]
-        if pose.camera is None:
-            return 0.0
-        return math.hypot(s.x - pose.camera[0], s.y - pose.camera[1])
-
-    def _top_of(self, i: int, toks: list[str] | tuple[str, ...]) -> float:
-        """How high the top of space ``i``'s tokens stands (a pile, or a token the piece set
-        does not know: the highest it may be)."""
-        ps = self.pieceset
-        if i in self._stacked:
-            # A pile: as high as its top tag was found standing (the tallest it may be, unseen).
-            s = self.grid.spaces[i]
-            seen = [h for c, h in self._tops_seen if math.hypot(c[0] - s.x, c[1] - s.y) <= 0.5 * self.sheet.pitch]
-            return max(seen) if seen else float(self._max_top[i])
-        if ps is None:
-            return float(self._max_top[i])
-        try:
-            return max(ps.height(t) for t in toks)
-        except (KeyError, ValueError):
-            return float(self._max_top[i])
 
     # -- tags -----------------------------------------------------------------------------
 

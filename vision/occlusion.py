@@ -1,0 +1,178 @@
+"""What a standing piece hides, and pieces seen but not named (a mixin on
+:class:`vision.reader.Reader`).
+
+A camera on a shelf sees a standing piece's side and top over the spaces behind it. Each space
+a piece in front may hide is judged on the body points left in view: too few, it is *hidden*
+(anything may be there, never read empty); the rest foreign is a piece whose tag or colour could
+not be read, read ``OCCUPIED`` where the light round it is calm and it does not look like a
+shadow — or shows a sticker's ink; the rest clear is empty.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from rules.view import HIDDEN
+
+from .pose import Pose
+from .sampling import _inside_convex, _near_rect, _row_mean
+
+EMPTY_MAX = 0.03  # share of foreign body points still read as empty
+VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
+OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
+SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
+UNNAMED = "something here that is not a readable piece"
+INK_LEVEL = 0.3  # of the empty board's brightness: a sticker's ink, darker than a shadow makes it
+INK_MIN = 0.1  # share of a space's visible body that ink before a sticker is plainly there
+INK_RANGE = 0.35  # ...and its ink and white that far apart (a shadow's darkness is even)
+
+
+class Occlusion:
+    """The reader's judgement of hidden spaces and unnamed pieces (uses the reader's grid,
+    sheet, piece set and calibration)."""
+
+    def _shadowy(self, v: np.ndarray, dark_pt: np.ndarray, cast_pt: np.ndarray) -> np.ndarray:
+        """Per body point: darker than the empty board, with no colour cast, by a factor a
+        shadow gives (0.3-0.85 of the board's own value): a shadow, or a grey piece."""
+        ratio = _row_mean(v)[:, 0] / np.maximum(_row_mean(self._mid)[:, 0], 1.0)
+        self._level_pt = ratio
+        return dark_pt & ~cast_pt & (ratio > 0.3) & (ratio < 0.85)
+
+    def _silhouette(self, pose: Pose, i: int, height: float) -> np.ndarray:
+        """The frame polygon a piece on space ``i`` of ``height`` mm covers (its base and top)."""
+        s = self.grid.spaces[i]
+        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.stack([s.x + self._radius * np.cos(a), s.y + self._radius * np.sin(a)], axis=1)
+        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
+        return cv2.convexHull(px).reshape(-1, 2)
+
+    def _settle(self, pose: Pose, body_px: np.ndarray, foreign_pt: np.ndarray, shadowy: np.ndarray,
+                unsure: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+        """Judge the spaces a piece in front may hide, and the pieces seen but not named.
+
+        A standing piece hides the board behind it (from the camera). Each space's body is
+        judged on the points no piece in front covers: too few of them left, it is *hidden*
+        (``HIDDEN``: anything may be there; never read empty); the rest foreign is a piece there whose tag or colour
+        could not be read: ``OCCUPIED``; the rest clear is empty (what looked like something
+        was the piece in front). Spaces are taken nearest the camera first, so a piece read
+        "occupied" hides what lies behind it in turn."""
+        g = self.grid
+        idx = g.index
+        solid: list[tuple[int, np.ndarray]] = []
+        for sid, toks in tokens.items():
+            i = idx.get(sid)
+            if i is None or g.is_area[i] or not toks or HIDDEN in toks:
+                continue
+            solid.append((i, self._silhouette(pose, i, self._top_of(i, toks))))
+        unnamed = [idx[sid] for sid, r in why.items() if r == UNNAMED and sid in idx and not g.is_area[idx[sid]]]
+        if pose.camera is None and not unnamed:
+            return
+        order = sorted(unnamed, key=lambda i: self._camera_distance(pose, i))
+        named: list[int] = []
+        for i in order:
+            sid = g.spaces[i].id
+            hidden = self._hidden(i, body_px, solid)
+            sl = g.body.of(i)
+            seen = ~hidden
+            if seen.mean() < VISIBLE_MIN:
+                del why[sid]
+                tokens[sid] = [HIDDEN]  # the referee judges moves elsewhere, never one here
+                continue
+            fg = foreign_pt[sl][seen]
+            share = fg.mean()
+            if share <= EMPTY_MAX and hidden.any():
+                del why[sid]  # the piece in front, nothing here
+            elif share > EMPTY_MAX and self.shadow_is_paper and shadowy[sl][seen][fg].mean() >= SHADOW_ALL \
+                    and self._caster_near(i, solid):
+                del why[sid]  # a shadow cast by a piece next to it: the paper, only darker
+            elif share >= OCCUPIED_MIN and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
+                    and (shadowy[sl][seen][fg].mean() < 0.5 or self._inked(sl, seen, fg)):
+                del why[sid]
+                tokens[sid] = list(self.unnamed_read)
+                named.append(i)
+                solid.append((i, self._silhouette(pose, i, float(self._max_top[i]))))
+        # A hand or an arm spans several spaces: a piece is "occupied" only when no space next
+        # to it is left unreadable.
+        near = 1.5 * self.sheet.pitch
+        blocked = [g.index[sid] for sid in why if sid in g.index]
+        for i in named:
+            s = g.spaces[i]
+            if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and
+                   _near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
+                del tokens[s.id]
+                why[s.id] = UNNAMED
+        if pose.camera is None or not solid:
+            return
+        # Spaces read empty: enough of them must have been in view to say so. Only spaces whose
+        # body's box the pieces' outlines overlap by 30 % are worth the exact test (hiding 65 % of
+        # a body — even a diagonal strip's — takes over 40 % of its box).
+        starts = g.body.start[:-1]
+        lo = np.minimum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
+        hi = np.maximum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
+        plo = np.array([p.min(axis=0) for _, p in solid])
+        phi = np.array([p.max(axis=0) for _, p in solid])
+        w = np.clip(np.minimum(hi[:, None, :], phi[None]) - np.maximum(lo[:, None, :], plo[None]), 0, None)
+        inter = w[..., 0] * w[..., 1]  # (spaces, solids)
+        own = np.array([j for j, _ in solid])
+        inter[own, np.arange(len(solid))] = 0
+        box = np.maximum((hi - lo).prod(axis=1), 1e-6)
+        for i in np.flatnonzero(inter.sum(axis=1) >= 0.3 * box):
+            s = g.spaces[int(i)]
+            if tokens.get(s.id) or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
+                continue  # (a space read empty is in ``tokens`` with no token: judged here)
+            hidden = self._hidden(int(i), body_px, [solid[k] for k in np.flatnonzero(inter[i])])
+            if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
+                tokens[s.id] = [HIDDEN]
+
+    def _inked(self, sl: slice, seen: np.ndarray, fg: np.ndarray) -> bool:
+        """Does what is foreign on a space show a sticker's ink — darker than any shadow — and
+        its white beside it? A shadow darkens the paper evenly (to 0.3-0.85 of it); a piece's
+        tag, even blurred past reading, shows both (a copper coin's small tag reads greyish,
+        "shadow-like", over most of its face)."""
+        level = self._level_pt[sl][seen]
+        return bool((level <= INK_LEVEL).mean() >= INK_MIN
+                    and np.percentile(level[fg], 90) - np.percentile(level[fg], 10) >= INK_RANGE)
+
+    def _caster_near(self, i: int, solid: list[tuple[int, np.ndarray]]) -> bool:
+        s = self.grid.spaces[i]
+        reach = 1.5 * self.sheet.pitch
+        return any(j != i and math.hypot(self.grid.spaces[j].x - s.x, self.grid.spaces[j].y - s.y) <= reach
+                   for j, _ in solid)
+
+    def _hidden(self, i: int, body_px: np.ndarray, solid: list[tuple[int, np.ndarray]]) -> np.ndarray:
+        """Which of space ``i``'s body points the pieces of ``solid`` (other spaces') cover."""
+        pts = body_px[self.grid.body.of(i)]
+        hidden = np.zeros(len(pts), bool)
+        if len(pts) == 0:
+            return hidden
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        for j, poly in solid:
+            if j == i or (poly.max(axis=0) < lo).any() or (poly.min(axis=0) > hi).any():
+                continue
+            hidden |= _inside_convex(pts, poly)
+        return hidden
+
+    def _camera_distance(self, pose: Pose, i: int) -> float:
+        s = self.grid.spaces[i]
+        if pose.camera is None:
+            return 0.0
+        return math.hypot(s.x - pose.camera[0], s.y - pose.camera[1])
+
+    def _top_of(self, i: int, toks: list[str] | tuple[str, ...]) -> float:
+        """How high the top of space ``i``'s tokens stands (a pile, or a token the piece set
+        does not know: the highest it may be)."""
+        ps = self.pieceset
+        if i in self._stacked:
+            # A pile: as high as its top tag was found standing (the tallest it may be, unseen).
+            s = self.grid.spaces[i]
+            seen = [h for c, h in self._tops_seen if math.hypot(c[0] - s.x, c[1] - s.y) <= 0.5 * self.sheet.pitch]
+            return max(seen) if seen else float(self._max_top[i])
+        if ps is None:
+            return float(self._max_top[i])
+        try:
+            return max(ps.height(t) for t in toks)
+        except (KeyError, ValueError):
+            return float(self._max_top[i])
