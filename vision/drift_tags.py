@@ -58,6 +58,7 @@ import numpy as np
 
 from rules.view import HIDDEN, MORE
 
+from .occlusion import UNNAMED
 from .render import aruco_dictionary
 from .sampling import _inside_convex
 
@@ -65,6 +66,9 @@ UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
 PARTNER_SHOWN = 0.6  # share of that core foreign before something is there
 CROWDED = "tokens crowded here or next to here"
+UNNAMED_SOME = "pieces here whose tags cannot be read"
+PATIENT_SPACES = 4  # spaces given the patient look, at most (more: a hand, glare)
+PATIENT_AGREE = 2  # looks that must decode the same tag at one place
 PILE_ZONE = 0.25  # pitches from a home's centre within which its pile's top tag must lie (a pile leans)
 RADIAL_ZONE = 0.2  # pitches across the ring within which a repository's coins lie
 SINGLE_ZONE = 0.15  # pitches from a space's centre within which its only token lies (as _lies_right)
@@ -75,6 +79,18 @@ ON_CENTRE = 0.1  # pitches: a tag this near its space's centre at one height is 
 APART = 0.1  # pitches: ... and this much further from it at the other (the set's heights told apart)
 BEHIND_SEEN = 0.1  # share of the land's body in view behind a standing token foreign: a token there
 STANDING_VOTES = 2  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
+
+
+def patient_looks(cell_px: float) -> list[tuple[int, int]]:
+    """(enlargement, threshold window) of :meth:`TagsAtHeight._patient_look`: a cell 8-20 px
+    enlarged, windows of 1.5, 2.5 and 4 cells (odd, 7-41 px)."""
+    looks = []
+    for up in range(2, 6):
+        if not 8 <= cell_px * up <= 20:
+            continue
+        for k in (1.5, 2.5, 4.0):
+            looks.append((up, int(np.clip(round(k * cell_px * up), 7, 41)) | 1))
+    return looks
 
 
 def small_tag_detector(dictionary: str | None, window: int | None = None) -> cv2.aruco.ArucoDetector:
@@ -127,6 +143,10 @@ class TagsAtHeight:
                 break  # many such spaces: a hand or glare, and the next still frame will do
             self._scan(frame, H, again, self._small_tags, found, upscale=scale)
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+        seen_before = len(found)
+        self._patient_look(frame, H, busy, found, out_why)
+        if len(found) > seen_before:
+            out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         # A tag that may lie on either of two spaces (a side home's pile top seen over the arrow
         # behind it): neither is guessed. Each reads HIDDEN — anything, or nothing, may be there —
         # which is true whichever it is: the referee judges moves elsewhere and asks about one there.
@@ -135,6 +155,39 @@ class TagsAtHeight:
             out_tokens[sid] = [HIDDEN]
         tokens.update(out_tokens)
         why.update(out_why)
+
+    def _patient_look(self, grey, H, busy, found: list, why: dict[str, str]) -> None:
+        """Spaces still showing a token whose tag is not read (not a crowd: a lone coin, its
+        19 mm tag blurred to 3 px a cell) get a patient look: its crop alone, enlarged 2-5x,
+        each with one threshold window of its own. OpenCV's thorough detector merges the
+        outlines its many windows find into one per place and decodes only that one, so a tag
+        one window alone reads may be lost among them. A tag is taken only when two different
+        looks decode the same token at the same place and no look decodes another there (the
+        game's tags lie 4 bits apart and none is corrected: two agreeing misreads are not
+        plausible)."""
+        unread = [int(i) for i in busy if why.get(self.grid.spaces[int(i)].id) in (UNNAMED, UNNAMED_SOME)]
+        if not unread or len(unread) > PATIENT_SPACES:
+            return  # many such spaces: a hand or glare, the next still frame will do
+        cell = self._cell_px(H)
+        half = self.sheet.tag_mm / 2
+        for i in unread:
+            seen: list[tuple[int, np.ndarray]] = []
+            for up, window in patient_looks(cell):
+                looked: list[tuple[int, np.ndarray]] = []
+                self._scan(grey, H, [i], self._window_tags(window), looked, upscale=up)
+                seen += [(t, mm) for t, mm in looked if t in self._tags]
+            for tag, mm in seen:
+                c = mm.mean(axis=0)
+                there = [t for t, m in seen if math.hypot(*(m.mean(axis=0) - c)) < half]
+                if there.count(tag) >= PATIENT_AGREE and len(set(there)) == 1 and not any(
+                        t == tag and math.hypot(*(m.mean(axis=0) - c)) < half for t, m in found):
+                    found.append((tag, mm))
+
+    def _window_tags(self, window: int) -> cv2.aruco.ArucoDetector:
+        cache = self.__dict__.setdefault("_window_detectors", {})
+        if window not in cache:
+            cache[window] = small_tag_detector(self._dictionary, window)
+        return cache[window]
 
     @property
     def _small_tags(self) -> cv2.aruco.ArucoDetector:
@@ -351,7 +404,7 @@ class TagsAtHeight:
             if len(self._shadow_pt):
                 fg &= ~self._shadow_pt[sl]
             if fg.sum() > BEHIND_SEEN * max(int((~hidden).sum()), 1):
-                why[sid] = "something here that is not a readable piece"
+                why[sid] = UNNAMED
 
     @staticmethod
     def _shared(every: list[list[tuple[int, float, np.ndarray, float]]]) -> dict[int, int]:
