@@ -38,7 +38,7 @@ from rules.view import HIDDEN, MORE, OCCUPIED, Fidelity, View
 
 from . import layout
 from .annuli import Annuli, Ring
-from .drift_tags import TagsAtHeight
+from .drift_tags import UNNAMED, UNNAMED_SOME, TagsAtHeight
 from .layout import Sheet, SpaceShape
 from .lens import Lens
 from .lock import detect_all
@@ -199,8 +199,7 @@ class _TurnedReader(TagsAtHeight, Reader):
         # A missed token covers far more of a space's body than this: the few points left over
         # are the edge of a token read, lit otherwise than the learned board (a block's side).
         if fg.any() and (fg & ~explained).mean() > EMPTY_MAX:
-            why[self.grid.spaces[i].id] = "something here that is not a readable piece" if not got \
-                else "pieces here whose tags cannot be read"
+            why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
         else:
             tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([OCCUPIED] if partner is not None else [])
 
@@ -313,7 +312,7 @@ class DriftReader:
             start += ring.n
             looked = np.flatnonzero(mine >= CONTRAST_MIN)
             steps: set[int] = set()
-            trouble = ""
+            trouble = piece_by = ""
             strays: list[np.ndarray] = []
             self._strays[ring.name] = strays
             own_trouble = False
@@ -330,8 +329,11 @@ class DriftReader:
                 for tag, mm in found:
                     step, bad = self._step_of(ring, tag, mm)
                     if bad and tag not in self._marker_ids:
-                        strays.append(mm.mean(axis=0))  # a piece's tag: maybe a pile's top over it
-                        trouble = trouble or bad
+                        # A piece's tag: maybe a pile's top over it, hiding a marker there. A
+                        # marker seen elsewhere gives the rotation all the same; none seen, the
+                        # ring's cells are not read round it.
+                        strays.append(mm.mean(axis=0))
+                        piece_by = piece_by or bad
                     elif bad:
                         trouble, own_trouble = bad, True
                     else:
@@ -345,7 +347,7 @@ class DriftReader:
                 # coins and block by a step position show contrast too). Wait for a still frame.
                 own_trouble, trouble = True, "the ring is covered"
                 steps.clear()
-            if not steps and not trouble:
+            if not steps and not trouble and not piece_by:
                 # Too blurred for the detector to find its outline (the inner ring's marker is
                 # some 20 px across at 1080p): read its cells where the step would put it.
                 steps = {ring.rotation_of(tag, int(k)) for k in looked for tag in ring.tags
@@ -357,7 +359,7 @@ class DriftReader:
                 out.append(steps.pop())
             else:
                 out.append(None)
-                why[ring.name] = trouble or ("the ring's markers give different rotations" if steps else UNSEEN)
+                why[ring.name] = trouble or ("the ring's markers give different rotations" if steps else piece_by or UNSEEN)
             # Plain: no more contrast than the board itself shows there (a repository block's
             # edge and its shadow lie by some step positions), learned from the frames whose
             # rotation was read — every step position but the markers' then shows the board.
