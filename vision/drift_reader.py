@@ -174,10 +174,12 @@ class _TurnedReader(TagsAtHeight, Reader):
         return False
 
     def _area(self, i: int, got: list[tuple[str, np.ndarray]], foreign_pt: np.ndarray,
-              tokens: dict[str, list[str]], why: dict[str, str], partner: np.ndarray | None = None) -> None:
+              tokens: dict[str, list[str]], why: dict[str, str], partner: np.ndarray | None = None,
+              partner_read: str = OCCUPIED) -> None:
         """Space ``i`` holds the tokens ``got`` (their tags' places) if every foreign point of
         its body lies on a read token; ``partner``: where the unread other half of a pair lies
-        (a lone tag lying as one of two) — plainly something there, it is read ``OCCUPIED``."""
+        (a lone tag lying as one of two) — plainly something there, it is read ``OCCUPIED``;
+        hidden in part by a token in front, ``partner_read`` is ``MORE`` (maybe something)."""
         sl = self.grid.body.of(i)
         pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
         reach = self.sheet.piece_radius * EXPLAIN
@@ -201,7 +203,7 @@ class _TurnedReader(TagsAtHeight, Reader):
         if fg.any() and (fg & ~explained).mean() > EMPTY_MAX:
             why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
         else:
-            tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([OCCUPIED] if partner is not None else [])
+            tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([partner_read] if partner is not None else [])
 
 
 class DriftReader:

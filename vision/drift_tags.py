@@ -56,7 +56,7 @@ import math
 import cv2
 import numpy as np
 
-from rules.view import HIDDEN, MORE
+from rules.view import HIDDEN, MORE, OCCUPIED
 
 from .occlusion import UNNAMED
 from .render import aruco_dictionary
@@ -65,6 +65,7 @@ from .sampling import _inside_convex
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
 PARTNER_SHOWN = 0.6  # share of that core foreign before something is there
+PARTNER_HIDDEN = 0.25  # share of that core a token in front hides before it may be there unseen
 CROWDED = "tokens crowded here or next to here"
 UNNAMED_SOME = "pieces here whose tags cannot be read"
 PATIENT_SPACES = 4  # spaces given the patient look, at most (more: a hand, glare)
@@ -316,6 +317,7 @@ class TagsAtHeight:
                 placed.setdefault(i, []).append((token, sorted(((h, c, d) for _, h, c, d in cands), key=lambda x: x[2])))
         homes = self._homes
         partners: dict[int, np.ndarray] = {}
+        lone: dict[int, np.ndarray] = {}
         for i, got in placed.items():
             s = g.spaces[i]
             # Each tag at the height that puts its space's tokens as a space holds them (a pair:
@@ -330,6 +332,9 @@ class TagsAtHeight:
                 if partner is not None and self._shows_at(i, partner, foreign_pt):
                     chosen, right = [half], True
                     partners[i] = partner
+                elif partner is not None:
+                    chosen = [half]
+                    lone[i] = partner  # judged below, once every standing token is placed
             for h, c, _ in chosen:
                 self._found.append(c)
                 self._tops_seen.append((c, h))
@@ -340,7 +345,18 @@ class TagsAtHeight:
                 if len(got) > 1:
                     why[s.id] = CROWDED
                     self._crowd_cause.add(i)
-            elif not right:
+            elif not right and i not in lone:
+                astray += [c for _, c in placed[i]]
+                self._crowd_cause.add(i)
+        unseen: set[int] = set()
+        for i, partner in lone.items():
+            # A lone tag lying as one of a pair, where its partner would lie hidden in part by
+            # a token standing in front: its partner may be there or not (a coin there, half
+            # hidden, shows too little to say). Read: this token, and maybe more.
+            if self._part_hidden(i, partner):
+                partners[i] = partner
+                unseen.add(i)
+            else:
                 astray += [c for _, c in placed[i]]
                 self._crowd_cause.add(i)
         if astray:
@@ -350,7 +366,8 @@ class TagsAtHeight:
             s = g.spaces[i]
             if s.id in why:
                 continue
-            self._area(i, placed.get(i, []), foreign_pt, tokens, why, partners.get(i))  # [] : a neighbour's token
+            self._area(i, placed.get(i, []), foreign_pt, tokens, why, partners.get(i),
+                       MORE if i in unseen else OCCUPIED)  # [] : a neighbour's token
             if s.id in homes and tokens.get(s.id):
                 tokens[s.id] = [*tokens[s.id], MORE]  # a pile: its top is seen, not what lies beneath
         self._seen_behind(tokens, why, foreign_pt)
@@ -428,6 +445,30 @@ class TagsAtHeight:
         pts = self.grid.body.mm[sl]
         core = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) <= PARTNER_CORE
         return bool(core.sum() >= 3 and foreign_pt[sl][core].mean() >= PARTNER_SHOWN)
+
+    def _part_hidden(self, i: int, p: np.ndarray) -> bool:
+        """Is a token's core at ``p`` (on space ``i``) hidden, :data:`PARTNER_HIDDEN` of it or
+        more, behind a token read standing on another space nearer the camera?"""
+        pose = self._pose
+        if pose is None or pose.camera is None:
+            return False
+        foot = np.asarray(pose.camera[:2], np.float64)
+        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        core = np.concatenate([[p], p + np.stack([np.cos(a), np.sin(a)], axis=1) * PARTNER_CORE / 2,
+                               p + np.stack([np.cos(a), np.sin(a)], axis=1) * PARTNER_CORE]).astype(np.float64)
+        core_px = pose.to_px(core)
+        here = float(np.hypot(*(p - foot)))
+        rim = np.stack([np.cos(a), np.sin(a)], axis=1) * self._radius
+        hidden = np.zeros(len(core), bool)
+        s = self.grid.spaces[i]
+        for c, h in self._tops_seen:
+            c = np.asarray(c, np.float64)
+            if h <= 0 or math.hypot(c[0] - s.x, c[1] - s.y) <= 0.5 * self.sheet.pitch \
+                    or float(np.hypot(*(c - foot))) >= here:
+                continue  # (this space's own tokens; tokens behind it)
+            poly = cv2.convexHull(np.concatenate([pose.to_px(rim + c), pose.to_px(rim + c, h)]).astype(np.float32))
+            hidden |= _inside_convex(core_px, poly.reshape(-1, 2))
+        return bool(hidden.mean() >= PARTNER_HIDDEN)
 
     def _half_of_pair(self, i: int, opts: list[tuple[float, np.ndarray, float]]):
         """Of a tag's (height, place, distance) options on space ``i``, the nearest to the centre

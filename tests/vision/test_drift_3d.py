@@ -434,3 +434,20 @@ def test_a_piece_by_one_marker_does_not_spoil_a_rotation_its_other_marker_gives(
     reading = reader.read(frame, H)
     assert not reading.unreadable, reading.why
     _right(truth, reading)
+
+
+def test_a_lone_tag_whose_partner_a_pile_in_front_half_hides_reads_it_and_maybe_more(monkeypatch):
+    """The shelf bench's frame (tilt 35, k1 -0.2, seed 5, its 1st frame): O17 holds green-III
+    and a copper coin whose tag is not read; the green home's pile (57 mm) in front hides half
+    the coin. green-III's tag lies as one of a pair, and where its partner lies too little shows
+    to say whether anything is there: O17 reads green-III and maybe more — not a crowd making
+    seven spaces round it unreadable. With nothing in front, such a tag is still astray."""
+    import vision.drift_tags as drift_tags
+
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 1)
+    assert truth.get_tokens("O17") == ("copper", "green-III")
+    reading = reader.read(frame, H)
+    assert reading.view.get_tokens("O17") == ("green-III", MORE) and not reading.unreadable, reading.why
+    _right(truth, reading)
+    monkeypatch.setattr(drift_tags, "PARTNER_HIDDEN", 1.01)  # never hidden enough: astray
+    assert reader.read(frame, H).why.get("O17") == drift_tags.CROWDED
