@@ -209,7 +209,10 @@ class Reader(Occlusion, ColourReading):
             # its shadow too: they say nothing of the light. Judged again without them (a hand
             # is read as no piece: the probes it covers still count).
             named = [g.index[sid] for sid, t in tokens.items() if t and HIDDEN not in t and sid in g.index]
-            _, spread2, _ = _gains(g, self.cal, frame, pose, ignore=self._probes_under(pose, np.array(named, int)))
+            hide = self._probes_under(pose, np.array(named, int))
+            for c, h in self._tops_seen:  # where each token was found (a pair's lie off the centre)
+                hide |= self.covers(g.probes, np.asarray(c, np.float64), self._radius + 6.0, float(h))
+            _, spread2, _ = _gains(g, self.cal, frame, pose, ignore=hide)
             calm |= ~unsure & (spread2 == 0)
         self._settle(pose, body_px, foreign_pt, shadowy, ~calm, tokens, why)
         view = View({s: t for s, t in tokens.items() if s not in why})

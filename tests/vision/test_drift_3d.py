@@ -389,6 +389,17 @@ def test_a_coin_half_behind_a_piece_reads_occupied_by_the_light_round_it_without
     _right(truth, reading)
 
 
+def test_the_probes_a_token_lying_off_its_centre_covers_say_nothing_of_the_light(monkeypatch):
+    """The same position seen at tilt 35 (issue 24's row, seed 5, its 19th frame): a probe by
+    O17 is covered by a token lying as one of a pair, off its space's centre — not where a
+    piece on that centre would cover. Where each token was found counts too: O17's coin reads
+    (occupied, more)."""
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 19)
+    reading = reader.read(frame, H)
+    assert reading.view.get_tokens("O17") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
+    _right(truth, reading)
+
+
 def test_a_coin_whose_blurred_tag_reads_shadow_grey_is_read_occupied_by_its_ink(monkeypatch):
     """The shelf bench's frame (issue 24's row: tilt 35, k1 -0.2, seed 0, its 7th frame): a
     copper coin on O3 with its tag too blurred to decode. Most of its face reads greyish, as a
