@@ -342,6 +342,12 @@ class DriftReader:
                         steps.add(step)
                         agreeing.add(tag)
             both = len(steps) == 1 and len(agreeing) == len(ring.tags) > 1  # two markers, one rotation
+            # One marker seen, and the place its pair stands at that rotation shows something
+            # (the marker too blurred to read, or what hides it): the pair agrees as far as can
+            # be seen, and a hand over the ring would not make the seen one lie.
+            other = None if len(steps) != 1 or len(agreeing) != 1 or ring.opposite_tag is None else \
+                (next(iter(steps)) + (ring.n // 2 if ring.tag in agreeing else 0)) % ring.n
+            both |= other is not None and mine[other] >= CONTRAST_MIN
             if len(looked) > len(ring.tags) + 2 and blank > 2 and not both:
                 # Contrast at more step positions than its markers and two more, and at three or
                 # more of them no tag (a pile's top seen over a step shows its own): a hand or

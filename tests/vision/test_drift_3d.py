@@ -462,3 +462,17 @@ def test_a_lone_tag_whose_partner_a_pile_in_front_half_hides_reads_it_and_maybe_
     _right(truth, reading)
     monkeypatch.setattr(drift_tags, "PARTNER_HIDDEN", 1.01)  # never hidden enough: astray
     assert reader.read(frame, H).why.get("O17") == drift_tags.CROWDED
+
+
+def test_one_marker_seen_and_something_where_its_pair_stands_gives_the_rotation(monkeypatch):
+    """The shelf bench's frame (tilt 35, k1 -0.2, seed 5, its 14th frame): the outer ring's
+    second marker is seen at step 3; its first marker, where it stands at that rotation, shows
+    contrast but is not read, and repositories' coins by other step positions show contrast
+    too. That is no sign of a hand: the ring reads 3, not "the ring is covered". (With no
+    marker seen at all, nothing is placed: the hand test above.)"""
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 14)
+    rots, why = reader.rotations(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), reader._base.pose(frame, H))
+    assert truth.get_tokens("rotation:outer") == ("3",) and rots[0] == 3 and "outer" not in why, why
+    reading = reader.read(frame, H)
+    assert "rotation:outer" not in reading.unreadable and "OR23" not in reading.unreadable, reading.why
+    _right(truth, reading)
