@@ -33,7 +33,7 @@ from . import layout
 from .lens import Lens
 from .lock import detect_all, make_sized_detector, make_thorough_detector
 from .occlusion import (  # noqa: F401  (the readers' thresholds, re-exported where callers found them)
-    EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, OCCUPIED_MIN, SHADOW_ALL, UNNAMED, VISIBLE_MIN, Occlusion,
+    EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, INKED_SHARE, OCCUPIED_MIN, SHADOW_ALL, UNNAMED, VISIBLE_MIN, Occlusion,
 )
 from .pieceset import PieceSet
 from .pose import Pose, as_pose, pose_from_homography

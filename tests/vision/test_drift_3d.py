@@ -476,3 +476,19 @@ def test_one_marker_seen_and_something_where_its_pair_stands_gives_the_rotation(
     reading = reader.read(frame, H)
     assert "rotation:outer" not in reading.unreadable and "OR23" not in reading.unreadable, reading.why
     _right(truth, reading)
+
+
+def test_a_coin_half_behind_a_piece_showing_its_ink_reads_occupied_on_less_of_its_body(monkeypatch):
+    """The shelf bench's frame (tilt 35, k1 -0.2, seed 5, its 15th frame: a six-player start and
+    a copper coin on O17 half behind a piece): 55 % of what shows of O17 is foreign — its
+    sticker's white reads as paper — under the 60 % an unnamed piece needs, but its ink shows:
+    read (occupied, more)."""
+    import vision.occlusion as occlusion
+
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 15)
+    assert truth.get_tokens("O17") == ("copper",)
+    reading = reader.read(frame, H)
+    assert reading.view.get_tokens("O17") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
+    _right(truth, reading)
+    monkeypatch.setattr(occlusion, "INKED_SHARE", occlusion.OCCUPIED_MIN)
+    assert "O17" in reader.read(frame, H).unreadable
