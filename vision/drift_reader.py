@@ -333,7 +333,7 @@ class DriftReader:
                     if bad and tag not in self._marker_ids:
                         # A piece's tag: maybe a pile's top over it, hiding a marker there. A
                         # marker seen elsewhere gives the rotation all the same; none seen, the
-                        # ring's cells are not read round it.
+                        # ring's cells are read away from it only.
                         strays.append(mm.mean(axis=0))
                         piece_by = piece_by or bad
                     elif bad:
@@ -355,11 +355,13 @@ class DriftReader:
                 # coins and block by a step position show contrast too). Wait for a still frame.
                 own_trouble, trouble = True, "the ring is covered"
                 steps.clear()
-            if not steps and not trouble and not piece_by:
+            if not steps and not trouble:
                 # Too blurred for the detector to find its outline (the inner ring's marker is
-                # some 20 px across at 1080p): read its cells where the step would put it.
-                steps = {ring.rotation_of(tag, int(k)) for k in looked for tag in ring.tags
-                         if self._decodes_at(grey, H, ring, int(k), tag)}
+                # some 20 px across at 1080p): read its cells where the step would put it — not
+                # at a step position a piece's tag lies by (what shows there is not the marker).
+                clear = [int(k) for k in looked if all(math.hypot(*(cands[k] - c)) > 2 * half for c in strays)]
+                steps = {ring.rotation_of(tag, k) for k in clear for tag in ring.tags
+                         if self._decodes_at(grey, H, ring, k, tag)}
             self._steps_seen[ring.name] = frozenset(steps)
             if own_trouble:
                 strays.clear()  # the marker itself is in doubt: nothing is placed by elimination
