@@ -45,6 +45,7 @@ from vision.lock import BoardLock  # noqa: E402
 from vision.motion import MotionGate  # noqa: E402
 from vision.readers import grid_for, reader_for  # noqa: E402
 from vision.sessions import Session, random_position  # noqa: E402
+from bench.vision_real import judge  # noqa: E402
 
 CHESSCOG_MS = 2100.0
 
@@ -172,10 +173,11 @@ def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int) -> 
         reads.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         if k < len(frames):
-            seen = got.view.resolved(view)
-            whole += not got.unreadable and seen == view
-            usable += not got.unreadable and all(
-                seen.get_tokens(s) == view.get_tokens(s) or set(seen.get_tokens(s)) == {"occupied"} for s in view)
+            # As the accuracy bench judges (bench/vision_real.py): a pile read as its top and
+            # "more", a token read "occupied" or a space "hidden" is usable, not whole.
+            wrong, occ = judge(view, got.view, got.unreadable)
+            whole += not got.unreadable and not wrong and not occ and not got.view.hidden
+            usable += not got.unreadable and not wrong
     n = min(n_reads, len(frames))
     return {"watch_ms": 1000 * float(np.median(watch)), "watch_fps": 1.0 / float(np.median(watch)),
             "watch_cpu": 1000 * float(np.median(watch_cpu)),

@@ -27,8 +27,11 @@ def _scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "n
     sx, sy = big.shape[1] / small.shape[1], big.shape[0] / small.shape[0]
     S = np.array([[sx, 0, (sx - 1) / 2], [0, sy, (sy - 1) / 2], [0, 0, 1]])  # pixel centres
     if isinstance(H, Pose):
+        # The camera's place over the board is the same whatever the stream: kept (without it
+        # a pose read no parallax, and DRIFT's piles' tags landed astray on the main stream).
         lens = H.lens.for_size((big.shape[1], big.shape[0])) if H.lens is not None else None
-        return Pose(S @ H.H, lens)
+        return Pose(S @ H.H, lens, H.camera, None if H.K is None else S @ H.K, H.rvec, H.tvec,
+                    H.focal_estimated, H.error_px * max(sx, sy))
     return S @ np.asarray(H, np.float64)
 
 

@@ -131,3 +131,37 @@ def test_picamera2_dual_capture_lores_watches_main_reads():
     assert all(r.released for r in cam.requests) and not cam.started
     with pytest.raises(CaptureError, match="lores"):
         Picamera2DualCapture(cam, main=(640, 480), lores=(768, 432))
+
+
+def test_drift_read_through_a_watch_frame_keeps_the_camera_over_the_board():
+    """DRIFT's reader turns the watch frame's lock into a pose (the camera's place over the
+    board) before reading the main frame's crops. Scaled to the main frame, that pose must keep
+    the camera's place: without it the piles' tags, 12-72 mm up, were taken as lying on the
+    board, landed astray and made a dozen spaces "crowded" (issue 16 item 2, read big)."""
+    from vision.pose import Pose
+    from vision.sampling import _scaled_to
+
+    sheet = Sheet.for_board(get_game("drift").board())
+    grid = grid_for(sheet)
+    model = CameraModel(sheet, CameraSetup(size=(1920, 1080), tilt_deg=20, fill=0.6, k1=-0.1, yaw_deg=3.0))
+    base = Scene(heights=1.0, jpeg=80)
+    reader = reader_for(grid, calibrate(grid, [model.render(replace(base, seed=i)) for i in range(2)]))
+    truth = get_game("drift").default_setup().view(Fidelity.KIND)
+    full = model.render(replace(base, view=truth, seed=7))
+    watch = watch_frame(full, (1280, 720))
+    lock = BoardLock(sheet)
+    grey = cv2.cvtColor(watch, cv2.COLOR_BGR2GRAY)
+    lock.update(grey)
+    status = lock.update(grey)
+    assert status.readable
+    small = reader._base.pose(watch, status.H)
+    big = _scaled_to(small, watch, full)
+    assert isinstance(big, Pose) and big.camera == small.camera and big.K is not None
+    pts = np.float32([[100.0, 120.0], [400.0, 500.0]])
+    # The same point 30 mm up lands where the full frame's own pose puts it, to a pixel.
+    own = reader._base.pose(full, np.array([[1.5, 0, 0.25], [0, 1.5, 0.25], [0, 0, 1]]) @ status.H)
+    assert np.abs(big.to_px(pts, 30.0) - own.to_px(pts, 30.0)).max() < 1.5
+    reading = reader.read(watch, status.H)
+    assert not [s for s, r in reading.why.items() if "crowded" in r], reading.why
+    seen = reading.view.resolved(truth)
+    assert all(seen.get_tokens(s) == truth.get_tokens(s) for s in truth if s not in reading.unreadable)
