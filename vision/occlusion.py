@@ -100,7 +100,8 @@ class Occlusion:
         # A hand or an arm spans several spaces: a piece is "occupied" only when no space next
         # to it is left unreadable.
         near = 1.5 * self.sheet.pitch
-        blocked = [g.index[sid] for sid in why if sid in g.index]
+        marked = getattr(self, "_rotation_space", None)  # DRIFT: read by the ring markers instead
+        blocked = [g.index[sid] for sid in why if sid in g.index and (marked is None or not marked[g.index[sid]])]
         for i in named:
             s = g.spaces[i]
             if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and

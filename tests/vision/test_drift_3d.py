@@ -505,3 +505,17 @@ def test_a_blurred_marker_is_read_by_its_cells_away_from_a_piece_by_its_pair(mon
     reading = reader.read(frame, H)
     assert not reading.unreadable, reading.why
     _right(truth, reading)
+
+
+def test_an_unread_piece_is_judged_by_the_light_round_it_without_the_probes_it_hides_itself(monkeypatch):
+    """The shelf bench's frame (tilt 35, k1 -0.2, seed 2, its 2nd frame): red-II on the outer
+    river's OR20, its tag not read. Its own side and top hide the paper probes behind it (the
+    camera looks past it), two of them darker: the light round it looked disturbed. Judged on
+    the five probes it leaves in view, all calm, it reads (occupied, more). The outer ring's
+    marker spot nearby, read by the marker and not as a space, no longer counts as an unread
+    neighbour (a hand spans several spaces)."""
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 2, 2)
+    assert truth.get_tokens("OR20") == ("red-II",)
+    reading = reader.read(frame, H)
+    assert reading.view.get_tokens("OR20") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
+    _right(truth, reading)
