@@ -64,6 +64,7 @@ from .sampling import _inside_convex
 
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
+PARTNER_WIDE = 9.0  # ...and a coin's face round it, 10 mm, less a mm astray
 PARTNER_SHOWN = 0.6  # share of that core foreign before something is there
 PARTNER_HIDDEN = 0.25  # share of that core a token in front hides before it may be there unseen
 CROWDED = "tokens crowded here or next to here"
@@ -138,8 +139,10 @@ class TagsAtHeight:
             # tag one enlargement misses, another often reads.
             # Spaces unreadable only for lying within reach of a misplaced tag are not looked at
             # again; the spaces that tag may be on are (its partner's tag, missed, makes a pair).
+            # So is a pair's half read unnamed: its tag is likely there, missed.
             again = [int(i) for i in busy if self.grid.spaces[int(i)].id in out_why
-                     and (out_why[self.grid.spaces[int(i)].id] != CROWDED or int(i) in self._crowd_cause)]
+                     and (out_why[self.grid.spaces[int(i)].id] != CROWDED or int(i) in self._crowd_cause)
+                     or int(i) in self._unnamed_half]
             if not again or len(again) > 2 * self.second_looks:
                 break  # many such spaces: a hand or glare, and the next still frame will do
             self._scan(frame, H, again, self._small_tags, found, upscale=scale)
@@ -317,7 +320,7 @@ class TagsAtHeight:
                 placed.setdefault(i, []).append((token, sorted(((h, c, d) for _, h, c, d in cands), key=lambda x: x[2])))
         homes = self._homes
         partners: dict[int, np.ndarray] = {}
-        lone: dict[int, np.ndarray] = {}
+        lone: dict[int, tuple] = {}
         for i, got in placed.items():
             s = g.spaces[i]
             # Each tag at the height that puts its space's tokens as a space holds them (a pair:
@@ -334,7 +337,7 @@ class TagsAtHeight:
                     partners[i] = partner
                 elif partner is not None:
                     chosen = [half]
-                    lone[i] = partner  # judged below, once every standing token is placed
+                    lone[i] = (partner, half[:2])  # judged below, once every standing token is placed
             for h, c, _ in chosen:
                 self._found.append(c)
                 self._tops_seen.append((c, h))
@@ -349,13 +352,19 @@ class TagsAtHeight:
                 astray += [c for _, c in placed[i]]
                 self._crowd_cause.add(i)
         unseen: set[int] = set()
-        for i, partner in lone.items():
-            # A lone tag lying as one of a pair, where its partner would lie hidden in part by
-            # a token standing in front: its partner may be there or not (a coin there, half
-            # hidden, shows too little to say). Read: this token, and maybe more.
-            if self._part_hidden(i, partner):
+        self._unnamed_half = set(partners)
+        for i, (partner, own) in lone.items():
+            # A lone tag lying as one of a pair: what the camera sees of its partner's place
+            # past the tokens in front may plainly show a token (occupied); hidden in part, its
+            # partner may be there or not (a coin half hidden shows too little to say): this
+            # token, and maybe more. Else it is astray.
+            if self._shows_at(i, partner, foreign_pt, own):
+                partners[i] = partner
+                self._unnamed_half.add(i)
+            elif self._part_hidden(i, partner, own):
                 partners[i] = partner
                 unseen.add(i)
+                self._unnamed_half.add(i)
             else:
                 astray += [c for _, c in placed[i]]
                 self._crowd_cause.add(i)
@@ -439,36 +448,63 @@ class TagsAtHeight:
         return [c for c in cands if c[3] <= SINGLE_ZONE or self._kinds()[c[0]] == "home" or shared[c[0]] > 1] \
             or cands
 
-    def _shows_at(self, i: int, p: np.ndarray, foreign_pt: np.ndarray) -> bool:
-        """Does space ``i``'s body plainly show something round ``p`` (a token's core)?"""
+    def _shows_at(self, i: int, p: np.ndarray, foreign_pt: np.ndarray, own: tuple | None = None) -> bool:
+        """Does space ``i``'s body plainly show something round ``p`` (a token's core)? Its
+        core first; then (``own``: the pair's other half, (height, place)) as wide as a coin's
+        face, where no token standing nearer the camera covers it (a piece's top, seen past its
+        base, reaches over the space's centre towards ``p``), foreign and not shadow-like — or
+        showing a sticker's ink (a coin's face reads shadow-grey)."""
         sl = self.grid.body.of(i)
         pts = self.grid.body.mm[sl]
-        core = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) <= PARTNER_CORE
-        return bool(core.sum() >= 3 and foreign_pt[sl][core].mean() >= PARTNER_SHOWN)
-
-    def _part_hidden(self, i: int, p: np.ndarray) -> bool:
-        """Is a token's core at ``p`` (on space ``i``) hidden, :data:`PARTNER_HIDDEN` of it or
-        more, behind a token read standing on another space nearer the camera?"""
-        pose = self._pose
-        if pose is None or pose.camera is None:
+        d = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1])
+        core = d <= PARTNER_CORE
+        if core.sum() >= 3 and foreign_pt[sl][core].mean() >= PARTNER_SHOWN:
+            return True
+        if own is None:
             return False
+        wide = (d <= PARTNER_WIDE) & ~self._hidden_by_nearer(np.asarray(p, np.float64), pts.astype(np.float64),
+                                                              [*self._tops_seen, (own[1], own[0])])
+        fg = foreign_pt[sl][wide]
+        return bool(wide.sum() >= 3 and fg.mean() >= PARTNER_SHOWN and fg.any()
+                    and (self._shadow_pt[sl][wide][fg].mean() < 0.5 or self._inked(sl, wide, fg)))
+
+    def _hidden_by_nearer(self, p: np.ndarray, pts: np.ndarray, tops: list) -> np.ndarray:
+        """Which of sheet points ``pts`` (round a place ``p`` on the board) the standing
+        tokens of ``tops`` ((place, height)) nearer the camera than ``p`` hide from it."""
+        pose = self._pose
+        hidden = np.zeros(len(pts), bool)
+        if pose is None or pose.camera is None or not len(pts):
+            return hidden
         foot = np.asarray(pose.camera[:2], np.float64)
-        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
-        core = np.concatenate([[p], p + np.stack([np.cos(a), np.sin(a)], axis=1) * PARTNER_CORE / 2,
-                               p + np.stack([np.cos(a), np.sin(a)], axis=1) * PARTNER_CORE]).astype(np.float64)
-        core_px = pose.to_px(core)
         here = float(np.hypot(*(p - foot)))
+        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
         rim = np.stack([np.cos(a), np.sin(a)], axis=1) * self._radius
-        hidden = np.zeros(len(core), bool)
-        s = self.grid.spaces[i]
-        for c, h in self._tops_seen:
+        pts_px = None
+        for c, h in tops:
             c = np.asarray(c, np.float64)
-            if h <= 0 or math.hypot(c[0] - s.x, c[1] - s.y) <= 0.5 * self.sheet.pitch \
-                    or float(np.hypot(*(c - foot))) >= here:
-                continue  # (this space's own tokens; tokens behind it)
+            if h <= 0 or float(np.hypot(*(c - foot))) >= here:
+                continue  # (laid flat, or behind it)
+            pts_px = pose.to_px(pts) if pts_px is None else pts_px
             poly = cv2.convexHull(np.concatenate([pose.to_px(rim + c), pose.to_px(rim + c, h)]).astype(np.float32))
-            hidden |= _inside_convex(core_px, poly.reshape(-1, 2))
-        return bool(hidden.mean() >= PARTNER_HIDDEN)
+            hidden |= _inside_convex(pts_px, poly.reshape(-1, 2))
+        return hidden
+
+    def _part_hidden(self, i: int, p: np.ndarray, own: tuple) -> bool:
+        """Is a token at ``p`` (on space ``i``) out of the camera's sight, in part, behind the
+        tokens read standing nearer it — the pair's other half ``own`` ((height, place))
+        too? :data:`PARTNER_HIDDEN` of its core or more hidden; or what of space ``i``'s body
+        lies round ``p`` (the side nearest the centre) hidden, half of it or more, so that
+        the body cannot tell whether anything is there."""
+        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+        ring = np.stack([np.cos(a), np.sin(a)], axis=1)
+        p = np.asarray(p, np.float64)
+        core = np.concatenate([[p], p + ring * PARTNER_CORE / 2, p + ring * PARTNER_CORE])
+        tops = [*self._tops_seen, (own[1], own[0])]
+        if self._hidden_by_nearer(p, core, tops).mean() >= PARTNER_HIDDEN:
+            return True
+        pts = self.grid.body.mm[self.grid.body.of(i)].astype(np.float64)
+        near = np.hypot(pts[:, 0] - p[0], pts[:, 1] - p[1]) <= PARTNER_WIDE
+        return bool(near.sum() >= 3 and self._hidden_by_nearer(p, pts[near], tops).mean() >= 0.5)
 
     def _half_of_pair(self, i: int, opts: list[tuple[float, np.ndarray, float]]):
         """Of a tag's (height, place, distance) options on space ``i``, the nearest to the centre

@@ -194,9 +194,14 @@ class Reader(Occlusion, ColourReading):
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
         else:
             self._read_colours(frame, pose, busy, gains, foreign_pt, tokens, why, unsure, clipped)
+        handy = (harsh > LIGHT_SPREAD) | (clipped > 0.01)  # a hand, an arm or glare near (not shadows)
         for i, s in enumerate(g.spaces):
-            if s.id in tokens or s.id in why:
+            # A space read empty though much of it is foreign (excused as a shadow or a token's
+            # edge) is not read empty where a hand or glare may be near: an arm's shadow over a
+            # coin looked like a pile's.
+            if s.id in why or s.id in tokens and (tokens[s.id] or foreign[i] <= empty_max[i] or not handy[i]):
                 continue
+            tokens.pop(s.id, None)
             if unsure[i]:
                 why[s.id] = "glare or shadow" if clipped[i] > 0.01 else "light uneven here (hand or glare near)"
             elif foreign[i] > empty_max[i]:

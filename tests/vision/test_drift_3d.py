@@ -519,3 +519,32 @@ def test_an_unread_piece_is_judged_by_the_light_round_it_without_the_probes_it_h
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("OR20") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
     _right(truth, reading)
+
+
+def test_a_pair_lying_wide_shows_its_unread_coin_past_the_piece_in_front(monkeypatch):
+    """The shelf bench's frame (tilt 35, seed 5, its 7th frame): O1 holds red-I and a copper
+    coin lying wide apart (0.4 pitch out), the coin's tag not read. The space's body core
+    round the coin's place holds four points; as wide as a coin's face, where the piece in
+    front does not cover it, it is plainly foreign: O1 reads red-I and one token unnamed, not a
+    crowd making eight spaces unreadable."""
+    import vision.drift_tags as drift_tags
+
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 5, 7)
+    assert truth.get_tokens("O1") == ("copper", "red-I")
+    reading = reader.read(frame, H)
+    assert reading.view.get_tokens("O1") == tuple(sorted((OCCUPIED, "red-I"))) and not reading.unreadable, reading.why
+    _right(truth, reading)
+    monkeypatch.setattr(drift_tags, "PARTNER_WIDE", 0.0)  # the core alone: as before
+    assert reader.read(frame, H).why.get("O1") == drift_tags.CROWDED
+
+
+def test_a_pair_whose_coin_lies_behind_its_piece_reads_the_piece_and_maybe_more(monkeypatch):
+    """The shelf bench's frame (tilt 35, k1 -0.2, seed 5, its 14th frame): I9 holds green-III
+    and a silver coin behind it from the camera, its tag half hidden by the piece. Every point
+    of I9's body round the coin's place lies behind the piece: the body cannot tell whether
+    anything is there. I9 reads green-III and maybe more."""
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 14)
+    assert truth.get_tokens("I9") == ("green-III", "silver")
+    reading = reader.read(frame, H)
+    assert reading.view.get_tokens("I9") == ("green-III", MORE) and not reading.unreadable, reading.why
+    _right(truth, reading)
