@@ -548,3 +548,19 @@ def test_a_pair_whose_coin_lies_behind_its_piece_reads_the_piece_and_maybe_more(
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("I9") == ("green-III", MORE) and not reading.unreadable, reading.why
     _right(truth, reading)
+
+
+def test_a_sliver_of_even_shadow_on_an_empty_space_is_read_empty(monkeypatch):
+    """The shelf bench's frame (tilt 10, seed 5, its 17th frame): a piece's shadow lies over
+    15 % of the empty I8, even grey with no sticker's ink. DRIFT never read grey paper by a
+    piece as empty (a silver coin looks like it); but a coin on its own lies on the space's
+    centre and covers most of it: the sliver is a shadow, I8 is empty."""
+    import vision.occlusion as occlusion
+
+    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 10.0}, 5, 17)
+    assert truth.get_tokens("I8") == ()
+    reading = reader.read(frame, H)
+    assert "I8" not in reading.unreadable and reading.view.get_tokens("I8") == (), reading.why
+    _right(truth, reading)
+    monkeypatch.setattr(occlusion, "SHADOW_SMALL", 0.0)
+    assert "I8" in reader.read(frame, H).unreadable
