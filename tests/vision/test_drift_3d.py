@@ -21,6 +21,8 @@ from vision.layout import Sheet
 from vision.lock import BoardLock
 from vision.readers import grid_for, reader_for
 
+from vision_support import bench_frame
+
 FHD = (1920, 1080)
 SCENE = Scene(heights=1.0, jpeg=80)
 
@@ -319,22 +321,11 @@ def test_the_board_contrast_learned_at_step_positions_never_hides_a_marker(board
 
 
 def _bench_frame(monkeypatch, setup: dict, seed: int, k: int, lens: bool = False):
-    """The shelf bench's own ``k``-th frame (bench/vision_real.py's DRIFT row with ``setup``
-    changed, at ``seed``; ``lens``: read through a ChArUco-measured lens file): (truth, reader,
-    frame, the pose locked on it)."""
+    """The shelf bench's own ``k``-th DRIFT frame (its row with ``setup`` changed, at ``seed``;
+    ``lens``: read through a ChArUco-measured lens file): (truth, reader, frame, the lock)."""
     import bench.vision_real as vr
 
-    got = []
-
-    def keep(row, reader, view, frame, lock):
-        if row.frames == k:
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            lock.update(grey)
-            got.append((view, reader, frame, lock.update(grey).H))
-
-    monkeypatch.setattr(vr, "score_frame", keep)
-    vr.run_setting("drift", vr.FHD, vr.Setting("frame", setup, lens=lens), k, seed)
-    return got[0]
+    return bench_frame(monkeypatch, "drift", vr.Setting("frame", setup, lens=lens), seed, k, vr.FHD)
 
 
 def test_both_markers_agreeing_give_the_rotation_beside_repositories_that_show_contrast(monkeypatch):

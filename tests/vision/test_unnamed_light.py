@@ -4,27 +4,9 @@ space looks like a piece. Frames of the shelf bench (bench/vision_real.py)."""
 
 from __future__ import annotations
 
-import cv2
-
 from rules.view import OCCUPIED
 
-
-def _bench_frame(monkeypatch, game: str, setting, seed: int, k: int, size: tuple[int, int] = (1280, 720)):
-    """The shelf bench's ``k``-th frame of ``game`` at ``size`` under ``setting``: (truth,
-    reader, frame, the lock's homography)."""
-    import bench.vision_real as vr
-
-    got = []
-
-    def keep(row, reader, view, frame, lock):
-        if row.frames == k:
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            lock.update(grey)
-            got.append((view, reader, frame, lock.update(grey).H))
-
-    monkeypatch.setattr(vr, "score_frame", keep)
-    vr.run_setting(game, size, setting, k, seed)
-    return got[0]
+from vision_support import bench_frame
 
 
 def test_a_hand_over_an_empty_goal_is_not_read_as_a_piece(monkeypatch):
@@ -34,7 +16,7 @@ def test_a_hand_over_an_empty_goal_is_not_read_as_a_piece(monkeypatch):
     read "occupied" (it was, a false accept, when any unread space was judged so)."""
     import bench.vision_real as vr
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, "gyges", vr.Setting("hand", extra="hand"), 3, 4)
+    truth, reader, frame, H = bench_frame(monkeypatch, "gyges", vr.Setting("hand", extra="hand"), 3, 4, vr.HD)
     assert truth.get_tokens("N") == ()
     reading = reader.read(frame, H)
     assert OCCUPIED not in reading.view.get_tokens("N")
@@ -50,7 +32,7 @@ def test_a_coin_in_an_arms_shadow_is_not_read_empty_as_a_piles_shadow(monkeypatc
     With a hand or glare near, a space is not read empty on such an excuse: unreadable."""
     import bench.vision_real as vr
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, "drift", vr.Setting("hand", extra="hand"), 5, 18, vr.FHD)
+    truth, reader, frame, H = bench_frame(monkeypatch, "drift", vr.Setting("hand", extra="hand"), 5, 18, vr.FHD)
     assert truth.get_tokens("O7") == ("copper",)
     reading = reader.read(frame, H)
     assert "O7" in reading.unreadable, reading.view.get_tokens("O7")

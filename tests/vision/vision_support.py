@@ -65,3 +65,22 @@ def accuracy_frame(game: str, session: int, frames: int):
         view = random_position(game, int(s.rng.integers(1 << 30)), plies, start_of(game, k)).view(Fidelity.KIND)
         frame, effects = s.frame(view, hard=True)
     return s, reader, view, frame, effects
+
+
+def bench_frame(monkeypatch, game: str, setting, seed: int, k: int, size: tuple[int, int]):
+    """The shelf bench's own ``k``-th frame (bench/vision_real.py's ``game`` row under
+    ``setting``, a ``bench.vision_real.Setting``, at ``seed`` and ``size``): (truth, reader,
+    frame, the lock's homography on it, two looks as a still camera gives)."""
+    import bench.vision_real as vr
+
+    got = []
+
+    def keep(row, reader, view, frame, lock):
+        if row.frames == k:
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            lock.update(grey)
+            got.append((view, reader, frame, lock.update(grey).H))
+
+    monkeypatch.setattr(vr, "score_frame", keep)
+    vr.run_setting(game, size, setting, k, seed)
+    return got[0]
