@@ -143,6 +143,7 @@ class _TurnedReader(TagsAtHeight, Reader):
     # empty on its looks alone: a silver coin or a grey piece looks like it.
     names_unread = True
     shadow_is_paper = False
+    empty_needs_calm = True
     unnamed_read = (OCCUPIED, MORE)
     heights = True
 

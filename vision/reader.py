@@ -86,6 +86,7 @@ class Reader(Occlusion, ColourReading):
     # spaces hold two tokens, and its silver coins and grey pieces look like shadowed paper).
     names_unread = True
     shadow_is_paper = True  # DRIFT: False (its silver coins and grey pieces look like shadowed paper)
+    empty_needs_calm = False  # DRIFT: True (a space read empty on excused foreign only under a calm light)
     unnamed_read: tuple[str, ...] = (OCCUPIED,)  # DRIFT: (OCCUPIED, MORE), a space may hold two or a pile
     heights = True  # tags looked for where the pieces' tops are
     second_looks = SECOND_LOOK_MAX  # spaces given the slower second look, per read
@@ -194,11 +195,11 @@ class Reader(Occlusion, ColourReading):
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
         else:
             self._read_colours(frame, pose, busy, gains, foreign_pt, tokens, why, unsure, clipped)
-        handy = (harsh > LIGHT_SPREAD) | (clipped > 0.01)  # a hand, an arm or glare near (not shadows)
+        # A hand, an arm or glare near (not shadows): with DRIFT's long excuses (a pile's shadow
+        # reaches two spaces), a space read empty though much of it is foreign is not read empty
+        # there — an arm's shadow over a coin looked like a pile's.
+        handy = ((harsh > LIGHT_SPREAD) | (clipped > 0.01)) if self.empty_needs_calm else np.zeros(len(g.spaces), bool)
         for i, s in enumerate(g.spaces):
-            # A space read empty though much of it is foreign (excused as a shadow or a token's
-            # edge) is not read empty where a hand or glare may be near: an arm's shadow over a
-            # coin looked like a pile's.
             if s.id in why or s.id in tokens and (tokens[s.id] or foreign[i] <= empty_max[i] or not handy[i]):
                 continue
             tokens.pop(s.id, None)
