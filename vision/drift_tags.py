@@ -200,11 +200,7 @@ class TagsAtHeight:
         return self.__dict__["_small_tags_detector"]
 
     def _quick_tags(self, H, up: int) -> cv2.aruco.ArucoDetector:
-        window = int(np.clip(round(2.5 * self._cell_px(H) * up), 7, 31)) | 1
-        cache = self.__dict__.setdefault("_quick_detectors", {})
-        if window not in cache:
-            cache[window] = small_tag_detector(self._dictionary, window)
-        return cache[window]
+        return self._window_tags(int(np.clip(round(2.5 * self._cell_px(H) * up), 7, 31)) | 1)
 
     def upscale(self, H) -> int:
         """How much a crop is enlarged for the detector: a tag cell of 6 px or more."""
