@@ -39,6 +39,7 @@ from rules.view import HIDDEN, MORE, OCCUPIED, Fidelity, View
 from . import layout
 from .annuli import Annuli, Ring
 from .drift_tags import UNNAMED, UNNAMED_SOME, TagsAtHeight
+from .occlusion import standing_hull
 from .layout import Sheet, SpaceShape
 from .lens import Lens
 from .lock import detect_all
@@ -396,11 +397,7 @@ class DriftReader:
         """The frame polygon a token on space ``i`` covers, ``height`` tall, its sticker
         (the tag's diagonal and 2 mm of white round it) overhanging a small piece."""
         s = reader.grid.spaces[i]
-        radius = max(reader._radius, (self.sheet.tag_mm * math.sqrt(2) + 4) / 2)
-        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        ring = np.stack([s.x + radius * np.cos(a), s.y + radius * np.sin(a)], axis=1)
-        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
-        return cv2.convexHull(px).reshape(-1, 2)
+        return standing_hull(pose, (s.x, s.y), max(reader._radius, (self.sheet.tag_mm * math.sqrt(2) + 4) / 2), height)
 
     def _strays_placed(self, reader: Reader, ring: Ring) -> bool:
         """Were the only troubles at the ring's step positions pieces' tags the reader placed

@@ -58,7 +58,7 @@ import numpy as np
 
 from rules.view import HIDDEN, MORE, OCCUPIED
 
-from .occlusion import UNNAMED
+from .occlusion import UNNAMED, standing_hull
 from .render import aruco_dictionary
 from .sampling import _inside_convex
 
@@ -391,14 +391,8 @@ class TagsAtHeight:
             return
         g = self.grid
         foot = np.asarray(pose.camera[:2], np.float64)
-        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        circle = np.stack([np.cos(a), np.sin(a)], axis=1) * self._radius
-        solids = []
-        for c, h in self._tops_seen:
-            if h > 0:
-                ring = circle + np.asarray(c, np.float64)
-                px = np.concatenate([pose.to_px(ring), pose.to_px(ring, h)]).astype(np.float32)
-                solids.append((float(np.hypot(*(np.asarray(c, np.float64) - foot))), cv2.convexHull(px).reshape(-1, 2)))
+        solids = [(float(np.hypot(*(np.asarray(c, np.float64) - foot))), standing_hull(pose, c, self._radius, h))
+                  for c, h in self._tops_seen if h > 0]
         if not solids:
             return
         for sid, toks in tokens.items():
@@ -473,16 +467,12 @@ class TagsAtHeight:
             return hidden
         foot = np.asarray(pose.camera[:2], np.float64)
         here = float(np.hypot(*(p - foot)))
-        a = np.linspace(0, 2 * np.pi, 12, endpoint=False)
-        rim = np.stack([np.cos(a), np.sin(a)], axis=1) * self._radius
         pts_px = None
         for c, h in tops:
-            c = np.asarray(c, np.float64)
-            if h <= 0 or float(np.hypot(*(c - foot))) >= here:
+            if h <= 0 or float(np.hypot(*(np.asarray(c, np.float64) - foot))) >= here:
                 continue  # (laid flat, or behind it)
             pts_px = pose.to_px(pts) if pts_px is None else pts_px
-            poly = cv2.convexHull(np.concatenate([pose.to_px(rim + c), pose.to_px(rim + c, h)]).astype(np.float32))
-            hidden |= _inside_convex(pts_px, poly.reshape(-1, 2))
+            hidden |= _inside_convex(pts_px, standing_hull(pose, c, self._radius, h))
         return hidden
 
     def _part_hidden(self, i: int, p: np.ndarray, own: tuple) -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 from rules.view import HIDDEN
 
 from .pose import Pose
-from .sampling import _inside_convex, _near_rect, _row_mean
+from .sampling import _inside_convex, _near_rect, _row_mean, probe_light
 
 EMPTY_MAX = 0.03  # share of foreign body points still read as empty
 VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
@@ -32,6 +32,17 @@ SHADOW_SMALL = 0.35  # share of a space's visible body at most that a shadow-onl
 INKED_SHARE = 0.45  # share of the visible body foreign enough when a sticker's ink shows there
 # (a coin, 20 mm across, on a body sized for 30 mm pieces, half hidden behind one: its white
 # sticker reads as paper)
+
+_RIM = np.stack([np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
+                 np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False))], axis=1)
+
+
+def standing_hull(pose: Pose, centre, radius: float, height: float) -> np.ndarray:
+    """The frame polygon (px) a round token standing at sheet point ``centre``, ``radius`` mm
+    across and ``height`` mm tall, covers: the hull of its base and its top."""
+    ring = _RIM * radius + np.asarray(centre, np.float64)
+    px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
+    return cv2.convexHull(px).reshape(-1, 2)
 
 
 class Occlusion:
@@ -48,10 +59,7 @@ class Occlusion:
     def _silhouette(self, pose: Pose, i: int, height: float) -> np.ndarray:
         """The frame polygon a piece on space ``i`` of ``height`` mm covers (its base and top)."""
         s = self.grid.spaces[i]
-        a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-        ring = np.stack([s.x + self._radius * np.cos(a), s.y + self._radius * np.sin(a)], axis=1)
-        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
-        return cv2.convexHull(px).reshape(-1, 2)
+        return standing_hull(pose, (s.x, s.y), self._radius, height)
 
     def _settle(self, pose: Pose, body_px: np.ndarray, foreign_pt: np.ndarray, shadowy: np.ndarray,
                 unsure: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
@@ -134,6 +142,41 @@ class Occlusion:
             hidden = self._hidden(int(i), body_px, [solid[k] for k in np.flatnonzero(inter[i])])
             if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
                 tokens[s.id] = [HIDDEN]
+
+    def _calm(self, frame: np.ndarray, pose: Pose, calm: np.ndarray, unsure: np.ndarray, foreign_pt: np.ndarray,
+              tokens: dict[str, list[str]], why: dict[str, str]) -> np.ndarray:
+        """Where the light round an unnamed piece is calm enough to read it "occupied":
+        ``calm`` (no probe near it disturbed), and more where the probes disturbed are only
+        those that pieces hide in the frame."""
+        g = self.grid
+        if pose.camera is None or UNNAMED not in why.values():
+            return calm
+        # A standing piece read there covers the probes round its neighbours in the frame:
+        # they say nothing of the light. Judged again without them (a hand is read as no
+        # piece: the probes it covers still count).
+        named = [g.index[sid] for sid, t in tokens.items() if t and HIDDEN not in t and sid in g.index]
+        hide = self._probes_under(pose, np.array(named, int))
+        for c, h in self._tops_seen:  # where each token was found (a pair's lie off the centre)
+            hide |= self.covers(g.probes, np.asarray(c, np.float64), self._radius + 6.0, float(h))
+        _, _, good, _, use = probe_light(g, self.cal, frame, pose, hide)
+        for sid in [s for s, r in why.items() if r == UNNAMED and s in g.index]:
+            i = g.index[sid]
+            pr = g.probe_of[i]
+            bad = ~good[pr] & use[pr]
+            if not bad.any():
+                calm[i] |= not unsure[i]
+                continue
+            # The unread piece's own side and top hide probes behind it too: judged without
+            # them, if a third of its probes are left (none left looks calm by default) and
+            # it shows a sticker's ink — a hand over a space does not (a false accept on the
+            # shelf bench's Gygès hand row without that).
+            sl = g.body.of(i)
+            if unsure[i] or not foreign_pt[sl].any() \
+                    or not self._inked(sl, np.ones(sl.stop - sl.start, bool), foreign_pt[sl]):
+                continue
+            rest = use[pr] & ~self._probes_under(pose, np.array([i]))[pr]
+            calm[i] |= rest.sum() >= max(3, len(pr) // 3) and not (bad & rest).any()
+        return calm
 
     def _inked(self, sl: slice, seen: np.ndarray, fg: np.ndarray) -> bool:
         """Does what is foreign on a space show a sticker's ink — darker than any shadow — and

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from rules.view import HIDDEN, OCCUPIED, Fidelity, View
+from rules.view import OCCUPIED, Fidelity, View
 
 from . import layout
 from .lens import Lens
@@ -45,7 +45,7 @@ from .colour_reading import BAND_RATIO, CLASS_MIN, COVER_MIN, OTHER_MAX, ColourR
 from .empty_board import CALIBRATION_VERSION, Calibration, CalibrationError, ColourClass  # noqa: F401
 from .sampling import (  # noqa: F401
     LIGHT_OUTLIER, SATURATED, _any_channel, _at, _default_pieceset, _gains, _gather, _inside_convex, _near_rect,
-    _row_mean, _scaled_to, _segment_distance, _share, colour_top, merge_boxes, probe_light, probe_values, remap_px, sample,
+    _row_mean, _scaled_to, _segment_distance, _share, colour_top, merge_boxes, probe_values, remap_px, sample,
     warp_through,
 )
 
@@ -209,33 +209,7 @@ class Reader(Occlusion, ColourReading):
                 why[s.id] = UNNAMED
         # A piece is named "occupied" only where the paper round it is as calm as the model of
         # the light says (a hand or an arm over the board disturbs the probes near it).
-        calm = ~unsure & (spread == 0)
-        if pose.camera is not None and UNNAMED in why.values():
-            # A standing piece read there covers the probes round its neighbours in the frame:
-            # they say nothing of the light. Judged again without them (a hand is read as no
-            # piece: the probes it covers still count).
-            named = [g.index[sid] for sid, t in tokens.items() if t and HIDDEN not in t and sid in g.index]
-            hide = self._probes_under(pose, np.array(named, int))
-            for c, h in self._tops_seen:  # where each token was found (a pair's lie off the centre)
-                hide |= self.covers(g.probes, np.asarray(c, np.float64), self._radius + 6.0, float(h))
-            _, _, good, _, use = probe_light(g, self.cal, frame, pose, hide)
-            for sid in [s for s, r in why.items() if r == UNNAMED and s in g.index]:
-                i = g.index[sid]
-                pr = g.probe_of[i]
-                bad = ~good[pr] & use[pr]
-                if not bad.any():
-                    calm[i] |= not unsure[i]
-                    continue
-                # The unread piece's own side and top hide probes behind it too: judged without
-                # them, if a third of its probes are left (none left looks calm by default) and
-                # it shows a sticker's ink — a hand over a space does not (a false accept on the
-                # shelf bench's Gygès hand row without that).
-                sl = g.body.of(i)
-                if unsure[i] or not foreign_pt[sl].any() \
-                        or not self._inked(sl, np.ones(sl.stop - sl.start, bool), foreign_pt[sl]):
-                    continue
-                rest = use[pr] & ~self._probes_under(pose, np.array([i]))[pr]
-                calm[i] |= rest.sum() >= max(3, len(pr) // 3) and not (bad & rest).any()
+        calm = self._calm(frame, pose, ~unsure & (spread == 0), unsure, foreign_pt, tokens, why)
         self._settle(pose, body_px, foreign_pt, shadowy, ~calm, tokens, why)
         view = View({s: t for s, t in tokens.items() if s not in why})
         if self.fidelity is Fidelity.OCCUPANCY:
