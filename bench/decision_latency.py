@@ -49,7 +49,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rules import Fidelity, get_game  # noqa: E402
-from tableref.decisions import StableView  # noqa: E402
+from decisions import StableView  # noqa: E402
 from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402

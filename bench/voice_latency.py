@@ -29,7 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from rules import Fidelity, View, get_game  # noqa: E402
-from tableref.decisions import StableView  # noqa: E402
+from decisions import StableView  # noqa: E402
 from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.sources.sim import SimulatedBoard, render_script  # noqa: E402

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tableref.decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
+from decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
 
 from .beeper import (  # noqa: F401  (the patterns are part of the panel's interface)
     CHIRP, COUNT_FIVE, COUNT_ONE, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION, Beeper, Pattern,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from firmware_bridge.protocol import Led
 
-from .decisions import Accepted, Decision, Illegal, NewGame, Partial, Restored, TakenBack
+from decisions import Accepted, Decision, Illegal, NewGame, Partial, Restored, TakenBack
 
 
 def leds_for(decision: Decision) -> dict[str, Led] | None:

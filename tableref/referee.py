@@ -19,7 +19,7 @@ from typing import Any
 
 from rules import Fidelity, Joined, P, Phrase, RulesError, SpaceFix, State, Verdict, View, explain, get_game
 
-from .decisions import (
+from decisions import (
     Accepted,
     Ambiguous,
     Choice,

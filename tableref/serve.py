@@ -34,7 +34,7 @@ from hardware.panel import open_panel
 from hardware.pins import default_pin_factory
 
 from .config import Config, ConfigError, PanelConfig, SimulatedConfig, load_config
-from .decisions import Command, Decision, StableView, StartGame
+from decisions import Command, Decision, StableView, StartGame
 from .http_server import ServerLimits
 from .journal import Journal, JournalError
 from .malloc_tuning import tune_malloc

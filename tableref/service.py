@@ -23,7 +23,7 @@ from typing import Any
 from rules import Fidelity, Observation, State, View
 
 from .board_leds import leds_for
-from .decisions import Decision, StableView
+from decisions import Decision, StableView
 from .referee import Referee, RefereeLoop
 from .source_retry import Pump, SourceLost  # noqa: F401  (the source's thread and its retries; imported from here)
 from .stabiliser import Stabiliser

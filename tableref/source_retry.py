@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from rules import Observation, View
 
-from .decisions import Command, StableView
+from decisions import Command, StableView
 from .stabiliser import Stabiliser
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import Any
 
 from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, State, get_game
 from rules.phrase import Value
-from tableref.decisions import (
+from decisions import (
     Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
     ChooseUnseen, Rejected, Restored, StartGame, TakenBack, Undo, UnseenChosen, UnseenMoves,
 )

@@ -32,7 +32,7 @@ from firmware_bridge.wiring import Wiring, WiringError
 from rules import View
 from rules.view import OCCUPIED
 
-from ..decisions import Decision
+from decisions import Decision
 from ..journal import Journal
 from ..referee import Referee
 from ..board_leds import leds_for

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..decisions import (
+from decisions import (
     Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Restored, TakenBack, UnseenChosen, UnseenMoves,
 )
 from .mqtt import ClientFactory, configure, is_failure, paho_client, refused_text

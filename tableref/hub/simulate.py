@@ -16,7 +16,7 @@ from typing import Any
 
 from rules import Fidelity
 
-from ..decisions import Accepted, Ambiguous, Confirm, Declare, StableView, StartGame
+from decisions import Accepted, Ambiguous, Confirm, Declare, StableView, StartGame
 from ..journal import Journal
 from ..referee import Referee
 from .mqtt import ClientFactory, paho_client

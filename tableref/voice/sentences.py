@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules import MORE, OCCUPIED, RulesError, SpaceFix, State, get_game
-from tableref.decisions import (
+from decisions import (
     Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Rejected, Restored, TakenBack,
 )
 from tableref.i18n import Catalog, catalog

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tableref.decisions import Decision
+from decisions import Decision
 
 from .audio import Engine, Output, Runner, VoiceError, find_output, read_wav, write_chimes, write_wav
 from .sentences import LEVELS, SUPERSEDES, Narrator, Utterance

@@ -23,7 +23,7 @@ import tracemalloc
 
 from drills_common import strength
 from rules import Fidelity, Observation, View, get_game
-from tableref.decisions import Confirm, StableView, Undo
+from decisions import Confirm, StableView, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee, RefereeLoop
 from tableref.service import play_observations

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from firmware_bridge.serial_board import SerialBoard
 from rules import Fidelity
-from tableref.decisions import Ambiguous, Confirm, Decision, StableView
+from decisions import Ambiguous, Confirm, Decision, StableView
 from tableref.referee import Referee, RefereeLoop
 from tableref.sources.sample import sample_game
 from tableref.sources.sim import render_script

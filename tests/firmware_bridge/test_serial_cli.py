@@ -92,7 +92,7 @@ def test_simulate_board_refuses_a_bad_fault_and_a_script_of_another_game(tmp_pat
 
 def test_leds_show_where_a_piece_must_go_and_what_to_put_right():
     from rules.explain import SpaceFix
-    from tableref.decisions import Accepted, Illegal, Partial
+    from decisions import Accepted, Illegal, Partial
 
     partial = Partial(1, 0, ("a1-a3",), (SpaceFix("a3", ("occupied",), ()), SpaceFix("b2", (), ("occupied",))))
     assert {k: v.name for k, v in leds_for(partial).items()} == {"a3": "ON", "b2": "BLINK"}

@@ -11,7 +11,7 @@ from hardware.matrix import GpioMatrix, MatrixWiring
 from hardware.panel import LightMode, Panel, PanelPins
 from hardware.schedule import ManualScheduler
 from rules import Fidelity, get_game
-from tableref.decisions import Confirm, StableView
+from decisions import Confirm, StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.sources.sample import SEED, sample_game

@@ -12,7 +12,7 @@ from hardware.panel import (
 from hardware.pins import PinConfigError
 from hardware.schedule import ManualScheduler
 from rules import Fidelity, View, get_game
-from tableref.decisions import (
+from decisions import (
     Accepted, Ambiguous, Choice, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored,
     StableView, StartGame, Undo,
 )

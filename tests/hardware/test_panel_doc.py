@@ -22,7 +22,7 @@ from hardware.panel import (
 )
 from hardware.schedule import ManualScheduler
 from rules import get_game
-from tableref.decisions import (
+from decisions import (
     Accepted, Ambiguous, Choice, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored, StartGame,
     TakenBack, Undo,
 )

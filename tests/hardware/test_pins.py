@@ -17,7 +17,7 @@ from hardware.schedule import ManualScheduler
 from rules import get_game
 from tableref.cli import config_check as config_cli
 from tableref.config import ConfigError, load_config
-from tableref.decisions import Confirm, Undo
+from decisions import Confirm, Undo
 
 MINIMAL = '[game]\nname = "gyges"\n'
 GPIO = MINIMAL + '[source]\nkind = "gpio"\n'

@@ -7,7 +7,7 @@ from gpiozero.pins.mock import MockFactory
 
 from hardware.panel import Panel
 from hardware.schedule import ManualScheduler
-from tableref.decisions import Undo
+from decisions import Undo
 
 
 def _press(factory, pin, sched, seconds):

@@ -9,7 +9,7 @@ import paho.mqtt.client as mqtt
 
 from hub_web import create_hub_app
 from rules import Fidelity, get_game
-from tableref.decisions import ChooseUnseen, StableView
+from decisions import ChooseUnseen, StableView
 from tableref.hub.protocol import UnseenState, encode, topic
 from tableref.journal import Journal
 from tableref.records import export_text

@@ -66,7 +66,7 @@ def test_a_choice_after_a_game_is_all_in_makes_it_due_again(tmp_path):
     """A journal whose hub_outbox predates the unseen message gains its column; a game the hub
     holds whole (earlier than the outbox's low mark) is sent again once the players choose."""
     from rules import Fidelity
-    from tableref.decisions import ChooseUnseen, StableView
+    from decisions import ChooseUnseen, StableView
     from tableref.referee import Referee
 
     path = tmp_path / "j.sqlite3"

@@ -102,7 +102,7 @@ def referee(tmp_path):
 
 
 def test_referee_accepts_a_move_beside_a_hidden_space_and_waits_on_one_into_it(referee):
-    from tableref.decisions import StableView
+    from decisions import StableView
 
     ref, journal = referee
     out = ref.handle(StableView(hide(START.apply_text("a1-a2").view(Fidelity.KIND), "f1")))
@@ -118,7 +118,7 @@ def test_referee_accepts_a_move_beside_a_hidden_space_and_waits_on_one_into_it(r
 
 
 def test_players_confirm_a_move_onto_a_hidden_space(referee):
-    from tableref.decisions import Confirm, StableView
+    from decisions import Confirm, StableView
 
     ref, journal = referee
     ref.handle(StableView(START.apply_text("a1-a2").view(Fidelity.KIND)))
@@ -129,7 +129,7 @@ def test_players_confirm_a_move_onto_a_hidden_space(referee):
 
 
 def test_an_earlier_position_is_no_takeback_where_the_takeback_would_change_a_hidden_space(referee):
-    from tableref.decisions import StableView
+    from decisions import StableView
 
     ref, _ = referee
     ref.handle(StableView(START.apply_text("a1-a2").view(Fidelity.KIND)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules import MORE, OCCUPIED, Fidelity, Verdict, View, explain, get_game
-from tableref.decisions import Confirm, StableView, Undo
+from decisions import Confirm, StableView, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee
 

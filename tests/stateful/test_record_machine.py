@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from rules import get_game
-from tableref.decisions import StartGame
+from decisions import StartGame
 from tableref.journal import Journal
 from tableref.serve import Service
 

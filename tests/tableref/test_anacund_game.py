@@ -16,7 +16,7 @@ import pytest
 
 from rules import Fidelity, View, get_game
 from rules.games.anacund import Capture, Place
-from tableref.decisions import StableView
+from decisions import StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.cli.rules import main as rules_main

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import StableView
+from decisions import StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.sources.sim import BoardScript, Frame, SimulatedBoard

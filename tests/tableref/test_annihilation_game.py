@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, explain, get_game
-from tableref.decisions import Confirm, StableView
+from decisions import Confirm, StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.sources.sim import BoardScript, SimulatedBoard, render_script

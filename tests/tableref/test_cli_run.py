@@ -15,7 +15,7 @@ import pytest
 
 from rules import Fidelity, get_game
 from tableref.cli import main
-from tableref.decisions import StableView
+from decisions import StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.sources.sample import sample_game, sample_script

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import Declare, NewGame, StableView
+from decisions import Declare, NewGame, StableView
 from tableref.journal import Journal, JournalError
 from tableref.referee import Referee
 from tableref.sources.sim import BoardScript, Frame, SimulatedBoard

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import Confirm, Declare, StableView, StartGame, Undo
+from decisions import Confirm, Declare, StableView, StartGame, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee, RefereeLoop
 

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from rules import Fidelity, get_game
-from tableref.decisions import Declare, StableView, StartGame, Undo
+from decisions import Declare, StableView, StartGame, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee, RefereeLoop
 

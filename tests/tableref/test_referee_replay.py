@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, get_game
-from tableref.decisions import Confirm, StableView
+from decisions import Confirm, StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, get_game
-from tableref.decisions import ChooseUnseen, StableView, Undo
+from decisions import ChooseUnseen, StableView, Undo
 from tableref.journal import Journal, JournalError
 from tableref.records import export_text
 from tableref.referee import Referee

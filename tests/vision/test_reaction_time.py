@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rules import Fidelity, get_game
-from tableref.decisions import StableView
+from decisions import StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.stabiliser import Stabiliser

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from rules import SpaceFix, get_game
-from tableref.decisions import Accepted, GameOver, Illegal, NewGame
+from decisions import Accepted, GameOver, Illegal, NewGame
 from tableref.voice import Speaker
 from tableref.voice.audio import EspeakEngine, SubprocessRunner, read_wav
 from tableref.voice.sentences import Narrator

@@ -14,7 +14,7 @@ import pytest
 
 from rules import Fidelity, P, SpaceFix, get_game, game_names
 from rules.phrase import Joined
-from tableref.decisions import Accepted, Ambiguous, Choice, GameOver, Illegal, NewGame, Partial, UnseenMoves
+from decisions import Accepted, Ambiguous, Choice, GameOver, Illegal, NewGame, Partial, UnseenMoves
 from tableref.i18n import Catalog, catalog
 from tableref.voice.sentences import Narrator
 from web.live import LiveTable

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rules import SpaceFix, get_game
-from tableref.decisions import Accepted, GameOver, Illegal, NewGame
+from decisions import Accepted, GameOver, Illegal, NewGame
 from tableref.voice import VoiceConfig, open_speaker
 from tableref.voice.audio import PiperEngine, SubprocessRunner, read_wav
 from tableref.voice.sentences import Narrator

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules import SpaceFix, get_game
-from tableref.decisions import (
+from decisions import (
     Accepted, Ambiguous, Choice, GameOver, Illegal, NewGame, Partial, Rejected, Restored, TakenBack,
 )
 from tableref.i18n import catalog, languages

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import GameOver, NewGame, StableView, Undo
+from decisions import GameOver, NewGame, StableView, Undo
 from tableref.journal import Journal
 from tableref.referee import Referee, RefereeLoop
 from tableref.voice import Speaker

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rules import Fidelity, View, get_game
-from tableref.decisions import Declare, StableView
+from decisions import Declare, StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.sources.sim import BoardScript, SimulatedBoard, render_script
