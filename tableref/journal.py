@@ -171,10 +171,21 @@ class GameRecord:
 class Journal:
     """An open journal file. Not thread-safe: the referee is its single writer."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, exclusive: bool = False) -> None:
+        """``exclusive``: this process is the journal's writer (tableref/journal_lock.py): another
+        living writer is refused here, before anything is written."""
         self.path = Path(path)
         self._db: sqlite3.Connection | None = None
-        db = open_durable(self.path, _SCHEMA, SCHEMA_VERSION, what="journal", error=JournalError)
+        self._hold = None
+        if exclusive:
+            from .journal_lock import hold
+
+            self._hold = hold(self.path)
+        try:
+            db = open_durable(self.path, _SCHEMA, SCHEMA_VERSION, what="journal", error=JournalError)
+        except JournalError:
+            self.close()
+            raise
         self._db = db
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -183,6 +194,8 @@ class Journal:
         if self._db is not None:
             self._db.close()
             self._db = None
+        if self._hold is not None:
+            self._hold.release()
 
     def __enter__(self) -> "Journal":
         return self

@@ -153,7 +153,7 @@ class Service:
         feed = self.feed
         if feed is not None:
             self.fidelity = feed.fidelity
-        self.journal = Journal(self.journal_path)
+        self.journal = Journal(self.journal_path, exclusive=True)  # one writer (tableref/journal_lock.py)
         try:
             self.referee = Referee.start(self.journal, self.game, options=feed.options if feed and feed.options
                                          is not None else self.options, fidelity=self.fidelity,

@@ -82,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _open_journal(args: argparse.Namespace) -> Journal:
-    return Journal(args.journal or default_journal_path())
+def _open_journal(args: argparse.Namespace, *, exclusive: bool = False) -> Journal:
+    return Journal(args.journal or default_journal_path(), exclusive=exclusive)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -93,7 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         script = BoardScript.from_file(args.script)
     stabiliser = Stabiliser(args.settle, args.readings)  # validates before anything is opened
-    with _open_journal(args) as journal:
+    with _open_journal(args, exclusive=True) as journal:
         referee = Referee.start(
             journal,
             script.game,
@@ -107,10 +107,19 @@ def cmd_run(args: argparse.Namespace) -> int:
             # The physical board kept its position while we were down: pick up from there.
             history = [s.view(script.fidelity) for s in referee.record.states]
             if not board.skip_past(history, Stabiliser(args.settle, args.readings)):
-                print(f"tableref: {script.game} game {referee.record.id} resumed at move {referee.ply}, but the "
-                      "script never shows that position: playing it from the start", file=sys.stderr)
+                # Not this script's game (one played on the page, say): playing the script from
+                # its start onto it would only be refused, board after board. Nothing written yet.
+                game_id = referee.record.id
+                print(f"tableref: {script.game} game {game_id} is unfinished at move {referee.ply}, and "
+                      f"{args.script or SAMPLE_SCRIPT} never shows its position, so it cannot go on with it: "
+                      f"`tableref run --new` starts a new game from the script (game {game_id} is kept as "
+                      "it is)", file=sys.stderr)
+                return 2
+        played = []
 
         def show(decision) -> None:
+            if decision.to_dict()["kind"] in _PLAYED:
+                played.append(decision)
             line = json.dumps(decision.to_dict()) if args.json else decision.text()
             print(line, flush=True)
 
@@ -119,7 +128,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         play_observations(referee, board.observations(), stabiliser)
         print(f"journal: {journal.path} (game {referee.record.id}; `tableref replay {referee.record.id}`)",
               file=sys.stderr)
+    if not played:
+        print(f"tableref: nothing was played: no board of {args.script or SAMPLE_SCRIPT} was a move of game "
+              f"{referee.record.id} (each was refused, or the script ends where the game stood)", file=sys.stderr)
+        return 1
     return 0
+
+
+# Decisions that move the game on: a run that publishes none of them has played nothing.
+_PLAYED = frozenset({"accepted", "taken_back", "game_over"})
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -148,7 +148,7 @@ def cmd_referee_serial(args: argparse.Namespace) -> int:
         stabiliser = Stabiliser(args.settle, args.readings)
     except (WiringError, ValueError) as exc:
         return _fail(str(exc))
-    with Journal(args.journal or default_journal_path()) as journal:
+    with Journal(args.journal or default_journal_path(), exclusive=True) as journal:
         referee = Referee.start(journal, wiring.game, fidelity=wiring.fidelity, setup=args.setup, resume=not args.new)
         board = SerialBoard(args.port, wiring)
 
