@@ -126,24 +126,41 @@ def journal_record(game_id: int) -> Any:
 @bp.post("/journal/import")
 @admin_required
 def journal_import() -> Any:
+    # Either record format, told apart by content (docs/records.md): the JSON record this page
+    # downloads, or the text record `tableref export` prints.
+    from tableref import records as text_records
+
     upload = request.files.get("record")
+    text = None
     if upload is not None:
+        name = upload.filename or "upload"
         try:
-            data = json.loads(upload.read().decode("utf-8"), object_pairs_hook=refuse_duplicates)
+            text = upload.read().decode("utf-8")
+            data = json.loads(text.lstrip("\ufeff"), object_pairs_hook=refuse_duplicates) if _json_like(text) else None
         except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, a key twice
-            return _error(f"{upload.filename or 'upload'}: not a JSON game record ({exc})", 400)
+            return _error(f"{name}: not a JSON game record ({exc})", 400)
     else:
+        name = "<body>"
         data = request.get_json(silent=True)
-        if data is None:
-            return _error("send the game record as JSON, or as the file field 'record'", 400)
+        if data is None and request.mimetype == "text/plain":
+            text = request.get_data(as_text=True)
+        elif data is None:
+            return _error("send the game record as JSON or text, or as the file field 'record'", 400)
     try:
         with _journal() as j:
-            game_id = records.import_record(j, data)
-    except records.RecordError as exc:
+            if data is None:  # the text record, checked line by line before anything is written
+                game_id = text_records.import_record(j, text_records.parse_record(text or "", where=name))
+            else:
+                game_id = records.import_record(j, data)
+    except (records.RecordError, text_records.RecordError) as exc:
         return _error(str(exc), 400)
     except JournalError as exc:
         return _error(str(exc), 500)
     return jsonify(id=game_id), 201
+
+
+def _json_like(text: str) -> bool:
+    return text.lstrip("\ufeff \t\r\n").startswith("{")
 
 
 # -- commands (admin) ---------------------------------------------------------------------------
