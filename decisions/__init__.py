@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 
 from rules import Phrase, SpaceFix, View
 
+from .seats import Seat, SeatError, Seats, parse_seat, parse_seats
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -60,10 +62,84 @@ class NewGame(Decision):
     game: str
     position: dict[str, Any]
     resumed: bool = False
+    seats: Seats = field(default_factory=Seats)  # the computer's sides and levels; people left out
 
     def text(self) -> str:
         verb = "resumed" if self.resumed else "started"
-        return f"game {self.game_id} ({self.game}) {verb} at move {self.ply}"
+        who = "".join(f"; {s}: the computer, level {n}" for s, n in self.seats.computers.items())
+        return f"game {self.game_id} ({self.game}) {verb} at move {self.ply}{who}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of a turn as hands carry it out: the move, in words, and where pieces are
+    lifted from and put down (a bumped ring's or a removed piece's spaces among them)."""
+
+    move: str
+    description: str
+    lift: tuple[str, ...]
+    place: tuple[str, ...]
+    phrase: Phrase | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"move": self.move, "description": self.description, "lift": list(self.lift),
+                "place": list(self.place)}
+
+
+@dataclass(frozen=True)
+class Thinking(Decision):
+    """A computer seat is to move (``purpose="move"``), or a person asked what the computer
+    would play (``purpose="hint"``): the opponent searches ``position`` off the referee's thread.
+    ``token`` ties its answer to this very request: a board change, an undo or a new game
+    meanwhile outdates it."""
+
+    kind: ClassVar[str] = "thinking"
+    side: str
+    level: int
+    token: int
+    game: str
+    position: dict[str, Any]
+    purpose: str = "move"
+    state: Any = field(default=None, compare=False, repr=False, metadata={"json": False})  # the rules' State
+
+    def text(self) -> str:
+        if self.purpose == "hint":
+            return f"     a hint for {self.side}: the computer (level {self.level}) is thinking"
+        return f"     the computer ({self.side}, level {self.level}) is thinking"
+
+
+@dataclass(frozen=True)
+class ComputerMove(Decision):
+    """The computer's turn, to be carried out on the board by a person: every step, in order.
+    ``done`` steps are on the board already; ``repeated`` after the board showed anything else."""
+
+    kind: ClassVar[str] = "computer_move"
+    side: str
+    level: int
+    steps: tuple[Step, ...]
+    done: int = 0
+    evaluation: float = 0.5
+    repeated: bool = False
+
+    def text(self) -> str:
+        todo = "; then ".join(f"{s.move} ({s.description})" for s in self.steps[self.done:])
+        again = " again" if self.repeated else ""
+        return f"     the computer ({self.side}, level {self.level}) plays{again}: {todo} — make it on the board"
+
+
+@dataclass(frozen=True)
+class Hint(Decision):
+    """What the computer would play for a person's seat: shown like its own move, never played."""
+
+    kind: ClassVar[str] = "hint"
+    side: str
+    level: int
+    steps: tuple[Step, ...]
+    evaluation: float = 0.5
+
+    def text(self) -> str:
+        said = "; then ".join(f"{s.move} ({s.description})" for s in self.steps)
+        return f"     hint for {self.side} (level {self.level}): {said}"
 
 
 @dataclass(frozen=True)
@@ -157,9 +233,10 @@ class TakenBack(Decision):
     kind: ClassVar[str] = "taken_back"
     move: str
     position: dict[str, Any]
+    computer: bool = False  # the move was a computer seat's (taken back with the person's before it)
 
     def text(self) -> str:
-        return f"     took back {self.move}"
+        return f"     took back {self.move}" + (" (the computer's move)" if self.computer else "")
 
 
 @dataclass(frozen=True)
@@ -217,12 +294,39 @@ class Declare:
 class StartGame:
     """Close the current game exactly as it stands and begin a new one. ``board``: the board
     as the command itself set it up (the simulated board reset for the new game), judged by
-    the new game only — never by the old one as the players taking moves back."""
+    the new game only — never by the old one as the players taking moves back. ``seats``:
+    who plays each side (``None``: everyone at this table)."""
 
     game: str
     options: dict[str, Any] = field(default_factory=dict)
     setup: str = "start"  # start | default
     board: View | None = None
+    seats: Seats | None = None
+
+
+@dataclass(frozen=True)
+class PlayComputerMove:
+    """The opponent's answer to a :class:`Thinking` request: the turn's moves (notation)."""
+
+    token: int
+    moves: tuple[str, ...]
+    evaluation: float = 0.5
+
+
+@dataclass(frozen=True)
+class AskHint:
+    """A person asks what the computer would play for the side to move, at ``level``."""
+
+    level: int = 3
+
+
+@dataclass(frozen=True)
+class ShowHint:
+    """The opponent's answer to a hint request (``token`` from its :class:`Thinking`)."""
+
+    token: int
+    moves: tuple[str, ...]
+    evaluation: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -233,4 +337,4 @@ class ChooseUnseen:
     number: int
 
 
-Command = StableView | Confirm | Undo | Declare | StartGame | ChooseUnseen
+Command = StableView | Confirm | Undo | Declare | StartGame | ChooseUnseen | PlayComputerMove | AskHint | ShowHint

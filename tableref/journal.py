@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from decisions import SeatError, Seats
 from rules import RulesError, State, get_game
 
 from .durable import open_durable
@@ -68,6 +69,14 @@ CREATE TABLE IF NOT EXISTS unseen(
     alternatives TEXT NOT NULL,
     chosen INTEGER,
     PRIMARY KEY (game_id, ply)
+);
+-- Who played each side that was not a person at this table: `seat` is 'computer:N' (level N).
+-- A side with no row was a person here (every game before the computer opponent).
+CREATE TABLE IF NOT EXISTS game_seats(
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    side TEXT NOT NULL,
+    seat TEXT NOT NULL,
+    PRIMARY KEY (game_id, side)
 );
 -- The players' names of a game, from the round's pairing the hub pushed to this board.
 CREATE TABLE IF NOT EXISTS game_players(
@@ -162,6 +171,7 @@ class GameRecord:
     next_seq: int = 0
     finished: bool = False
     unseen: list[UnseenGroup] = field(default_factory=list)  # moves never seen one by one
+    seats: Seats = field(default_factory=Seats)  # the computer's sides and levels
 
     @property
     def state(self) -> State:
@@ -223,13 +233,30 @@ class Journal:
             raise
         self.db.execute("COMMIT")
 
-    def new_game(self, state: State, options: Mapping[str, Any], fidelity: str) -> GameRecord:
+    def new_game(self, state: State, options: Mapping[str, Any], fidelity: str,
+                 seats: Seats | None = None) -> GameRecord:
+        seats = seats or Seats()
         with self._transaction():
             cur = self.db.execute(
                 "INSERT INTO games(game, options, fidelity, start, created) VALUES (?, ?, ?, ?, ?)",
                 (state.game_name, json.dumps(dict(options)), fidelity, json.dumps(state.to_dict()), time.time()),
             )
-        return GameRecord(int(cur.lastrowid), state.game_name, dict(options), fidelity, [state])
+            self._write_seats(int(cur.lastrowid), seats)
+        return GameRecord(int(cur.lastrowid), state.game_name, dict(options), fidelity, [state], seats=seats)
+
+    def _write_seats(self, game_id: int, seats: Seats) -> None:
+        for side, seat in seats.by_side.items():
+            self.db.execute("INSERT INTO game_seats(game_id, side, seat) VALUES (?, ?, ?)",
+                            (game_id, side, seat.text()))
+
+    def seats(self, game_id: int) -> Seats:
+        """Who played each side of a game (people left out); a clear error if a row is unreadable."""
+        rows = self.db.execute("SELECT side, seat FROM game_seats WHERE game_id=? ORDER BY side",
+                               (game_id,)).fetchall()
+        try:
+            return Seats.from_dict(dict(rows), where=f"game {game_id}: seats")
+        except SeatError as exc:
+            raise JournalError(f"{self.path}: {exc}") from None
 
     def record_move(self, record: GameRecord, move_text: str, state: State) -> None:
         """Append an accepted move and the position it led to (and, if it ends the game, the
@@ -381,7 +408,8 @@ class Journal:
             state = game.from_dict(self._json(start, f"{where}: start position"))
         except RulesError as exc:
             raise JournalError(f"{self.path}: {where}: start position unreadable: {exc}") from None
-        record = GameRecord(game_id, name, self._json(options, f"{where}: options"), fidelity, [state])
+        record = GameRecord(game_id, name, self._json(options, f"{where}: options"), fidelity, [state],
+                            seats=self.seats(game_id))
         for seq, kind, move, position in self.db.execute(
             "SELECT seq, kind, move, position FROM events WHERE game_id=? ORDER BY seq", (game_id,)
         ):
@@ -435,7 +463,7 @@ class Journal:
         raise JournalError(f"{self.path}: no game {game_id}")
 
     def import_game(self, start: State, options: Mapping[str, Any], fidelity: str, moves: list[str], *,
-                    created: float) -> GameRecord:
+                    created: float, seats: Seats | None = None) -> GameRecord:
         """Journal a whole game from a record (tableref/records.py), as one transaction.
 
         Every move is replayed first; nothing is written unless all do. The game is stored
@@ -457,12 +485,14 @@ class Journal:
                  time.time(), json.dumps(outcome.to_dict() if outcome else None)),
             )
             game_id = int(cur.lastrowid)
+            self._write_seats(game_id, seats or Seats())
             for seq, (text, state) in enumerate(zip(moves, states[1:])):
                 self.db.execute(
                     "INSERT INTO events(game_id, seq, kind, move, position, created) VALUES (?, ?, 'move', ?, ?, ?)",
                     (game_id, seq, text, json.dumps(state.to_dict()), created),
                 )
-        return GameRecord(game_id, start.game_name, dict(options), fidelity, states, list(moves), len(moves), True)
+        return GameRecord(game_id, start.game_name, dict(options), fidelity, states, list(moves), len(moves), True,
+                          seats=seats or Seats())
 
     def export(self, game_id: int) -> dict[str, Any]:
         """The game record as a documented JSON object (see docs/journal.md)."""
@@ -481,6 +511,8 @@ class Journal:
                                   (game_id,)).fetchall()
         if players:  # the names from a club hub's pairing (docs/hub.md)
             data["players"] = dict(players)
+        if record.seats.by_side:  # the sides the computer played, at its level
+            data["seats"] = record.seats.to_dict()
         return data
 
 

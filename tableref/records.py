@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from decisions import SeatError, Seats, parse_seats
 from rules import Fidelity, Game, Outcome, RulesError, State, get_game
 from rules.strict import DuplicateKeyError, refuse_duplicates
 
@@ -37,6 +38,8 @@ FORMAT = "tableref-record"
 VERSION = 1
 COMMENT = "# tableref game record (docs/records.md)"
 HEADER_KEYS = ("Format", "Game", "Options", "Fidelity", "Start", "Players", "Date", "Result", "Scores", "Moves")
+# Written only where it says something: the sides the computer played (``north=computer:3``).
+OPTIONAL_KEYS = ("Seats",)
 END = "End"
 UNFINISHED = "unfinished"
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -62,6 +65,7 @@ class Record:
     moves: tuple[str, ...]  # canonical notation
     states: tuple[State, ...]  # the start, then the position after each move
     unseen: tuple[UnseenGroup, ...] = ()  # moves never seen one by one (written as comments)
+    seats: Seats = Seats()  # the sides the computer played, at its level
 
     @property
     def start(self) -> State:
@@ -139,7 +143,7 @@ def record_from_journal(journal: Journal, game_id: int) -> Record:
     loaded = journal.load(game_id)
     created = journal.summary(game_id).created
     record = Record.replay(loaded.states[0], loaded.options, Fidelity.parse(loaded.fidelity), loaded.moves, created)
-    return replace(record, unseen=tuple(loaded.unseen))
+    return replace(record, unseen=tuple(loaded.unseen), seats=loaded.seats)
 
 
 def _unseen_comment(group: UnseenGroup) -> list[str]:
@@ -169,7 +173,9 @@ def write_record(record: Record) -> str:
         "Scores": scores_text(record.final),
         "Moves": str(len(record.moves)),
     }
-    lines = [COMMENT, *(f"{k}: {header[k]}" for k in HEADER_KEYS), ""]
+    if record.seats.by_side:
+        header["Seats"] = record.seats.text()
+    lines = [COMMENT, *(f"{k}: {header[k]}" for k in (*HEADER_KEYS, *OPTIONAL_KEYS) if k in header), ""]
     before = {g.ply: g for g in record.unseen}
     for i, text in enumerate(record.moves):
         if i in before:
@@ -222,8 +228,8 @@ def _header(content: list[tuple[int, str]], where: str) -> tuple[dict[str, str],
             break
         key, sep, value = line.partition(":")
         key = key.strip()
-        if not sep or key not in HEADER_KEYS:
-            raise RecordError(where, n, f"expected a header line 'Key: value' (keys: {', '.join(HEADER_KEYS)}) "
+        if not sep or key not in HEADER_KEYS + OPTIONAL_KEYS:
+            raise RecordError(where, n, f"expected a header line 'Key: value' (keys: {', '.join(HEADER_KEYS + OPTIONAL_KEYS)}) "
                                         f"or a move line 'N. MOVE', got {line!r}")
         if key in header:
             raise RecordError(where, n, f"{key!r} given twice (first on line {at[key]})")
@@ -277,6 +283,10 @@ class _Checked:
         if not header["Moves"].isdigit():
             raise self.fail("Moves", f"expected the number of moves, got {header['Moves']!r}")
         self.count = int(header["Moves"])
+        try:
+            self.seats = parse_seats(header.get("Seats", ""), where="seats").checked(players_of(self.start))
+        except SeatError as exc:
+            raise self.fail("Seats", str(exc)) from None
 
     def fail(self, key: str, message: str) -> RecordError:
         return RecordError(self.where, self.at[key], f"{key}: {message}")
@@ -355,7 +365,8 @@ class _Checked:
         for key, want in (("Result", result_text(state)), ("Scores", scores_text(state))):
             if self.header[key] != want:
                 raise self.fail(key, f"the moves give {want!r}, the record says {self.header[key]!r}")
-        return Record(self.game.name, self.options, self.fidelity, self.date, tuple(moves), tuple(states))
+        return Record(self.game.name, self.options, self.fidelity, self.date, tuple(moves), tuple(states),
+                      seats=self.seats)
 
 
 # -- importing ------------------------------------------------------------------------------------
@@ -364,5 +375,5 @@ class _Checked:
 def import_record(journal: Journal, record: Record) -> int:
     """Journal a checked record as a finished game (never resumed as the live one); its id."""
     stored = journal.import_game(record.start, record.options, record.fidelity.value, list(record.moves),
-                                 created=record.date)
+                                 created=record.date, seats=record.seats)
     return stored.id

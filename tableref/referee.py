@@ -22,6 +22,10 @@ from rules import Fidelity, Joined, P, Phrase, RulesError, SpaceFix, State, Verd
 from decisions import (
     Accepted,
     Ambiguous,
+    AskHint,
+    PlayComputerMove,
+    Seats,
+    ShowHint,
     Choice,
     ChooseUnseen,
     Command,
@@ -41,6 +45,8 @@ from decisions import (
     UnseenChosen,
     UnseenMoves,
 )
+from .computer_turn import ComputerTurn
+from .referee_seats import ComputerSeats
 from .journal import GameRecord, Journal, JournalError, UnseenGroup, parse_sequence
 
 log = logging.getLogger(__name__)
@@ -48,7 +54,7 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[Decision], None]
 
 
-class Referee:
+class Referee(ComputerSeats):
     def __init__(self, journal: Journal, record: GameRecord, *, max_sequence: int = 2) -> None:
         self.journal = journal
         self.record = record
@@ -60,6 +66,12 @@ class Referee:
         self._status: tuple[str, Any] | None = None  # last published board status, to avoid repeats
         self.last_view: View | None = None
         self._held_view: View | None = None  # the board as it was at an undo: to be put back
+        # The computer's seats: a request to the opponent is answered with its token; anything
+        # that changes the game meanwhile moves the token on, so an outdated answer is dropped.
+        self._token = 0
+        self._thinking: int | None = None  # the token of the search for a computer seat's turn
+        self._hint: tuple[int, int] | None = None  # (token, level) of a hint being searched
+        self._turn: ComputerTurn | None = None  # the computer's turn, being carried out
 
     # -- construction -------------------------------------------------------------------------
 
@@ -74,9 +86,11 @@ class Referee:
         start: State | None = None,
         setup: str = "start",
         resume: bool = True,
+        seats: Seats | None = None,
     ) -> "Referee":
         """Resume the journal's unfinished game of this kind, or begin a new one from
-        ``start`` (default: the game's start, or its default setup if ``setup="default"``)."""
+        ``start`` (default: the game's start, or its default setup if ``setup="default"``).
+        ``seats``: the sides the computer plays in a new game (a resumed game keeps its own)."""
         rules_game = get_game(game)
         opts = rules_game.parse_options(options)
         if resume:
@@ -89,14 +103,23 @@ class Referee:
                     return cls(journal, record)
         if start is None:
             start = rules_game.default_setup(opts) if setup == "default" else rules_game.start(opts)
-        return cls(journal, journal.new_game(start, opts, fidelity.value))
+        seats = (seats or Seats()).checked(_sides(start), where="seats")
+        return cls(journal, journal.new_game(start, opts, fidelity.value, seats))
 
     def subscribe(self, callback: Subscriber) -> None:
         self._subscribers.append(callback)
 
     def greeting(self) -> Decision:
-        """The decision announcing the current game (published once at start-up)."""
-        return self._emit(NewGame(self.record.id, self.ply, self.record.game, self.state.to_dict(), self.ply > 0))
+        """The decision announcing the current game (published once at start-up); then, if a
+        computer seat is to move, the request for its move."""
+        said = self._emit(NewGame(self.record.id, self.ply, self.record.game, self.state.to_dict(), self.ply > 0,
+                                  self.seats))
+        self._think()
+        return said
+
+    @property
+    def seats(self) -> Seats:
+        return self.record.seats
 
     @property
     def state(self):
@@ -109,8 +132,18 @@ class Referee:
     # -- the one entry point ----------------------------------------------------------------------
 
     def handle(self, item: Command) -> list[Decision]:
+        out = self._handle(item)
+        return out + self._think()
+
+    def _handle(self, item: Command) -> list[Decision]:
         if isinstance(item, StableView):
             return self._on_view(item.view)
+        if isinstance(item, PlayComputerMove):
+            return self._on_computer_move(item)
+        if isinstance(item, AskHint):
+            return self._on_ask_hint(item.level)
+        if isinstance(item, ShowHint):
+            return self._on_show_hint(item)
         if isinstance(item, Confirm):
             return self._on_confirm(item.number, item.text)
         if isinstance(item, Undo):
@@ -140,6 +173,10 @@ class Referee:
             # The undone move left the board as it was (a ring put back where it started):
             # the board already shows the position restored.
             self._held_view = None
+        if self._computer_to_move() and view != self.state.view(self.fidelity):
+            judged = self._on_view_computer(view)
+            if judged is not None:
+                return judged
         e = explain(self.state, view, self.fidelity, max_sequence=self.max_sequence)
         takeback = self._takeback_depth(view)
         if e.verdict is Verdict.UNCHANGED:
@@ -253,6 +290,8 @@ class Referee:
     # -- accepting and taking back ------------------------------------------------------------------
 
     def _accept(self, moves: tuple, *, confirmed: bool, alternatives: tuple[str, ...] = ()) -> list[Decision]:
+        if self._turn is None:  # a person's move: whatever the computer was asked is outdated
+            self._outdate()
         if len(moves) > 1:
             return self._accept_unseen(moves, confirmed, alternatives)
         out: list[Decision] = []
@@ -308,10 +347,12 @@ class Referee:
 
     def _take_back(self, depth: int) -> list[Decision]:
         out: list[Decision] = []
+        self._outdate()
         for _ in range(depth):
-            move = self.record.moves[-1]
+            move, mover = self.record.moves[-1], self.record.states[-2].to_move
             self.journal.record_undo(self.record)
-            out.append(self._emit(TakenBack(self.record.id, self.ply, move, self.state.to_dict())))
+            out.append(self._emit(TakenBack(self.record.id, self.ply, move, self.state.to_dict(),
+                                            self.seats.is_computer(mover))))
         self._choices = ()
         self._status = ("ok", None)
         return out
@@ -343,7 +384,7 @@ class Referee:
     def _on_undo(self) -> list[Decision]:
         if not self.record.moves:
             return [self._emit(Rejected(self.record.id, self.ply, "undo", "no move to take back"))]
-        out = self._take_back(1)
+        out = self._take_back(self._undo_depth())
         if self.last_view is not None:  # tell the players what to put back, or that it is back
             self._status = ("undone", None)
             self._held_view = self.last_view
@@ -367,9 +408,14 @@ class Referee:
             state = game.default_setup(opts) if cmd.setup == "default" else game.start(opts)
         except RulesError as exc:
             return [self._emit(Rejected(self.record.id, self.ply, "new game", str(exc)))]
+        try:
+            seats = (cmd.seats or Seats()).checked(_sides(state), where="seats")
+        except ValueError as exc:
+            return [self._emit(Rejected(self.record.id, self.ply, "new game", str(exc)))]
         if not self.record.finished:
             self.journal.finish(self.record)  # abandoned: finished without an outcome
-        self.record = self.journal.new_game(state, opts, self.fidelity.value)
+        self._outdate()
+        self.record = self.journal.new_game(state, opts, self.fidelity.value, seats)
         self._choices, self._status, self._held_view = (), None, None
         if cmd.board is not None:
             self.last_view = cmd.board
@@ -377,7 +423,8 @@ class Referee:
             # The board as the old game left it is the players' to set up, never a first move
             # of the new game: held, as after an undo, until it changes.
             self._held_view = self.last_view
-        out = [self.greeting()]
+        out = [self._emit(NewGame(self.record.id, self.ply, self.record.game, self.state.to_dict(), False,
+                                  self.seats))]
         if self.last_view is not None:
             out += self._on_view(self.last_view)
         return out
@@ -393,6 +440,12 @@ class Referee:
             except Exception:  # a broken subscriber must not stop the referee
                 log.exception("subscriber %r failed on %s", callback, decision.kind)
         return decision
+
+
+def _sides(state: State) -> tuple[str, ...]:
+    """The sides of this game: the position's own (DRIFT's 2-6 colours), else the game's."""
+    sides = getattr(state, "players", None)
+    return sides if isinstance(sides, tuple) and sides else tuple(get_game(state.game_name).players)
 
 
 class _ViewMarker:

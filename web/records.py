@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from decisions import SeatError, Seats
 from rules import Fidelity, RulesError, State, get_game
 from rules.strict import expect_keys
 from tableref.journal import Journal, JournalError
@@ -19,6 +20,12 @@ from .boards import space_labels
 
 class RecordError(ValueError):
     """A game record that cannot be imported; the message names the field or move at fault."""
+
+
+def _players(state: State) -> tuple[str, ...]:
+    """The sides of this game: the position's own (DRIFT's 2-6 colours), else the game's."""
+    sides = getattr(state, "players", None)
+    return sides if isinstance(sides, tuple) and sides else tuple(get_game(state.game_name).players)
 
 
 def game_list(journal: Journal) -> list[dict[str, Any]]:
@@ -43,7 +50,8 @@ def replay(journal: Journal, game_id: int) -> dict[str, Any]:
         move = before.parse_move(text)
         step = _step(record.states[ply], text, ply)
         step.update(description=before.describe_move(move), player=before.to_move,
-                    highlight=sorted(before.move_spaces(move)))
+                    highlight=sorted(before.move_spaces(move)),
+                    computer=record.seats.computers.get(before.to_move))  # its level, or None: a person
         step["unseen"] = any(g.ply < ply <= g.ply + g.count for g in record.unseen)
         steps.append(step)
     outcome = record.state.outcome()
@@ -52,6 +60,7 @@ def replay(journal: Journal, game_id: int) -> dict[str, Any]:
         "options": record.options, "fidelity": record.fidelity, "finished": record.finished,
         "outcome": outcome.to_dict() if outcome else None, "moves": list(record.moves), "steps": steps,
         "unseen": [g.to_dict() for g in record.unseen],  # moves never seen one by one
+        "seats": record.seats.to_dict(),  # the sides the computer played: "computer:N"
     }
 
 
@@ -67,7 +76,7 @@ def _step(state: State, move: str | None, ply: int) -> dict[str, Any]:
 
 # The JSON record's keys (docs/journal.md); a club hub's copy adds where and when it was played.
 RECORD_REQUIRED = ("tableref_game", "game", "start", "moves")
-RECORD_OPTIONAL = ("options", "fidelity", "outcome", "board", "game_id", "players", "round", "created")
+RECORD_OPTIONAL = ("options", "fidelity", "outcome", "board", "game_id", "players", "round", "created", "seats")
 
 
 def import_record(journal: Journal, data: object) -> int:
@@ -101,8 +110,13 @@ def import_record(journal: Journal, data: object) -> int:
             state = state.apply(state.parse_move(text))
         except RulesError as exc:
             raise RecordError(f"game record: move {i} ({text!r}): {exc}") from None
+    try:  # the sides the computer played: refused naming the side, as the text record does
+        seats = Seats.from_dict(data.get("seats") or {}, where="game record: seats").checked(
+            _players(start), where="game record: seats")
+    except SeatError as exc:
+        raise RecordError(str(exc)) from None
     try:  # one transaction: a cut-short import leaves nothing behind
-        record = journal.import_game(start, options, fidelity.value, list(moves), created=time.time())
+        record = journal.import_game(start, options, fidelity.value, list(moves), created=time.time(), seats=seats)
     except JournalError as exc:
         raise RecordError(f"game record: cannot journal it: {exc}") from None
     return record.id

@@ -383,6 +383,7 @@ def test_the_sqlite_file_has_the_documented_tables(journal):
         # the club hub's (docs/hub.md): what the hub has acknowledged; the players from a pairing
         "hub_outbox": ["game_id", "header", "acked_seq", "acked_end"],
         "game_players": ["game_id", "side", "name", "round"],
+        "game_seats": ["game_id", "side", "seat"],  # the sides the computer played
         # moves never seen one by one, with every sequence that reaches the board (issue 24)
         "unseen": ["game_id", "ply", "count", "alternatives", "chosen"],
     }
