@@ -1,0 +1,175 @@
+"""The players: the searching :class:`Engine`, and the bench's baselines, all with one shape.
+
+``play(state, limit=None, *, rng, clock=None, stop=None) -> PlayResult`` returns a whole turn:
+the move and every further move while the same player is to move and the game goes on.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from rules.game import State
+
+from .api import Analysis, Limit, PlayResult
+from .errors import EngineError, GameOverError
+from .evaluator import Evaluator, PlayoutEvaluator
+from .knowledge import Knowledge, knowledge_for
+from .levels import Level, get_level
+from .mcts import Budget, Node, Search
+
+MAX_TURN = 256  # moves in one turn: far above any game's (a guard against a rules bug looping)
+
+
+def _candidates(know: Knowledge, state: State):
+    if state.is_game_over():
+        raise GameOverError(f"{state.game_name}: the game is over")
+    moves = know.moves(state)
+    if not moves:
+        raise GameOverError(f"{state.game_name}: {state.to_move} has no legal move")
+    return moves
+
+
+def _texts(states_moves) -> tuple[str, ...]:
+    return tuple(s.move_text(m) for s, m in states_moves)
+
+
+class Engine:
+    """MCTS at a level; ``evaluator`` replaces the per-game playouts and knowledge."""
+
+    def __init__(self, level: int | Level = 3, *, evaluator: Evaluator | None = None) -> None:
+        self.level = get_level(level)
+        self.evaluator = evaluator or PlayoutEvaluator()
+
+    def play(self, state: State, limit: Limit | None = None, *, rng: random.Random,
+             clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> PlayResult:
+        return self._think(state, limit, rng, clock, stop)[0]
+
+    def analyse(self, state: State, limit: Limit | None = None, *, rng: random.Random,
+                clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> Analysis:
+        best, search, root = self._think(state, limit, rng, clock, stop)
+        ranked = tuple((c.move, state.move_text(c.move), c.visits, search.value_of(c, root.mover))
+                       for c in search.ranked(root))
+        if not ranked or ranked[0][0] != best.moves[0]:  # a forced or fallback first move
+            ranked = ((best.moves[0], best.texts[0], 0, best.evaluation),) + tuple(r for r in ranked if r[0] != best.moves[0])
+        return Analysis(best, ranked)
+
+    # -- the turn -----------------------------------------------------------------------------
+
+    def _think(self, state: State, limit: Limit | None, rng: random.Random,
+               clock: Callable[[], float] | None, stop: Callable[[], bool] | None) -> tuple[PlayResult, Search, Node]:
+        if not isinstance(rng, random.Random):
+            raise EngineError("rng: pass a random.Random (the engine keeps no randomness of its own)")
+        if limit is None:
+            # The level's own limit; without a clock only its node budget (deterministic).
+            limit = self.level.limit if clock is not None else Limit(nodes=self.level.limit.nodes)
+        if limit.time is not None and clock is None:
+            raise ValueError("Limit(time=…) needs a clock (e.g. time.monotonic)")
+        if limit.time is None and limit.nodes is None and stop is None:
+            raise ValueError("an unbounded search: give Limit(nodes=…) or Limit(time=…, clock) or stop")
+        know = self.evaluator.knowledge(state)
+        moves = _candidates(know, state)
+        search = Search(self.evaluator, self.level.settings, know.players(state), rng)
+        search.widen_for(know)
+        budget = Budget(limit.nodes, limit.time, clock, stop)
+        mover = state.to_move
+        root = node = search.new_root(state)
+        # A turn of several moves keeps half the budget for the moves after the first, each
+        # searched again from where the tree is thin.
+        first_next = state.successor(moves[0])
+        several = not first_next.is_game_over() and first_next.to_move == mover
+        chosen: list[tuple[State, object]] = []
+        evaluation = None
+        while len(chosen) < MAX_TURN:
+            cands = moves if node is root else know.moves(node.state)
+            if len(cands) == 1 and node is not root:
+                child = self._child(search, node, cands[0])
+            else:
+                if node is root:
+                    # a forced move is only judged, not searched
+                    search.run(node, budget, 0.05 if len(moves) == 1 else 0.5 if several else 1.0)
+                elif node.visits < max(32, 2 * len(cands)):
+                    search.run(node, budget, 0.5)
+                child = self._best(search, node, know, rng)
+            if evaluation is None:
+                evaluation = search.value_of(child, mover) if child.visits else 0.5
+            chosen.append((node.state, child.move))
+            node = child
+            if node.state.is_game_over() or node.state.to_move != mover:
+                break
+        result = PlayResult(tuple(m for _, m in chosen), _texts(chosen), float(evaluation),
+                            budget.used_nodes, budget.elapsed() if clock is not None else 0.0,
+                            self.level.number, budget.stopped)
+        return result, search, root
+
+    @staticmethod
+    def _child(search: Search, node: Node, move) -> Node:
+        for c in node.children:
+            if c.move == move:
+                return c
+        child = Node(node.state.successor(move), move, len(search.players))
+        node.children.append(child)
+        if node.untried:
+            node.untried = [m for m in node.untried if m != move]
+        return child
+
+    def _best(self, search: Search, node: Node, know: Knowledge, rng: random.Random) -> Node:
+        visited = [c for c in node.children if c.visits]
+        if visited:
+            return search.ranked(node)[0]
+        # Nothing searched here (the budget or stop() ran out): the knowledge's first choice.
+        if node.untried is None:
+            first = know.order(node.state, know.moves(node.state), rng)[0]
+        else:
+            first = node.untried[-1] if node.untried else node.children[0].move
+        return self._child(search, node, first)
+
+
+class RandomPlayer:
+    """A uniformly random choice among the moves a player would choose for itself."""
+
+    level = None
+
+    def play(self, state: State, limit: Limit | None = None, *, rng: random.Random,
+             clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> PlayResult:
+        know = knowledge_for(state.game_name)
+        _candidates(know, state)
+        mover, chosen = state.to_move, []
+        while len(chosen) < MAX_TURN:
+            moves = know.moves(state)
+            move = moves[rng.randrange(len(moves))]
+            chosen.append((state, move))
+            state = state.successor(move)
+            if state.is_game_over() or state.to_move != mover:
+                break
+        return PlayResult(tuple(m for _, m in chosen), _texts(chosen), 0.5, 0, 0.0, None)
+
+
+class GreedyPlayer:
+    """One move of lookahead on the game's own result: an immediate win, else the move that most
+    raises its own score (then lowers the best opponent's), ties at random; never an immediate loss
+    when another move exists."""
+
+    level = None
+
+    def play(self, state: State, limit: Limit | None = None, *, rng: random.Random,
+             clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> PlayResult:
+        know = knowledge_for(state.game_name)
+        _candidates(know, state)
+        mover, chosen = state.to_move, []
+        while len(chosen) < MAX_TURN:
+            best, best_key = None, None
+            for move in know.moves(state):
+                after = state.successor(move)
+                out = after.outcome()
+                result = 1 if out is None or out.winner is None else (2 if out.winner == mover else 0)
+                scores = after.scores()
+                others = max((v for p, v in scores.items() if p != mover), default=0)
+                key = (result, scores.get(mover, 0), -others, rng.random())
+                if best_key is None or key > best_key:
+                    best, best_key = move, key
+            chosen.append((state, best))
+            state = state.successor(best)
+            if state.is_game_over() or state.to_move != mover:
+                break
+        return PlayResult(tuple(m for _, m in chosen), _texts(chosen), 0.5, 0, 0.0, None)
