@@ -512,6 +512,26 @@ def _port(value: object, key: str, where: str) -> int:
 # -- the files it names -------------------------------------------------------------------------
 
 
+def _check_video(src: CameraConfig, fail: Any) -> None:
+    """A video file as the camera must be one OpenCV plays; a device node (``/dev/video0``) or a
+    stream may be missing now: serve waits for it (config check says so)."""
+    device = src.device
+    if not isinstance(device, str) or "://" in device or device.startswith("/dev/") or src.backend == "picamera":
+        return
+    try:
+        from vision.capture import CaptureError, OpenCVCapture
+    except ImportError:  # a build without the camera: serve says so on its own
+        return
+    capture = OpenCVCapture(device)
+    try:
+        capture.start()  # a file, not a device: reading its header says whether it plays
+    except CaptureError as exc:
+        reason = str(exc).removeprefix(f"{capture.name}: ")
+        raise fail("source.camera.device", f"{device}: {reason}") from None
+    finally:
+        capture.close()
+
+
 def _check_files(config: Config) -> None:
     where, src, game = config.where, config.source, config.game.name
 
@@ -562,6 +582,7 @@ def _check_files(config: Config) -> None:
                     pass
             except OSError as exc:
                 raise fail("source.camera.calibration", f"{src.calibration}: cannot read: {exc.strerror}") from None
+        _check_video(src, fail)
         for key, extra in (("lens", src.lens), ("pieceset", src.pieceset), ("rings", src.rings)):
             if extra is None:
                 continue

@@ -36,5 +36,7 @@ def open_durable(path: Path, schema: str, version: int, *, what: str, error: typ
             raise
         if isinstance(exc, OSError):
             raise error(f"{path}: cannot open the {what}: {exc.strerror}") from None
-        raise error(f"{path}: not a usable {what}: {exc}") from None
+        # Never replaced here: what is in it may still be saved. Say how to go on without it.
+        raise error(f"{path}: not a usable {what}: {exc}; move it aside (mv '{path}' '{path}.broken'): "
+                    f"a new, empty {what} is then made in its place") from None
     return db

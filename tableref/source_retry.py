@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -71,6 +72,15 @@ def one_line(exc: BaseException, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def said_all(exc: BaseException) -> bool:
+    """A camera's own "cannot open" (not plugged in, a file that is not a video): its one line
+    says all there is, a traceback would only bury it. Other errors keep theirs, once a series."""
+    if isinstance(exc, SourceLost):
+        return True
+    capture = sys.modules.get("vision.capture")  # not imported: then it cannot be its error
+    return capture is not None and isinstance(exc, capture.CaptureError)
+
+
 class Retries:
     """One source's failures in a row: what to log, what to show, how long to wait."""
 
@@ -90,7 +100,7 @@ class Retries:
         if self.attempt == 1:
             # The traceback once per series, for a bug hiding behind a device error.
             self.log.warning("source %s failed: %s: %s; opening it again in %g s", self.name, kind, reason, delay,
-                             exc_info=None if isinstance(exc, SourceLost) else exc)
+                             exc_info=None if said_all(exc) else exc)
         elif reason != self.reason:
             self.log.warning("source %s still failing (attempt %d), now: %s: %s; next try in %g s", self.name,
                              self.attempt, kind, reason, delay)
@@ -151,7 +161,8 @@ class Pump:
         while not self._stopping.is_set():
             if failed is not None:
                 if not feed.reopenable:
-                    log.error("source %s failed: %s", feed.name, one_line(failed), exc_info=failed)
+                    log.error("source %s failed: %s", feed.name, one_line(failed),
+                              exc_info=None if said_all(failed) else failed)
                     feed.set_status("failed", False, one_line(failed))
                     return
                 delay = self._lost(failed, time.monotonic() - opened)

@@ -13,6 +13,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
@@ -152,7 +153,7 @@ class OpenCVCapture(_Base):
         cap = self._factory(self.source)
         if not cap.isOpened():
             cap.release()
-            raise CaptureError(f"{self.name}: cannot open the camera or video")
+            raise CaptureError(f"{self.name}: {why_unopened(self.source)}")
         if self._live and isinstance(self.source, int) and self._size:
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self._size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self._size[1])
@@ -272,6 +273,22 @@ def picamera2_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def why_unopened(source: int | str) -> str:
+    """Why OpenCV could not open ``source``, as far as the file system tells: a missing file and
+    a file that is not a video are different mistakes, with different fixes."""
+    generic = "cannot open the camera or video"
+    if not isinstance(source, str) or "://" in source:
+        return generic
+    path = Path(source)
+    if source.startswith("/dev/"):
+        return generic if path.exists() else "cannot open the camera: no such device (not plugged in?)"
+    if not path.exists():
+        return "cannot open the video: no such file"
+    if path.is_dir():
+        return "cannot open the video: a directory, not a video file"
+    return "cannot open the video: not a video OpenCV can read (not a video, or its format or codec is not supported)"
 
 
 def open_capture(spec: str) -> _Base:

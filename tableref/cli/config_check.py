@@ -55,4 +55,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"{args.file}: ok")
     for line in summary(config):
         print(f"  {line}")
+    device = getattr(config.source, "device", None)
+    if isinstance(device, str) and device.startswith("/dev/") and not Path(device).exists():
+        # Not an error: a USB camera may be plugged in after the service starts, which waits for it.
+        print(f"  note: source.camera.device {device} is not there now (not plugged in, or a typo?): "
+              "serve waits for it, trying every 30 s")
     return 0
