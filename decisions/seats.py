@@ -22,7 +22,7 @@ KINDS = (PERSON, COMPUTER)
 
 # The engine's levels (engine.LEVELS) are 1..MAX_LEVEL; the vocabulary checks the range so a
 # bad config or record is one clear line, without importing the engine here.
-MIN_LEVEL, MAX_LEVEL = 1, 6
+MIN_LEVEL, MAX_LEVEL = 1, 5
 
 
 class SeatError(ValueError):

@@ -27,11 +27,13 @@ from typing import Any, Union
 
 from hardware.panel import PanelPins
 from hardware.pins import PinConfigError, PinSpec, check_distinct, check_pin
+from decisions import SeatError, Seats
 from rules import Fidelity, RulesError, get_game
 
 from .config_table import _got, _Table
 from .hub.settings import HubConfig, read_board_hub
 from .hub.settings import check_files as check_hub_files
+from .opponent_config import OpponentConfig, read_opponent
 from .voice.settings import VoiceConfig, read_voice
 
 DEFAULT_GAME = "gyges"
@@ -68,6 +70,7 @@ class GameConfig:
     name: str = DEFAULT_GAME
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # parsed, defaults filled
     setup: str = "default"  # a new game starts from the game's ready-to-play position, or "start"
+    seats: Seats = field(default_factory=Seats)  # [game.seats]: the sides the computer plays (docs/opponent.md)
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,7 @@ class Config:
     where: str = "<defaults>"  # the file it came from, for messages
     voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice]: docs/voice.md
     hub: HubConfig | None = None  # [hub]: publish to the club hub (docs/hub.md)
+    opponent: OpponentConfig = field(default_factory=OpponentConfig)  # [opponent]: docs/opponent.md
 
     @property
     def journal_path(self) -> Path:
@@ -344,8 +348,10 @@ class _Reader:
         data_cfg = self.data(top.table("data"))
         voice = read_voice(self, top.table("voice"))
         hub = read_board_hub(self, top.table("hub"))
+        opponent = read_opponent(self, top.table("opponent"))
         top.done()
-        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub)
+        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent)
+
 
     def game(self, t: _Table) -> GameConfig:
         name = t.get("name", str, required=True, expect='a game name such as "gyges"')
@@ -370,8 +376,19 @@ class _Reader:
                 except ValueError as exc:
                     raise self.error(where, f"got {value!r}: {exc}; expected {game.options[key].help}") from None
                 given[key] = value
+        options = game.parse_options(given)
+        seats = Seats()
+        seats_t = t.table("seats")
+        if seats_t is not None:
+            try:
+                sides = game.start(options)
+                seats = Seats.from_dict(seats_t.data, where=seats_t.key).checked(
+                    getattr(sides, "players", None) or game.players, where=seats_t.key)
+            except SeatError as exc:
+                said = str(exc).removeprefix(f"{seats_t.key}: ").removeprefix(f"{seats_t.key}.")
+                raise self.error(seats_t.key, f"{said} (each side = \"computer:N\" or \"person\")") from None
         t.done()
-        return GameConfig(name, MappingProxyType(game.parse_options(given)), setup)
+        return GameConfig(name, MappingProxyType(options), setup, seats)
 
     def source(self, t: _Table, game: GameConfig) -> SourceConfig:
         kind = self.choice(t, "kind", SOURCE_KINDS)

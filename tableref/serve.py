@@ -34,10 +34,12 @@ from hardware.panel import open_panel
 from hardware.pins import default_pin_factory
 
 from .config import Config, ConfigError, PanelConfig, SimulatedConfig, load_config
-from decisions import Command, Decision, StableView, StartGame
+from decisions import Command, Decision, SeatError, Seats, StableView, StartGame, parse_seats
 from .http_server import ServerLimits
 from .journal import Journal, JournalError
 from .malloc_tuning import tune_malloc
+from .opponent import Opponent, OpponentSettings
+from .opponent_config import OpponentConfig
 from .referee import Referee, RefereeLoop
 from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
 from .stabiliser import Stabiliser
@@ -84,10 +86,15 @@ class Service:
         hub: Any = None,
         hub_client_factory: Any = None,
         source_backoff: Any = None,
+        seats: Seats | None = None,
+        opponent: OpponentConfig | None = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
         self.game, self.options, self.setup = game, dict(options or {}), setup
+        self.seats = seats or Seats()  # the sides the computer plays in a new game (a resumed game keeps its own)
+        self.opponent_config = opponent or OpponentConfig()
+        self.opponent: Opponent | None = None
         self.fidelity, self.new, self.threaded = fidelity, new, threaded
         self.scan_interval, self.heartbeat, self.pin_hash = scan_interval, heartbeat, pin_hash
         self.settle, self.readings = settle, readings
@@ -129,7 +136,7 @@ class Service:
                    options=config.game.options, setup=config.game.setup, fidelity=fidelity,
                    settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
                    source=None if browser else src, panel=config.panel if config.panel.enabled else None,
-                   voice=config.voice, hub=config.hub, **kw)
+                   voice=config.voice, hub=config.hub, seats=config.game.seats, opponent=config.opponent, **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -158,7 +165,7 @@ class Service:
             self.referee = Referee.start(self.journal, self.game, options=feed.options if feed and feed.options
                                          is not None else self.options, fidelity=self.fidelity,
                                          start=feed.start_state if feed else None, setup=self.setup,
-                                         resume=not self.new)
+                                         resume=not self.new, seats=self.seats)
         except RulesError:
             self.journal.close()
             raise
@@ -187,7 +194,8 @@ class Service:
                                     "(admin PIN); the referee waits until then")
         self.app = create_app({"TABLEREF_TABLE": self.table, "TABLEREF_ADMIN": admin,
                                "TABLEREF_HEARTBEAT": self.heartbeat, "TABLEREF_HEALTH": self.health,
-                               "TABLEREF_VOICE": self.speaker, "TABLEREF_CAMERA": self.camera_setup})
+                               "TABLEREF_VOICE": self.speaker, "TABLEREF_CAMERA": self.camera_setup,
+                               "TABLEREF_HINT_LEVEL": self.opponent_config.hint_level})
         if self.threaded:
             # Takes commands now, handles them once started. A live board's stale views are
             # coalesced; a recording's every settled view is judged.
@@ -199,6 +207,10 @@ class Service:
                 self.speaker.start()
         self.referee.subscribe(self.table.on_decision)
         self.referee.subscribe(self._note)
+        # The computer's seats and hints: searched on the opponent's own thread, answered
+        # through the referee's queue (never on the referee's thread).
+        self.opponent = Opponent(self.submit, OpponentSettings(time_scale=self.opponent_config.time_scale))
+        self.referee.subscribe(self.opponent.on_decision)
         if self.hub_config is not None:  # publishes from the journal on its own thread; never delays a decision
             from .hub.publisher import HubPublisher
 
@@ -210,6 +222,8 @@ class Service:
             self.referee.subscribe(feed.on_decision)
             feed.subscribe_status(self._on_source_status)
             self._on_source_status(feed.status)
+        if self.threaded:
+            self.opponent.start()
         self.referee.greeting()
         if self.threaded:
             if self.publisher is not None:
@@ -228,7 +242,7 @@ class Service:
         if self.panel_config is None or self.pin_factory is None:
             return
         # The long press starts the configured game, with its options and set-up (issue 23).
-        configured = StartGame(self.game, dict(self.options), self.setup)
+        configured = StartGame(self.game, dict(self.options), self.setup, seats=self.seats)
         # Undo held mutes or unmutes the voice, when there is one (docs/voice.md).
         mute = {"on_undo_hold": self.speaker.toggle_mute} if self.speaker is not None else {}
         self.panel = open_panel(self.submit, pins=self.panel_config.pins, pin_factory=self.pin_factory,
@@ -283,6 +297,8 @@ class Service:
         if self._scanner is not None:
             self._scanner.join(5)
             self._scanner = None
+        if self.opponent is not None:
+            self.opponent.stop()  # a search in hand is cut short; its answer is never sent
         if self._loop is not None:
             self._loop.stop(5)
             self._loop = None
@@ -313,6 +329,8 @@ class Service:
                 referee.handle(command)
             except (RulesError, JournalError) as exc:  # as RefereeLoop does: refused, not fatal
                 referee.refuse(type(command).__name__, str(exc))
+        if self.opponent is not None:  # unthreaded (tests): the computer answers here, in order
+            self.opponent.run_pending()
 
     def scan(self) -> None:
         """Read the simulated board once, as a sensor scan: stable views go to the referee."""
@@ -387,6 +405,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="what the simulated sensor tells apart (default kind)")
     p.add_argument("--settle", type=float, default=None, help="seconds a reading must hold (default 0.6)")
     p.add_argument("--readings", type=int, default=None, help="readings a view must hold for (default 3)")
+    p.add_argument("--computer", metavar="SIDE:LEVEL", action="append", default=[],
+                   help="the computer plays SIDE at LEVEL 1-5 (north:3; DRIFT: red:2); repeatable; "
+                        "over the config's [game.seats]; a new game only (a resumed game keeps its seats)")
     p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     p.add_argument("--journal", type=Path, default=None,
                    help="journal file (default: the config's data.dir, else $TABLEREF_JOURNAL or "
@@ -433,6 +454,14 @@ def build_service(args: argparse.Namespace) -> tuple[Config, Service]:
         game = replace(game, options=get_game(config.game.name).parse_options(given))
     if args.setup is not None:
         game = replace(game, setup=args.setup)
+    if args.computer:
+        try:
+            given = parse_seats(args.computer, where="--computer")
+            sides = get_game(game.name).start(game.options)
+            seats = given.checked(getattr(sides, "players", None) or get_game(game.name).players, where="--computer")
+        except SeatError as exc:
+            raise ConfigError("<command line>", "--computer", str(exc).removeprefix("--computer: ")) from None
+        game = replace(game, seats=Seats({**game.seats.by_side, **seats.by_side}))
     stab = replace(config.stabiliser, **{k: v for k, v in (("settle", args.settle), ("readings", args.readings))
                                          if v is not None})
     config = replace(config, source=src, game=game, stabiliser=stab)

@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from decisions import SeatError, Seats
+from decisions.seats import MAX_LEVEL, MIN_LEVEL
 from rules import RulesError, game_names, get_game
 from rules.strict import refuse_duplicates
 from tableref.journal import Journal, JournalError
@@ -83,6 +85,14 @@ def games() -> Any:
             "options": {k: {"default": s.default, "help": s.help} for k, s in g.options.items()},
         })
     return jsonify(out)
+
+
+@bp.get("/levels")
+def levels() -> Any:
+    """The computer's levels, for the new-game dialog's seats and the hint."""
+    from engine import LEVELS  # the engine is pure and light; imported where the page needs it
+
+    return jsonify([{"number": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS])
 
 
 @bp.get("/board/<name>")
@@ -219,12 +229,27 @@ def new_game() -> Any:
         return _error("'options' must be an object of option -> value", 400)
     # Empty fields on the form mean "the default".
     options = {k: v for k, v in options.items() if v not in ("", None)}
+    seats = body.get("seats") or {}
+    if not isinstance(seats, dict):
+        return _error("'seats' must be an object of side -> 'person' or 'computer:N'", 400)
     try:
         opts = table().new_game(str(body.get("game") or table().snapshot()["game"]), options,
-                                str(body.get("setup") or "start"))
-    except (RulesError, SimBoardError) as exc:
+                                str(body.get("setup") or "start"), Seats.from_dict(seats))
+    except (RulesError, SimBoardError, SeatError) as exc:
         return _error(str(exc), 400)
     return jsonify(queued=True, options=opts), 202
+
+
+@bp.post("/hint")
+@admin_required
+def hint() -> Any:
+    """What the computer would play for the person to move, at the admin's level (config
+    ``[opponent] hint_level``, or ``level`` here): shown on the page, never played."""
+    level = _body().get("level", current_app.config.get("TABLEREF_HINT_LEVEL", 2))
+    if not isinstance(level, int) or isinstance(level, bool) or not MIN_LEVEL <= level <= MAX_LEVEL:
+        return _error(f"'level' must be {MIN_LEVEL}..{MAX_LEVEL}", 400)
+    table().ask_hint(level)
+    return _queued()
 
 
 @bp.post("/sim/<action>")

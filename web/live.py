@@ -19,8 +19,8 @@ from typing import Any
 from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, State, get_game
 from rules.phrase import Value
 from decisions import (
-    Accepted, Ambiguous, Command, Confirm, Decision, Declare, GameOver, Illegal, NewGame, Partial,
-    ChooseUnseen, Rejected, Restored, StartGame, TakenBack, Undo, UnseenChosen, UnseenMoves,
+    Accepted, Ambiguous, AskHint, Command, ComputerMove, Confirm, Decision, Declare, GameOver, Hint, Illegal, NewGame,
+    Partial, ChooseUnseen, Rejected, Restored, Seats, StartGame, TakenBack, Thinking, Undo, UnseenChosen, UnseenMoves,
 )
 
 from .boards import palette, space_labels
@@ -68,7 +68,13 @@ class LiveTable:
                                         "text": "simulated board connected" if sim else "board connected"}
         # The texts shown that come from the rules or the referee, English -> phrase, per part of
         # the page: said in the reader's language through the snapshot's "i18n" (web/i18n.py).
-        self._words: dict[str, dict[str, Value]] = {"last": {}, "question": {}, "status": {}, "log": {}, "unseen": {}}
+        self._words: dict[str, dict[str, Value]] = {"last": {}, "question": {}, "status": {}, "log": {}, "unseen": {},
+                                                    "computer": {}}
+        self._seats = Seats()
+        # The computer's turn to carry out (or its thinking), and a hint: each {"side", "level",
+        # "steps": [{move, description, lift, place}], "done"}, drawn on the board like a move.
+        self._computer: dict[str, Any] | None = None
+        self._hint: dict[str, Any] | None = None
         self._log_status: dict[str, dict[str, Any]] = {}  # the log's illegal and part-way lines
         self._i18n: dict[str, dict[str, str]] | None = None
         self._set_game(game_id, state, list(moves), dict(options))
@@ -101,6 +107,7 @@ class LiveTable:
                 options = self._options if d.game == self._game else {}
             self._pending_options = None
             self._set_game(d.game_id, state, moves, options)
+            self._seats, self._computer, self._hint = d.seats, None, None
             self._last = {"kind": d.kind, "text": d.text(), "highlight": []}
             self._question, self._status = [], {"kind": "ok"}
         elif isinstance(d, Accepted):
@@ -113,6 +120,9 @@ class LiveTable:
                           "confirmed": d.confirmed, "player": before.to_move, "highlight": highlight}
             self._question, self._status = [], {"kind": "ok"}
             self._said_move(before, d)
+            self._hint = None
+            if self._computer is not None and self._computer["side"] != before.to_move:
+                self._computer = None  # a person moved: the computer's last turn is history
         elif isinstance(d, TakenBack):
             self._state = get_game(self._game).from_dict(d.position)
             if self._moves:
@@ -120,8 +130,9 @@ class LiveTable:
             self._unseen = [u for u in self._unseen if u["first_ply"] + u["count"] <= len(self._moves)]
             self._position_changed()
             self._last = {"kind": d.kind, "text": f"took back {d.move}", "move": d.move,
-                          "highlight": _spaces(self._state, d.move)}
+                          "highlight": _spaces(self._state, d.move), "computer": d.computer}
             self._question, self._status = [], {"kind": "ok"}
+            self._computer, self._hint = None, None
         elif isinstance(d, GameOver):
             self._last = {**(self._last or {}), "kind": "game_over", "outcome": d.outcome}
         elif isinstance(d, Ambiguous):
@@ -148,6 +159,21 @@ class LiveTable:
             self._moves[d.first_ply:d.first_ply + len(d.moves)] = list(d.moves)
         elif isinstance(d, Rejected):
             self._notice = {"text": f"{d.command} refused: {d.reason}", "at": time.time()}
+        elif isinstance(d, Thinking):
+            shown = {"side": d.side, "level": d.level, "thinking": True, "steps": [], "done": 0}
+            if d.purpose == "hint":
+                self._hint = shown
+            else:
+                self._computer = shown
+        elif isinstance(d, (ComputerMove, Hint)):
+            shown = {"side": d.side, "level": d.level, "thinking": False, "steps": [s.to_dict() for s in d.steps],
+                     "done": getattr(d, "done", 0), "repeated": getattr(d, "repeated", False),
+                     "evaluation": round(d.evaluation, 2)}
+            self._words["computer"] = {s.description: s.phrase for s in d.steps if s.phrase is not None}
+            if isinstance(d, Hint):
+                self._hint = shown
+            else:
+                self._computer = shown
 
     def _said_move(self, before: State, d: Accepted) -> None:
         """The accepted move's description as a phrase (for the card and the log's line)."""
@@ -223,6 +249,7 @@ class LiveTable:
             "board_status": dict(self._status), "notice": self._notice,
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
+            "seats": self._seats.to_dict(), "computer": self._computer, "hint": self._hint,
             "i18n": self._translations(),
         }
 
@@ -231,7 +258,7 @@ class LiveTable:
             words = dict(self._position_words)
             open_ = {c["description"] for u in self._unseen for c in u["choices"]}
             self._words["unseen"] = {k: v for k, v in self._words["unseen"].items() if k in open_}
-            for part in ("last", "question", "status", "log", "unseen"):
+            for part in ("last", "question", "status", "log", "unseen", "computer"):
                 words.update(self._words[part])
             for st in self._log_status.values():
                 words.update(st["words"])
@@ -255,23 +282,29 @@ class LiveTable:
     def declare(self, move: str) -> None:
         self._submit(Declare(move))
 
-    def new_game(self, game_name: str, options: Mapping[str, Any] | Sequence[str], setup: str) -> dict[str, Any]:
-        """Check the game and options (``RulesError`` says what is wrong), set the simulated
-        board up for it, then ask the referee for the new game."""
+    def ask_hint(self, level: int) -> None:
+        """What would the computer play for the person to move (shown, never played)."""
+        self._submit(AskHint(level))
+
+    def new_game(self, game_name: str, options: Mapping[str, Any] | Sequence[str], setup: str,
+                 seats: Seats | None = None) -> dict[str, Any]:
+        """Check the game, options and seats (``RulesError``/``SeatError`` say what is wrong),
+        set the simulated board up for it, then ask the referee for the new game."""
         if setup not in SETUPS:
             raise RulesError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
         game = get_game(game_name)
         opts = game.parse_options(options)
         start = game.default_setup(opts) if setup == "default" else game.start(opts)
+        seats = (seats or Seats()).checked(getattr(start, "players", None) or game.players)
         with self._lock:
             self._pending_options = (game_name, dict(opts))
         if self.sim is None:
-            self._submit(StartGame(game_name, opts, setup))
+            self._submit(StartGame(game_name, opts, setup, seats=seats))
             return opts
         # The new game is asked for first, carrying the board it sets up: the old game closes
         # as it stood and never judges the reset board (it would read it as a takeback).
         board = start.view(self.fidelity)
-        self._submit(StartGame(game_name, opts, setup, board=board))
+        self._submit(StartGame(game_name, opts, setup, board=board, seats=seats))
         self.sim.reset(board, palette(game_name, opts), game.board())
         self._sim_changed()
         return opts

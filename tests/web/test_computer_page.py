@@ -1,0 +1,87 @@
+"""The computer opponent through the whole service (no threads: the computer answers before
+the request returns): seats from the new-game dialog, its move on the page, carried out on the
+simulated board, anything else refused with the move repeated, the undo of both, the hint."""
+
+from __future__ import annotations
+
+from decisions import parse_seats
+from rules import Fidelity, get_game
+from webhelp import admin_client, make_service, move, state
+
+GYGES = get_game("gyges")
+
+
+def carry_out(svc, steps):
+    """A person carries the computer's turn out on the board: the position after its moves."""
+    s = svc.referee.state
+    for step in steps:
+        s = s.apply_text(step["move"])
+    svc.table.sim.reset(s.view(svc.fidelity))
+    svc.scan()
+
+
+def test_computer_move_shown_carried_out_and_undone_with_the_persons(tmp_path):
+    svc = make_service(tmp_path, seats=parse_seats("north:1"))
+    try:
+        client, post = admin_client(svc)
+        assert state(client)["seats"] == {"north": "computer:1"}
+        move(post, "a1", "a2")
+        st = state(client)
+        comp = st["computer"]
+        assert comp["side"] == "north" and not comp["thinking"] and comp["steps"]
+        step = comp["steps"][0]
+        assert step["lift"] and step["place"] and step["description"]
+        assert st["moves"] == ["a1-a2"]  # not played until the board shows it
+        # Something else on the board: refused, the computer's move said again.
+        wrong = next(m for m in svc.referee.state.legal_moves()
+                     if svc.referee.state.move_text(m) != step["move"])
+        svc.table.sim.reset(svc.referee.state.successor(wrong).view(svc.fidelity))
+        svc.scan()
+        st = state(client)
+        assert st["board_status"]["kind"] == "illegal" and st["computer"]["repeated"]
+        carry_out(svc, comp["steps"])
+        st = state(client)
+        assert st["moves"] == ["a1-a2", step["move"]] and st["to_move"] == "south"
+        assert st["last"]["move"] == step["move"]
+        r = post("/api/undo")
+        assert r.status_code == 202
+        st = state(client)
+        assert st["moves"] == []  # the person's move and the computer's reply
+        assert st["computer"] is None
+        kinds = [(r["kind"], r["text"]) for r in st["recent"][:3]]
+        assert any("the computer's move" in text for _, text in kinds), kinds
+    finally:
+        svc.close()
+
+
+def test_new_game_dialog_seats_and_a_bad_side(tmp_path):
+    svc = make_service(tmp_path)
+    try:
+        client, post = admin_client(svc)
+        r = post("/api/new-game", {"game": "gyges", "setup": "default", "seats": {"east": "computer:2"}})
+        assert r.status_code == 400 and "east" in r.get_json()["error"]
+        r = post("/api/new-game", {"game": "gyges", "setup": "default", "seats": {"south": "computer:1"}})
+        assert r.status_code == 202
+        st = state(client)
+        assert st["seats"] == {"south": "computer:1"}
+        assert st["computer"]["side"] == "south" and st["computer"]["steps"]  # south opens: it played at once
+        levels = client.get("/api/levels").get_json()
+        assert [lv["number"] for lv in levels] == [1, 2, 3, 4, 5]
+    finally:
+        svc.close()
+
+
+def test_hint_is_shown_and_never_played(tmp_path):
+    svc = make_service(tmp_path)
+    try:
+        client, post = admin_client(svc)
+        assert client.post("/api/hint", json={}).status_code in (401, 403)  # an admin's, with CSRF
+        r = post("/api/hint", {"level": 1})
+        assert r.status_code == 202
+        st = state(client)
+        assert st["hint"]["side"] == "south" and st["hint"]["steps"] and st["moves"] == []
+        assert post("/api/hint", {"level": 9}).status_code == 400
+        move(post, "a1", "a2")
+        assert state(client)["hint"] is None  # a move made: the hint is gone
+    finally:
+        svc.close()
