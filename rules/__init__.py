@@ -22,7 +22,7 @@ from .errors import (
 from .explain import Candidate, Explanation, SpaceFix, Verdict, explain
 from .game import Game, Move, OptionSpec, Outcome, State
 from .phrase import Joined, P, Phrase
-from .registry import game_names, get_game, register
+from .registry import game_named, game_names, get_game, register
 from .view import HIDDEN, MORE, OCCUPIED, Fidelity, Observation, View
 
 __all__ = [
@@ -32,6 +32,6 @@ __all__ = [
     "Candidate", "Explanation", "SpaceFix", "Verdict", "explain",
     "Game", "Move", "OptionSpec", "Outcome", "State",
     "Joined", "P", "Phrase",
-    "game_names", "get_game", "register",
+    "game_named", "game_names", "get_game", "register",
     "HIDDEN", "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from .errors import UnknownGameError
 from .game import Game
 
@@ -24,6 +26,27 @@ def get_game(name: str) -> Game:
         return _GAMES[name]()
     except KeyError:
         raise UnknownGameError(f"unknown game {name!r} (known: {', '.join(sorted(_GAMES))})") from None
+
+
+def game_named(text: str) -> str:
+    """The registered name of the game ``text`` names: its name or its title, in any case and
+    with or without accents (``Gygès``, ``GYGES``, ``gyges``); UnknownGameError listing them."""
+    _load_builtin()
+    if text in _GAMES:
+        return text
+    wanted = _plain(text)
+    for name, cls in sorted(_GAMES.items()):
+        if wanted in (_plain(name), _plain(cls.title)):
+            return name
+    known = ", ".join(f"{name} ({cls.title})" if _plain(cls.title) != _plain(name) else name
+                      for name, cls in sorted(_GAMES.items()))
+    raise UnknownGameError(f"unknown game {text!r} (known: {known})")
+
+
+def _plain(text: str) -> str:
+    """Case and accents left out: what a person typing a game's name may or may not give."""
+    decomposed = unicodedata.normalize("NFKD", text.strip())
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
 def _load_builtin() -> None:

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from hardware import cli as gpio_cli
-from rules import RulesError
+from rules import RulesError, game_named
 
 from .. import serve
 from ..hub import cli as hub_cli
@@ -74,12 +74,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _name_games(args)
         return args.func(args)
     except (RulesError, JournalError, BoardScriptError) as exc:
         print(f"tableref: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _name_games(args: argparse.Namespace) -> None:
+    """Every command's ``--game`` as the registered name, whether it was given by name or by
+    title, in any case, with or without accents (``Gygès``); an unknown one is refused here, once,
+    with the games there are (UnknownGameError, a RulesError: one line, exit 2)."""
+    for dest in ("game", "rules_game"):
+        given = getattr(args, dest, None)
+        if isinstance(given, str):
+            try:
+                setattr(args, dest, game_named(given))
+            except RulesError as exc:
+                raise RulesError(f"--game: {exc}") from None
 
 
 def _open_journal(args: argparse.Namespace, *, exclusive: bool = False) -> Journal:

@@ -224,7 +224,8 @@ _COMMANDS = {
 
 def _game(name: str, where: str) -> Game:
     try:
-        return rules.get_game(name)
+        # On the command line a game may be named by its title too (Gygès); in a file, by its name.
+        return rules.get_game(rules.game_named(name) if where == "--game" else name)
     except ValueError as exc:
         raise InputError(where, str(exc)) from None
 
