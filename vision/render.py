@@ -133,9 +133,10 @@ class Page:
     height_mm: float
 
 
-def board_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 6.0) -> list[Page]:
+def board_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 6.0, assembly: bool = False) -> list[Page]:
     """The sheet on one page of ``paper`` if it fits (either way round), else tiles that
-    overlap by 12 mm, each labelled with its row and column, to be trimmed and taped."""
+    overlap by 12 mm, each labelled with its number, row and column, to be trimmed and taped;
+    ``assembly``: tiles come after a first page showing how they go together."""
     if paper not in PAPER_MM:
         raise ValueError(f"paper must be one of {', '.join(PAPER_MM)}, got {paper!r}")
     img = draw_sheet(sheet, px_per_mm)
@@ -147,21 +148,57 @@ def board_pages(sheet: Sheet, *, paper: str = "A4", px_per_mm: float = 6.0) -> l
             return [_place(img, px_per_mm, paw, pah, (0, 0), (w_mm, h_mm), "")]
     # Tile in the orientation that needs fewer pages.
     best: list[Page] | None = None
+    best_tiles: list[tuple[float, float, float, float]] = []
     for (uw, uh), (paw, pah) in ((usable, (pw, ph)), (usable[::-1], (ph, pw))):
         step_x, step_y = uw - TILE_OVERLAP_MM, uh - TILE_OVERLAP_MM
         cols = max(1, math.ceil((w_mm - TILE_OVERLAP_MM) / step_x))
         rows = max(1, math.ceil((h_mm - TILE_OVERLAP_MM) / step_y))
-        pages = []
+        pages, tiles = [], []
         for r in range(rows):
             for c in range(cols):
                 x0, y0 = c * step_x, r * step_y
                 x1, y1 = min(w_mm, x0 + uw), min(h_mm, y0 + uh)
-                label = f"{sheet.game} tile row {r + 1}/{rows} col {c + 1}/{cols} (overlap {TILE_OVERLAP_MM:.0f} mm)"
+                label = (f"{sheet.game} tile {len(pages) + 1}/{rows * cols}: row {r + 1}/{rows} col {c + 1}/{cols} "
+                         f"(overlap {TILE_OVERLAP_MM:.0f} mm)")
                 pages.append(_place(img, px_per_mm, paw, pah, (x0, y0), (x1, y1), label))
+                tiles.append((x0, y0, x1, y1))
         if best is None or len(pages) < len(best):
-            best = pages
+            best, best_tiles = pages, tiles
     assert best is not None
-    return best
+    return [assembly_page(sheet, best_tiles, paper=paper, px_per_mm=px_per_mm), *best] if assembly else best
+
+
+def assembly_page(sheet: Sheet, tiles: list[tuple[float, float, float, float]], *, paper: str = "A4",
+                  px_per_mm: float = 6.0) -> Page:
+    """How the tiles go together: the whole board small, each tile's outline with its number
+    (the number printed on the tile), and what to do with them."""
+    pw, ph = PAPER_MM[paper]
+    w_mm, h_mm = sheet.size
+    if (w_mm > h_mm) != (pw > ph):
+        pw, ph = ph, pw  # the page the way the board lies
+    s = float(px_per_mm)
+    page = np.full((int(round(ph * s)), int(round(pw * s)), 3), 255, np.uint8)
+    m, header = PRINTER_MARGIN_MM, 30.0  # the header: three lines of instructions
+    scale = min((pw - 2 * m) / w_mm, (ph - 2 * m - header) / h_mm)  # page mm per board mm
+    small = draw_sheet(sheet, s * scale, labels=False)
+    ox, oy = int(round(m * s)), int(round((m + header) * s))
+    small = small[:page.shape[0] - oy, :page.shape[1] - ox]
+    page[oy:oy + small.shape[0], ox:ox + small.shape[1]] = small
+    lines = (f"{sheet.game}: how the {len(tiles)} tiles go together (this page is not to scale)",
+             f"Print the tiles at 100 % (not 'fit to page'). Each overlaps the next by {TILE_OVERLAP_MM:.0f} mm:",
+             "trim one tile's margin along its grey frame, lay it over its neighbour, tape; in number order.")
+    for i, text in enumerate(lines):
+        _text(page, text, (ox, int(round((m + 6 + 8 * i) * s))), (4.0 if i == 0 else 3.0) * s, (0, 0, 0))
+    colours = ((200, 60, 0), (0, 140, 0), (0, 0, 200), (150, 0, 150))  # neighbours told apart
+    for n, (x0, y0, x1, y1) in enumerate(tiles, start=1):
+        a = (ox + int(round(x0 * scale * s)), oy + int(round(y0 * scale * s)))
+        b = (ox + int(round(x1 * scale * s)) - 1, oy + int(round(y1 * scale * s)) - 1)
+        colour = colours[(n - 1) % len(colours)]
+        cv2.rectangle(page, a, b, colour, max(1, int(round(0.6 * s))))
+        size = 12.0 * s
+        centre = ((a[0] + b[0]) // 2 - int(size * 0.3 * len(str(n))), (a[1] + b[1]) // 2 + int(size / 2))
+        _text(page, str(n), centre, size, colour)
+    return Page(page, pw, ph)
 
 
 def _place(img: np.ndarray, s: float, pw: float, ph: float, a: tuple[float, float], b: tuple[float, float],

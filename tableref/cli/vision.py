@@ -149,7 +149,7 @@ def _print(args: argparse.Namespace, *, tags: bool) -> int:
     s = args.dpi / 25.4
     try:
         pages = render.tag_pages(sheet, paper=args.paper, px_per_mm=s) if tags \
-            else render.board_pages(sheet, paper=args.paper, px_per_mm=s)
+            else render.board_pages(sheet, paper=args.paper, px_per_mm=s, assembly=True)
     except ValueError as exc:
         return _fail("--game", str(exc))
     try:
