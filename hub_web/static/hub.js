@@ -17,7 +17,10 @@
 
   function playersText(b) {
     const names = Object.values(b.players || {});
-    return names.length ? names.join(" – ") : "no pairing";
+    // The sides the computer plays (a board's seats): said beside the pairing's names.
+    const computers = Object.entries(b.seats || {}).map(([side, seat]) => `${side}: computer, level ${seat.split(":")[1]}`);
+    const said = names.length ? names.join(" – ") : (computers.length ? "" : "no pairing");
+    return [said, ...computers].filter(Boolean).join(" · ");
   }
 
   function statusText(b) {
@@ -117,7 +120,9 @@
     $("#r-prev").onclick = () => { at = Math.max(0, at - 1); show(); };
     $("#r-next").onclick = () => { at = Math.min(steps.length - 1, at + 1); show(); };
     $("#r-last").onclick = () => { at = steps.length - 1; show(); };
-    const names = Object.entries(data.record.players || {}).map(([s, n]) => `${s}: ${n}`).join(" · ");
+    const names = Object.entries(data.record.players || {}).map(([s, n]) => `${s}: ${n}`)
+      .concat(Object.entries(data.record.seats || {}).map(([s, seat]) => `${s}: computer, level ${seat.split(":")[1]}`))
+      .join(" · ");
     $("#replay-title").textContent += names ? ` — ${names}` : "";
     show();
     corrections(data.record, rules);

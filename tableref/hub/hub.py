@@ -55,6 +55,8 @@ class BoardView:
     events: int = 0  # events stored this run
     view: dict[str, Any] = field(default_factory=dict)  # the position as pieces on spaces
     to_move: str | None = None
+    seats: dict[str, str] = field(default_factory=dict)  # the newest game's computer sides: "computer:N"
+    seats_game: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         live = self.live
@@ -63,7 +65,8 @@ class BoardView:
                 "ply": live.ply if live else 0, "status": live.status if live else None,
                 "last": live.last if live else None, "outcome": live.outcome if live else None,
                 "players": live.players if live else {}, "view": self.view, "to_move": self.to_move,
-                "last_event": self.last_event}
+                "last_event": self.last_event,
+                "seats": self.seats if live is not None and live.game == self.seats_game else {}}
 
 
 class Hub:
@@ -221,7 +224,9 @@ class Hub:
                         view.events += 1
                         view.last_event = max(view.last_event, m.created)
                         view.online = True  # the position itself follows on the live topic
-                    elif isinstance(m, GameHeader) and (view.live is None or view.live.game < m.game):
+                    if isinstance(m, GameHeader) and m.game >= view.seats_game:
+                        view.seats, view.seats_game = dict(m.seats), m.game
+                    if isinstance(m, GameHeader) and (view.live is None or view.live.game < m.game):
                         view.live = drawn[board] = Live(m.game, m.name, 0, m.start, "ok", None, None, m.players,
                                                         m.created)
                     changed[board] = view

@@ -133,7 +133,12 @@ class Outbox:
         name, options, fidelity, start, created = self.db.execute(
             "SELECT game, options, fidelity, start, created FROM games WHERE id=?", (game,)).fetchone()
         players, rnd = self.players(game)
-        return GameHeader(game, name, json.loads(options), fidelity, json.loads(start), created, players, rnd)
+        try:
+            seats = dict(self.db.execute("SELECT side, seat FROM game_seats WHERE game_id=?", (game,)).fetchall())
+        except sqlite3.OperationalError:  # a journal from before the computer's seats: people only
+            seats = {}
+        return GameHeader(game, name, json.loads(options), fidelity, json.loads(start), created, players, rnd,
+                          seats)
 
     def events(self, game: int, after: int, limit: int) -> list[GameEvent]:
         rows = self.db.execute(

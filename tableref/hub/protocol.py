@@ -70,6 +70,7 @@ class GameHeader:
     created: float
     players: dict[str, str] = field(default_factory=dict)  # side → player's name, from the pairing
     round: int | None = None  # the hub's round the pairing came from
+    seats: dict[str, str] = field(default_factory=dict)  # side → "computer:N": the sides the computer played
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,8 @@ def encode(message: Message) -> bytes:
     data = {"v": VERSION, "type": message.type, **asdict(message)}
     if isinstance(message, Ack) and message.unseen is None:
         del data["unseen"]  # a board older than the unseen message reads this ack as before
+    if isinstance(message, GameHeader) and not message.seats:
+        del data["seats"]  # people only: a hub older than the computer's seats reads it as before
     return json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
 
 
@@ -227,7 +230,7 @@ _CHECKS: dict[str, Any] = {
     "name": str, "fidelity": str, "kind": str, "state": str, "status": str, "version": str, "event": str,
     "move": (str, type(None)), "last": (str, type(None)), "end": (str, type(None)), "unseen": (str, type(None)),
     "groups": list, "rewritten": list,
-    "options": dict, "start": dict, "position": dict, "players": dict,
+    "options": dict, "start": dict, "position": dict, "players": dict, "seats": dict,
     "outcome": (dict, type(None)), "header": bool, "created": float, "finished": float, "at": float,
 }
 
@@ -277,6 +280,10 @@ def _check(msg: Message) -> None:
     if players is not None and not all(isinstance(k, str) and isinstance(v, str) and len(v) <= 80
                                        for k, v in players.items()):
         raise ValueError("players must map each side to a name (at most 80 characters)")
+    seats = getattr(msg, "seats", None)
+    if seats and not all(isinstance(k, str) and isinstance(v, str) and len(k) <= 20 and re.fullmatch(
+            r"computer:[1-9]", v) for k, v in seats.items()):
+        raise ValueError("seats must map each side to 'computer:N'")
     if isinstance(msg, Status) and msg.state not in ("online", "offline"):
         raise ValueError(f"state must be online or offline, got {msg.state!r}")
 

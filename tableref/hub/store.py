@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,11 @@ CREATE TABLE IF NOT EXISTS events(
     kind TEXT NOT NULL CHECK (kind IN ('move', 'undo')), move TEXT, position TEXT NOT NULL,
     created REAL NOT NULL, received REAL NOT NULL,
     PRIMARY KEY (board, game, seq)
+);
+-- The sides the computer played in a board's game (its header's seats: side -> "computer:N");
+-- a table of its own so that stores written before the computer's seats open unchanged.
+CREATE TABLE IF NOT EXISTS game_seats(
+    board TEXT NOT NULL, game INTEGER NOT NULL, seats TEXT NOT NULL, PRIMARY KEY (board, game)
 );
 CREATE TABLE IF NOT EXISTS rounds(number INTEGER PRIMARY KEY, created REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS pairings(
@@ -86,11 +91,13 @@ class GameRow:
     finished: bool  # the end covers every event stored (an undo after it reopens the game)
     created: float
     corrected: bool = False  # the arbiter corrected it (moves, outcome and finished are as corrected)
+    seats: dict[str, str] = field(default_factory=dict)  # side -> "computer:N": the sides the computer played
 
     def to_dict(self) -> dict[str, Any]:
         return {"board": self.board, "game": self.game, "name": self.name, "players": self.players,
                 "round": self.round, "moves": self.moves, "events": self.events, "outcome": self.outcome,
-                "finished": self.finished, "created": self.created, "corrected": self.corrected}
+                "finished": self.finished, "created": self.created, "corrected": self.corrected,
+                "seats": self.seats}
 
 
 class HubStore:
@@ -142,6 +149,9 @@ class HubStore:
                             " WHERE excluded.round IS NOT NULL AND (games.round IS NULL OR excluded.round >= games.round)",
                             (board, m.game, m.name, json.dumps(m.options), m.fidelity, json.dumps(m.start), m.created,
                              json.dumps(m.players), m.round))
+                        if m.seats:
+                            db.execute("INSERT OR REPLACE INTO game_seats(board, game, seats) VALUES (?, ?, ?)",
+                                       (board, m.game, json.dumps(m.seats)))
                     elif isinstance(m, GameEvent):
                         cur = db.execute(
                             "INSERT OR IGNORE INTO events(board, game, seq, kind, move, position, created, received)"
@@ -269,20 +279,23 @@ class HubStore:
             rows = self.db.execute(
                 "SELECT g.board, g.game, g.name, g.players, g.round, g.end_events, g.outcome, g.created,"
                 " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game),"
-                " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game AND e.kind='move')"
+                " (SELECT COUNT(*) FROM events e WHERE e.board=g.board AND e.game=g.game AND e.kind='move'),"
+                " (SELECT seats FROM game_seats s WHERE s.board=g.board AND s.game=g.game)"
                 f" FROM games g {where} ORDER BY g.board, g.game", args).fetchall()
         corrected = {(c.board, c.game) for c in self.corrections(board)}
         out = []
-        for b, g, name, players, rnd, end_events, outcome, created, events, moves in rows:
+        for b, g, name, players, rnd, end_events, outcome, created, events, moves, seats_json in rows:
+            seats = json.loads(seats_json) if seats_json else {}
             finished = end_events is not None and end_events == events
             if (b, g) in corrected:  # the record as corrected, not as the board sent it
                 record = self._board_record(b, g)
                 c = overlay(record["moves"], record["outcome"], record.pop("finished"), self.corrections(b, g))
                 out.append(GameRow(b, g, name, json.loads(players), rnd, len(c.moves), events, c.outcome,
-                                   c.finished, created, True))
+                                   c.finished, created, True, seats))
                 continue
             out.append(GameRow(b, g, name, json.loads(players), rnd, moves - (events - moves), events,
-                               json.loads(outcome) if finished and outcome else None, finished, created))
+                               json.loads(outcome) if finished and outcome else None, finished, created,
+                               seats=seats))
         return out
 
     def export(self, board: str, game: int) -> dict[str, Any]:
@@ -323,6 +336,7 @@ class HubStore:
                 raise KeyError(f"no game {game} from {board}")
             events = self.db.execute("SELECT seq, kind, move FROM events WHERE board=? AND game=? ORDER BY seq",
                                      (board, game)).fetchall()
+            seats = self.db.execute("SELECT seats FROM game_seats WHERE board=? AND game=?", (board, game)).fetchone()
         name, options, fidelity, start, players, rnd, end_events, outcome, created = row
         moves: list[str] = []
         for i, (seq, kind, move) in enumerate(events):
@@ -333,11 +347,14 @@ class HubStore:
             elif moves:
                 moves.pop()
         finished = end_events is not None and end_events == len(events)
-        return {"tableref_game": 1, "game": name, "options": json.loads(options), "fidelity": fidelity,
-                "start": json.loads(start), "moves": moves,
-                "outcome": json.loads(outcome) if finished and outcome else None,
-                "board": board, "game_id": game, "players": json.loads(players), "round": rnd, "created": created,
-                "finished": finished}
+        out = {"tableref_game": 1, "game": name, "options": json.loads(options), "fidelity": fidelity,
+               "start": json.loads(start), "moves": moves,
+               "outcome": json.loads(outcome) if finished and outcome else None,
+               "board": board, "game_id": game, "players": json.loads(players), "round": rnd, "created": created,
+               "finished": finished}
+        if seats is not None:  # the sides the computer played, as `tableref export` writes them
+            out["seats"] = json.loads(seats[0])
+        return out
 
     # -- the arbiter's corrections ------------------------------------------------------------------
 
