@@ -157,6 +157,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     with _open_journal(args) as journal:
         record = journal.load(args.game_id)
         print(f"game {record.id}: {record.game} ({record.fidelity} sensing), {len(record.moves)} moves")
+        for side, level in record.seats.computers.items():
+            print(f"     {side}: the computer, level {level}")
         state = record.states[0]
         unseen = {g.ply: g for g in record.unseen}
         for ply, text in enumerate(record.moves, start=1):
@@ -166,7 +168,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 print(f"     moves {ply}-{ply + group.count - 1} never seen one by one ({how}); any of: "
                       + "; ".join(group.alternatives))
             move = state.parse_move(text)
-            print(f"{ply:3d}. {text:<10} {state.describe_move(move)}")
+            by = " (the computer)" if record.seats.is_computer(state.to_move) else ""
+            print(f"{ply:3d}. {text:<10} {state.describe_move(move)}{by}")
             state = state.successor(move)
         outcome = state.outcome()
         if outcome is not None:

@@ -153,3 +153,19 @@ def test_new_game_with_seats_and_a_bad_side_is_refused(journal):
     out = ref.handle(StartGame("gyges", {}, "default", seats=parse_seats("south:1")))
     assert kinds(out)[:1] == ["new_game"] and out[0].seats.computers == {"south": 1}
     assert kinds(out)[-1] == "thinking"  # south moves first: the computer is asked at once
+
+
+def test_replay_command_says_which_side_the_computer_played(tmp_path, capsys):
+    from tableref.cli import main
+
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as j:
+        ref, _ = make(j, seats="north:3")
+        ask = thinking(see(ref, GYGES.default_setup().apply_text("a1-a2")))
+        text = ref.state.move_text(ref.state.legal_moves()[0])
+        ref.handle(PlayComputerMove(ask.token, (text,)))
+        see(ref, ref.state.apply_text(text))
+    assert main(["replay", "1", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "north: the computer, level 3" in out
+    assert [line for line in out.splitlines() if "(the computer)" in line][0].lstrip().startswith("2.")
