@@ -26,7 +26,8 @@ SCRIPT_MESSAGES = (
     "Game over: {player} wins ({reason})", "Game over: a draw ({reason})", "{player} to move", "first to {n}",
     "first to {n} wins", "{player} played {move}", "Took back {move}", "resumed at move {ply}",
     "new game — make the first move on the board", "Looks like {move}", "Could be: {moves}",
-    "(confirmed)", "Moves the board cannot show ({n})", "Could be any of {n} moves ({moves}, …)",
+    "(confirmed)", "Took back {move}: {todo}", "Took back {move}: put the board back as it was",
+    "Moves the board cannot show ({n})", "Could be any of {n} moves ({moves}, …)",
     "Each leaves the board looking exactly as it was, so the sensors cannot tell it from no move: if you played "
     "one, record it here.",
     "Moves {first}–{last} were never seen one by one. Which did you play? (the game goes on meanwhile)",
@@ -80,9 +81,7 @@ def translations(words: Mapping[str, Value], game: str | None, status: Mapping[s
     pieces in the game's words; ``log``: the log's illegal and part-way lines, each with the
     board status it reported (said as what to do, like the card)."""
     out: dict[str, dict[str, str]] = {}
-    for lang in languages():
-        if lang == DEFAULT_LANGUAGE:
-            continue
+    for lang in languages():  # English too: its hand and log lines name the pieces in words
         c = catalog(lang)
         said = {en: c.say(p) for en, p in words.items()}
         said.update(hand_lines(c, game, status))

@@ -35,7 +35,11 @@ def game_list(journal: Journal) -> list[dict[str, Any]]:
             status = f"{g.outcome['winner']} won" if g.outcome.get("winner") else "draw"
         else:
             status = "abandoned" if g.finished else "in progress"
-        out.append({"id": g.id, "game": g.game, "fidelity": g.fidelity, "created": g.created,
+        try:
+            title = get_game(g.game).title
+        except RulesError:  # a game no longer registered: its name
+            title = g.game
+        out.append({"id": g.id, "game": g.game, "title": title, "fidelity": g.fidelity, "created": g.created,
                     "finished": g.finished, "outcome": g.outcome, "moves": g.moves, "status": status})
     return out
 

@@ -43,8 +43,8 @@ def test_a_persons_path_through_the_demo(browser, tmp_path, artifacts):
 
         # Undo: the move is taken back and the page says what to put back, with an arrow.
         page.click("#undo")
-        page.wait_for_selector("#decision[data-kind='illegal']")
-        assert "move occupied from a5 back to a6" in page.inner_text("#decision")
+        page.wait_for_selector("#decision[data-kind='taken_back']")
+        assert "Took back a6-a5: move the piece from a5 back to a6" in page.inner_text("#decision")
         assert page.locator("#board line.b-arrow").count() == 1
         page.screenshot(path=str(artifacts / "demo-3-undo.png"), full_page=True)
         click_space(page, "a5")

@@ -159,15 +159,23 @@
         class: arrowCls, "marker-end": marker, "stroke-width": Math.max(2, cell * 0.08) }, svg);
       mark(a.to, "b-put", 1.15);
     }
+    // "+3" / "−3" sit on the space's right edge, clear of the names printed at the spaces' top
+    // left (its own and its neighbour's); a second hint on one space goes below the first.
+    const hints = {};
+    const hint = (s, str, cls) => {
+      const n = hints[s.id] = (hints[s.id] || 0) + 1;
+      text(svg, s.x + r * 0.75, s.y + (n === 1 ? -r * 0.7 : r * 0.7), str.replace("occupied", "●"),
+        { class: `b-fix-text ${cls}`, "font-size": cell * 0.34 });
+    };
     for (const p of fixes.put || []) {
       mark(p.space, "b-put", 1.15);
       const s = board.byId[p.space];
-      if (s) text(svg, s.x, s.y - r * 1.35, `+${p.token}`, { class: "b-fix-text put", "font-size": cell * 0.34 });
+      if (s) hint(s, `+${p.token}`, "put");
     }
     for (const t of fixes.take || []) {
       mark(t.space, "b-take", 1.15);
       const s = board.byId[t.space];
-      if (s) text(svg, s.x, s.y - r * 1.35, `−${t.token}`, { class: "b-fix-text take", "font-size": cell * 0.34 });
+      if (s) hint(s, `−${t.token}`, "take");
     }
 
     if (opts.onSpace) {

@@ -14,7 +14,7 @@
     if (!data.length) rows.innerHTML = "<tr><td colspan='5'>No games yet.</td></tr>";
     for (const g of data.slice().reverse()) {
       const tr = document.createElement("tr");
-      const cells = [g.id, g.game, g.moves, g.status, new Date(g.created * 1000).toLocaleString()];
+      const cells = [g.id, g.title || g.game, g.moves, g.status, new Date(g.created * 1000).toLocaleString()];
       cells.forEach((c, i) => {
         const td = document.createElement("td");
         if (i === 0 || i === 1) {
