@@ -75,6 +75,7 @@ class LiveTable:
         # "steps": [{move, description, lift, place}], "done"}, drawn on the board like a move.
         self._computer: dict[str, Any] | None = None
         self._hint: dict[str, Any] | None = None
+        self._reply_taken: list[str] = []  # the computer's moves an undo has just taken back, in play order
         self._log_status: dict[str, dict[str, Any]] = {}  # the log's illegal and part-way lines
         self._i18n: dict[str, dict[str, str]] | None = None
         self._set_game(game_id, state, list(moves), dict(options))
@@ -98,6 +99,9 @@ class LiveTable:
         self.broadcaster.publish("decision", {"decision": entry, "live": snapshot})
 
     def _fold(self, d: Decision) -> None:
+        # An undo takes back the computer's reply, then the person's move, one decision each:
+        # the person's says it took the reply with it ("reply").
+        reply, self._reply_taken = self._reply_taken, []
         if isinstance(d, NewGame):
             state = get_game(d.game).from_dict(d.position)
             moves, self._unseen = self._journal_moves(d.game_id) if d.resumed else ([], [])
@@ -130,7 +134,9 @@ class LiveTable:
             self._unseen = [u for u in self._unseen if u["first_ply"] + u["count"] <= len(self._moves)]
             self._position_changed()
             self._last = {"kind": d.kind, "text": f"took back {d.move}", "move": d.move,
-                          "highlight": _spaces(self._state, d.move), "computer": d.computer}
+                          "highlight": _spaces(self._state, d.move), "computer": d.computer,
+                          "reply": " ".join(reply) if reply and not d.computer else None}
+            self._reply_taken = [d.move, *reply] if d.computer else []
             self._question, self._status = [], {"kind": "ok"}
             self._computer, self._hint = None, None
         elif isinstance(d, GameOver):

@@ -85,3 +85,17 @@ def test_hint_is_shown_and_never_played(tmp_path):
         assert state(client)["hint"] is None  # a move made: the hint is gone
     finally:
         svc.close()
+
+
+def test_an_undo_says_it_took_the_computers_reply_with_the_persons_move(tmp_path):
+    svc = make_service(tmp_path, seats=parse_seats("north:1"))
+    try:
+        client, post = admin_client(svc)
+        move(post, "a1", "a2")
+        carry_out(svc, state(client)["computer"]["steps"])
+        reply = state(client)["moves"][1]
+        assert post("/api/undo").status_code == 202
+        last = state(client)["last"]
+        assert (last["kind"], last["move"], last["reply"]) == ("taken_back", "a1-a2", reply)
+    finally:
+        svc.close()
