@@ -119,6 +119,7 @@ class CameraConfig:
     pieceset: Path | None = None  # the user's own pieces' sizes (vision/pieceset.py); None: the game's
     geometry: Path | None = None  # an own board's fit (the set-up page writes it); None: beside the calibration
     rings: Path | None = None  # Gygès's rings read without stickers: the lines `tableref calibrate --rings` learned
+    loop: bool = False  # a video file starts again at its end, as a new game (demo-video: for a late viewer)
 
 
 @dataclass(frozen=True)
@@ -461,7 +462,7 @@ class _Reader:
         paced = t.get("paced", bool, False)
         return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced,  # type: ignore[arg-type]
                             lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"), geometry=self.path(t, "geometry"),
-                            rings=self.path(t, "rings"))
+                            rings=self.path(t, "rings"), loop=t.get("loop", bool, False))
 
     def replay(self, t: _Table) -> ReplayConfig:
         return ReplayConfig(self.path(t, "file", required=True), self.number(t, "speed", 1.0))  # type: ignore[arg-type]

@@ -160,6 +160,8 @@ class Service:
         feed = self.feed
         if feed is not None:
             self.fidelity = feed.fidelity
+        if hasattr(feed, "on_loop"):  # a looped video, back at its start: the game it films begins anew
+            feed.on_loop = lambda: self.submit(StartGame(self.game, dict(self.options), self.setup))
         self.journal = Journal(self.journal_path, exclusive=True)  # one writer (tableref/journal_lock.py)
         try:
             self.referee = Referee.start(self.journal, self.game, options=feed.options if feed and feed.options

@@ -311,8 +311,15 @@ class CameraFeed(Feed):
         self._stopping = threading.Event()
         self._capture = capture
         self._reopened = False  # reopened after a failure, no frame read since: still "reconnecting"
+        # A looped video (demo-video) started again: the service begins a new game (serve.py)
+        self.on_loop: Callable[[], None] | None = None
         # reader None: set-up mode (no calibration yet): the lock is kept, nothing is read
-        self.camera = CameraSource(_WatchedCapture(capture, self._frame), reader, fidelity=fidelity, lock=lock)
+        self.camera = CameraSource(_WatchedCapture(capture, self._frame, self._looped), reader, fidelity=fidelity,
+                                   lock=lock)
+
+    def _looped(self) -> None:
+        if self.on_loop is not None:
+            self.on_loop()
 
     def _frame(self) -> bool:
         """Before each frame: publish the lock as it stands; False once stopping."""
@@ -359,15 +366,23 @@ class _WatchedCapture:
     """A capture whose every read first asks ``before()``: it reports the lock and ends the
     frames once the service is stopping (a camera read cannot be interrupted safely)."""
 
-    def __init__(self, capture: Any, before: Callable[[], bool]) -> None:
-        self._capture, self._before = capture, before
+    def __init__(self, capture: Any, before: Callable[[], bool], looped: Callable[[], None] = lambda: None) -> None:
+        self._capture, self._before, self._looped = capture, before, looped
         self.name = getattr(capture, "name", "camera")
+        self._loops = 0
 
     def start(self) -> None:
         self._capture.start()
 
     def read(self) -> Any:
-        return self._capture.read() if self._before() else None
+        if not self._before():
+            return None
+        frame = self._capture.read()
+        loops = getattr(self._capture, "loops", 0)  # a looped video's restarts (OpenCVCapture)
+        if loops != self._loops:
+            self._loops = loops
+            self._looped()  # before the first frame of the new pass is read as the board
+        return frame
 
     def close(self) -> None:
         self._capture.close()
@@ -484,7 +499,8 @@ def _open_camera(source: Any, game: str) -> Feed:
     target = 0 if device is None else device
     # A camera number, a device node or a stream is live; any other path is a video file.
     live = isinstance(target, int) or target.startswith("/dev/") or "://" in target
-    return CameraFeed(OpenCVCapture(target, paced=source.paced), reader, fidelity=source.fidelity,
+    return CameraFeed(OpenCVCapture(target, paced=source.paced, loop=getattr(source, "loop", False) and not live),
+                      reader, fidelity=source.fidelity,
                       name=f"opencv {target}", lock=BoardLock(sheet, lens=lens), spec=spec, live=live)
 
 

@@ -130,11 +130,12 @@ class OpenCVCapture(_Base):
     def __init__(self, source: int | str, *, factory: Callable[[Any], Any] | None = None,
                  clock: Callable[[], float] = time.monotonic, size: tuple[int, int] | None = (1280, 720),
                  paced: bool = False, sleep: Callable[[float], None] = time.sleep,
-                 watch: tuple[int, int] | None = None) -> None:
+                 watch: tuple[int, int] | None = None, loop: bool = False) -> None:
         """``paced``: a video file gives each frame no sooner than its time in the video (as a
         camera would), instead of as fast as it is read. ``size``: the capture size asked of
         a webcam; ``watch``: a smaller size to watch at (lock, motion gate), the reader then
-        reading crops of the full frame (:class:`WatchFrame`)."""
+        reading crops of the full frame (:class:`WatchFrame`). ``loop``: a video file starts
+        again at its end (``loops`` counts the restarts), its times going on from there."""
         self.source = source
         self._watch = watch
         self._paced, self._sleep = paced, sleep
@@ -146,6 +147,8 @@ class OpenCVCapture(_Base):
         self._live = isinstance(source, int) or (isinstance(source, str) and "://" in source)
         self._t0 = 0.0
         self._count = 0
+        self._loop, self.loops = loop and not self._live, 0
+        self._offset = self._last_t = 0.0  # a looped film's time so far, and its last frame's
 
     def start(self) -> None:
         if self._cap is not None:
@@ -162,6 +165,16 @@ class OpenCVCapture(_Base):
     def read(self) -> CapturedFrame | None:
         self.start()
         ok, img = self._cap.read()
+        if (not ok or img is None) and self._loop and self._count:
+            # The film again from its first frame (reopened: seeking is not reliable with every
+            # codec); times go on, a frame past its last, so that they never run backwards.
+            fps = self._cap.get(cv2.CAP_PROP_FPS) or 10.0
+            t0, offset = self._t0, self._last_t + 1.0 / fps
+            self.close()
+            self.start()
+            self._t0, self._offset = t0, offset
+            self.loops += 1
+            ok, img = self._cap.read()
         if not ok or img is None:
             return None
         if self._live:
@@ -169,6 +182,8 @@ class OpenCVCapture(_Base):
         else:
             fps = self._cap.get(cv2.CAP_PROP_FPS) or 0.0
             t = self._count / fps if fps > 0 else self._cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
+            t += self._offset
+            self._last_t = t
             if self._paced:
                 wait = self._t0 + t - self._clock()
                 if wait > 0:

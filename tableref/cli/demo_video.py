@@ -3,7 +3,7 @@ games filmed by the synthetic camera (vision/synth.py) as a video file, with tha
 calibration and a config that plays the video through the service as its camera.
 
     tableref demo-video --game G --out DIR [--moves N] [--seed S]
-    tableref serve --config DIR/G.toml          # then open the page; the video is refereed
+    tableref serve --config DIR/G.toml          # then open the page; the video is refereed, looped
 
 Writes ``DIR/G.avi``, ``DIR/G-calibration.npz``, ``DIR/G.toml`` (its journal and PIN in
 ``DIR/data``) and ``DIR/G-moves.txt`` (the moves the video shows, one a line).
@@ -86,5 +86,6 @@ def _config(game: str, video: Path, calibration: Path, data: Path) -> str:
             f"[game]\nname = \"{game}\"\nsetup = \"default\"\n\n"
             f"[source]\nkind = \"camera\"\n\n"
             f"[source.camera]\nbackend = \"opencv\"\ndevice = {q(video)}\ncalibration = {q(calibration)}\n"
-            f"fidelity = \"kind\"\npaced = true  # at the video's own pace, to watch on the page\n\n"
+            f"fidelity = \"kind\"\npaced = true  # at the video's own pace, to watch on the page\n"
+            f"loop = true  # at its end it starts again, a new game: whoever opens the page late still sees it\n\n"
             f"[data]\ndir = {q(data)}\n")
