@@ -6,7 +6,9 @@ what the referee has committed from the journal (:class:`~.outbox.Outbox`) and p
 with QoS 1, at most ``window`` messages ahead of the hub's acknowledgements; the hub
 acknowledges after its own commit, and the acknowledgement is written back to the journal.
 After any outage (broker, Wi-Fi, hub) everything unacknowledged is sent again, in order:
-on reconnecting, and whenever acknowledgements stop coming for ``resend_after`` seconds.
+on reconnecting, and whenever the oldest unacknowledged message stays unacknowledged for
+``resend_after`` seconds — even while later ones are acknowledged (a broker that dropped part
+of a game leaves a gap the hub cannot fill; the acknowledgements of later games keep coming).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ class HubPublisher:
         self._live_dirty = False
         self.pairing: Pairing | None = None
         self._sent: dict[int, _Sent] = {}  # publisher thread only
+        self._oldest: tuple | None = None  # publisher thread only: see _fill
         self.sent_messages = 0
         self.on_players: Callable[[dict[str, str], int | None], None] | None = None  # the board's page
 
@@ -213,22 +216,26 @@ class HubPublisher:
         outbox = Outbox(self.journal_path)
         low, epoch = 0, -1
         progress_at = self.clock()
+        oldest: tuple | None = None  # the oldest message the hub has not acknowledged, as last seen
         try:
             while not self._stop.is_set():
                 woken = self._wake.wait(self.poll)
                 self._wake.clear()
                 try:
-                    progressed = self._drain(outbox)
-                    if progressed:
-                        progress_at = self.clock()
+                    self._drain(outbox)
+                    if self._oldest != oldest:
+                        # Progress is the oldest unacknowledged message acknowledged, not any
+                        # acknowledgement: a gap the broker left (its queue full while the hub was
+                        # away) stays open while later events and games are acknowledged (issue 33).
+                        oldest, progress_at = self._oldest, self.clock()
                     if not self._link.connected:
                         continue
                     if epoch != self._epoch:
                         epoch, progress_at = self._epoch, self.clock()
                         self._sent.clear()  # a new connection: every unacknowledged message again
                     elif self._link.unacknowledged and self.clock() - progress_at > self.resend_after:
-                        log.info("hub: no acknowledgement for %.0f s: sending the unacknowledged again",
-                                 self.resend_after)
+                        log.info("hub: %s not acknowledged for %.0f s: sending the unacknowledged again",
+                                 _describe(oldest), self.resend_after)
                         self._sent.clear()
                         progress_at = self.clock()
                     elif not woken:
@@ -241,16 +248,14 @@ class HubPublisher:
         finally:
             outbox.close()
 
-    def _drain(self, outbox: Outbox) -> bool:
-        progressed = False
+    def _drain(self, outbox: Outbox) -> None:
         while True:
             try:
                 msg = self._inbox.get_nowait()
             except queue.Empty:
-                return progressed
+                return
             if isinstance(msg, Ack):
                 outbox.ack(msg)
-                progressed = True
             elif isinstance(msg, Pairing):
                 self.pairing = msg
                 self._apply_pairing(outbox)
@@ -313,6 +318,7 @@ class HubPublisher:
                 s.unseen, budget = state.key, budget - 1
             waiting += (not c.header_acked) + (c.last_seq - c.acked_seq) + (c.finished and c.acked_end != c.end_key) \
                 + c.unseen_due
+        self._oldest = next((_first_waiting(c) for c in cursors if _first_waiting(c) is not None), None)
         self._set_link(self._link.state, self._link.detail, unacknowledged=waiting)
         # Games wholly in (and never to change: a later game exists) are not read again.
         for c in cursors[:-1]:
@@ -329,3 +335,23 @@ class HubPublisher:
             return 0
         return (s.header and not c.header_acked) + max(0, s.seq - c.acked_seq) + \
             (s.end is not None and s.end != c.acked_end) + (s.unseen is not None and s.unseen != c.acked_unseen)
+
+
+def _first_waiting(c: Cursor) -> tuple | None:
+    """What the hub lacks first of this game (in the order it is sent), or None."""
+    if not c.header_acked:
+        return (c.game, "header")
+    if c.acked_seq < c.last_seq:
+        return (c.game, "event", c.acked_seq + 1)
+    if c.finished and c.acked_end != c.end_key:
+        return (c.game, "end", c.end_key)
+    if c.unseen_due:
+        return (c.game, "unseen", c.unseen_key)
+    return None
+
+
+def _describe(oldest: tuple | None) -> str:
+    if oldest is None:
+        return "nothing"
+    game, what, *rest = oldest
+    return f"game {game}'s {what}" + (f" {rest[0]}" if what == "event" else "")

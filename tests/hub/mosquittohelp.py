@@ -39,14 +39,14 @@ class Broker:
     """One mosquitto process; ``kill()`` (SIGKILL) and ``start()`` again on the same port."""
 
     def __init__(self, directory: Path, *, password_file: Path | None = None, acl_file: Path | None = None,
-                 extra: str = "") -> None:
+                 extra: str = "", max_queued: int = 100000) -> None:
         self.dir = directory
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.conf = self.dir / "mosquitto.conf"
         lines = [f"listener {self.port} 127.0.0.1", "persistence true", f"persistence_location {self.dir}/",
                  "autosave_interval 1", f"log_dest file {self.dir}/mosquitto.log", "log_type error",
-                 "log_type warning", "log_type notice", "max_queued_messages 100000"]
+                 "log_type warning", "log_type notice", f"max_queued_messages {max_queued}"]
         if os.geteuid() == 0:
             lines.append("user root")  # as root mosquitto would drop to its own user, locked out of tmp_path
         if password_file is not None:
