@@ -30,6 +30,11 @@ DRIFT = Pattern("drift", ((0.4, 0.2), (0.4, 0.2), (0.4, 0.0)))  # three long: dr
 GAME_OVER = Pattern("game_over", ((0.15, 0.1), (0.15, 0.1), (0.8, 0.0)))
 HELD = Pattern("held", ((0.3, 0.0),))  # long press taken: a new game starts
 PAGE = Pattern("page", ((0.6, 0.15), (0.06, 0.08), (0.06, 0.0)))  # a question too long to cycle: answer on the page
+# The computer's move is ready for a person to carry out: short then long, a rhythm no other
+# pattern has (the counts put their long beeps first). Said again after a wrong board, it follows
+# the illegal board's chirp, which it would cut short: the chirp is its first beep.
+COMPUTER = Pattern("computer", ((0.06, 0.1), (0.3, 0.0)))
+COMPUTER_AGAIN = Pattern("computer_again", ((0.08, 0.25), *COMPUTER.beeps))
 
 # Counting beeps stay countable up to here (9: long and four short); a question with more
 # choices is answered on the page.

@@ -22,6 +22,10 @@ part-way, a question to answer, or a reminder phase such as DRIFT's drift), red 
 (steady: put the pieces back; blinking: the sensors are disconnected). Green blinks slowly
 once the game is over.
 
+The computer's move (a computer seat, issue 30) is beeped when it is ready for a person to
+carry out (COMPUTER: short, long) and when it is said again after a wrong board
+(COMPUTER_AGAIN: the illegal board's chirp, then COMPUTER).
+
 **Reminder phases** (the hook for DRIFT and later games): any decision that carries a
 ``position`` whose ``phase`` is a key of ``reminders`` turns the amber LED on blinking, and
 plays that phase's pattern once when the phase is entered. Nothing here knows DRIFT: the
@@ -44,8 +48,8 @@ from typing import Any
 from decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
 
 from .beeper import (  # noqa: F401  (the patterns are part of the panel's interface)
-    CHIRP, COUNT_FIVE, COUNT_ONE, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION, Beeper, Pattern,
-    count_pattern,
+    CHIRP, COMPUTER, COMPUTER_AGAIN, COUNT_FIVE, COUNT_ONE, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION,
+    Beeper, Pattern, count_pattern,
 )
 from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pin_factory, gpio_name
 from .schedule import Scheduler, ThreadScheduler, Timer
@@ -422,6 +426,14 @@ class Panel(_Managed):
                 sound = GAME_OVER
             elif kind == "rejected":
                 sound = CHIRP
+            elif kind == "computer_move":
+                # Its move is ready for hands to carry out, or said again after a wrong board; the
+                # next step of a turn under way is not beeped again. The lights stay as they are
+                # (an illegal board stays red until put right).
+                if getattr(decision, "repeated", False):
+                    sound = COMPUTER_AGAIN
+                elif not getattr(decision, "done", 0):
+                    sound = COMPUTER
             self._show()
         if sound is not None:
             self.beeper.play(sound)

@@ -7,14 +7,15 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from hardware.panel import (
-    CHIRP, DRIFT, GAME_OVER, HELD, QUESTION, Beeper, Lights, LightMode, Panel, PanelPins, Pattern, count_pattern,
+    CHIRP, COMPUTER, COMPUTER_AGAIN, DRIFT, GAME_OVER, HELD, QUESTION, Beeper, Lights, LightMode, Panel, PanelPins,
+    Pattern, count_pattern,
 )
 from hardware.pins import PinConfigError
 from hardware.schedule import ManualScheduler
 from rules import Fidelity, View, get_game
 from decisions import (
-    Accepted, Ambiguous, Choice, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored,
-    StableView, StartGame, Undo,
+    Accepted, Ambiguous, Choice, Confirm, Declare, GameOver, Illegal, NewGame, Partial, PlayComputerMove, Rejected,
+    Restored, StableView, StartGame, Undo, parse_seats,
 )
 from tableref.journal import Journal
 from tableref.referee import Referee
@@ -199,6 +200,41 @@ def test_lights_and_sounds_over_a_refereed_game(rig, tmp_path):
 
         ref.handle(Undo())  # undo holds the board: red until the ring is put back
         assert lit(f) == (False, False, True)
+
+
+def test_the_computers_move_is_beeped_when_ready_and_when_said_again(rig, tmp_path):
+    """A real referee with the computer at north: its move ready for hands (short, long), a
+    wrong board (the chirp, then the same), put right and carried out (silent)."""
+    panel, sched, sent, f = rig
+    buzzer = f.pin(PINS.buzzer)
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        ref = Referee.start(journal, "gyges", fidelity=Fidelity.KIND, start=GYGES.default_setup(),
+                            seats=parse_seats("north:1"))
+        ref.subscribe(panel.on_decision)
+        asks = []
+        ref.subscribe(lambda d: asks.append(d) if d.kind == "thinking" else None)
+        ref.greeting()
+        after = GYGES.default_setup().apply_text("a1-a2")
+        ref.handle(StableView(after.view(Fidelity.KIND)))  # south's move: the computer is asked
+        sched.advance(2.0)
+        buzzer.clear_states()
+        ref.handle(PlayComputerMove(asks[-1].token, ("a6-b6/a3",)))
+        assert panel.beeper.last_pattern == COMPUTER and lit(f) == (True, False, False)  # the board still matches
+        assert sample(f, sched, PINS.buzzer, 0.6, step=0.02) == expected_wave(COMPUTER, 0.02) + [0] * 7
+
+        other = next(m for m in after.legal_moves() if after.move_text(m) != "a6-b6/a3")
+        buzzer.clear_states()
+        ref.handle(StableView(after.successor(other).view(Fidelity.KIND)))  # not the computer's move
+        assert panel.beeper.last_pattern == COMPUTER_AGAIN and lit(f) == (False, False, True)
+        sched.advance(2.0)
+        assert [s.state for s in buzzer.states] == [False, True, False, True, False, True, False]  # chirp, short, long
+
+        buzzer.clear_states()
+        ref.handle(StableView(after.view(Fidelity.KIND)))  # put right
+        ref.handle(StableView(after.apply_text("a6-b6/a3").view(Fidelity.KIND)))  # the computer's move, made
+        sched.advance(2.0)
+        assert ref.ply == 2 and lit(f) == (True, False, False)
+        assert [s.state for s in buzzer.states] == [False]  # nothing more to hear
 
 
 def test_drift_phase_reminder_pattern_and_amber(rig):

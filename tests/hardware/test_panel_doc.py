@@ -17,14 +17,14 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from hardware.panel import (
-    CHIRP, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION, LightMode, Panel, PanelPins, Pattern,
-    count_pattern,
+    CHIRP, COMPUTER, COMPUTER_AGAIN, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION, LightMode, Panel,
+    PanelPins, Pattern, count_pattern,
 )
 from hardware.schedule import ManualScheduler
 from rules import get_game
 from decisions import (
-    Accepted, Ambiguous, Choice, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored, StartGame,
-    TakenBack, Undo,
+    Accepted, Ambiguous, Choice, ComputerMove, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored,
+    StartGame, Step, TakenBack, Undo,
 )
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "wiring.md").read_text(encoding="utf-8")
@@ -59,7 +59,7 @@ def doc_beeps(cell: str) -> tuple[tuple[float, float], ...]:
 
 
 PATTERNS = {"chirp": CHIRP, "question": QUESTION, "page": PAGE, "held": HELD, "game over": GAME_OVER,
-            "drift": DRIFT}
+            "drift": DRIFT, "computer": COMPUTER, "computer again": COMPUTER_AGAIN}
 
 
 def pattern_named(name: str) -> Pattern:
@@ -175,6 +175,9 @@ def position(phase="play"):
     return {**GYGES.default_setup().to_dict(), "phase": phase}
 
 
+TURN = (Step("f6-e6", "North: single ring f6 → e6", ("f6",), ("e6",)),
+        Step("e6-e5", "North: single ring e6 → e5", ("e6",), ("e5",)))  # a turn of two moves
+
 # Each documented row: what puts the panel in that situation.
 SAYS = {
     "new game": lambda p: p.on_decision(NewGame(2, 0, "gyges", position())),
@@ -190,6 +193,10 @@ SAYS = {
     "sensors lost": lambda p: p.set_connected(False),
     "a reminder phase entered (DRIFT's drift)": lambda p: p.on_decision(
         Accepted(1, 1, "x", "a move", {"game": "drift", "phase": "drift"})),
+    "the computer's move, for a person to carry out": lambda p: p.on_decision(ComputerMove(1, 1, "north", 1, TURN)),
+    "the next step of the computer's turn": lambda p: p.on_decision(ComputerMove(1, 2, "north", 1, TURN, done=1)),
+    "the computer's move again (the board showed another)": lambda p: [
+        p.on_decision(Illegal(1, 1, ())), p.on_decision(ComputerMove(1, 1, "north", 1, TURN, repeated=True))],
 }
 SAYS_ROWS = table("the referee says")
 
