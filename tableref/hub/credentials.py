@@ -35,11 +35,36 @@ def acl_block(name: str, *, hub: bool = False) -> str:
             f"topic read {base}/ack\ntopic read {base}/command\n")
 
 
+def _kind(acl_text: str, name: str) -> str | None:
+    """"hub" or "board": what the ACL's block for user ``name`` lets it do; None: no such block."""
+    lines = acl_text.splitlines()
+    if f"user {name}" not in lines:
+        return None
+    block = lines[lines.index(f"user {name}") + 1:]
+    block = block[:next((i for i, l in enumerate(block) if l.startswith("user ")), len(block))]
+    return "hub" if f"topic readwrite {ROOT}/#" in block else "board"
+
+
+def _check_kind(name: str, acl_file: Path, hub: bool) -> None:
+    """A client's id is its username at the club's broker (use_username_as_clientid): a board
+    user under the hub's name (or the hub's under a board's) would reset that user's password
+    and take its session. Refused before mosquitto_passwd runs."""
+    try:
+        kind = _kind(acl_file.read_text(encoding="utf-8"), name) if acl_file.exists() else None
+    except OSError as exc:
+        raise CredentialsError(f"{acl_file}: cannot read: {exc.strerror}") from None
+    want = "hub" if hub else "board"
+    if kind is not None and kind != want:
+        raise CredentialsError(f"{name} is already {'the hub' if kind == 'hub' else 'a board'}'s user in {acl_file}: "
+                               f"choose another name for the {want} (a client's id is its username)")
+
+
 def add(name: str, password_file: Path, acl_file: Path, *, out: Path | None = None, hub: bool = False,
         password: str | None = None, run: Runner = subprocess.run, tool: str | None = None) -> str:
     """Add (or reset) user ``name``; returns the password. The ACL block is written once."""
     if not hub:
         check_board_name(name)
+    _check_kind(name, acl_file, hub)
     password = password or secrets.token_urlsafe(18)
     tool = tool or shutil.which("mosquitto_passwd") or shutil.which("mosquitto_passwd", path="/usr/sbin:/usr/bin")
     if tool is None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from rules import Fidelity, RulesError, get_game
 
-from .mqtt import ClientFactory, configure, is_failure, paho_client, refused_text
+from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text
 from .protocol import (
     MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, UnseenState, decode, encode,
     topic,
@@ -95,7 +95,7 @@ class Hub:
         self._stop.clear()
         self._thread = threading.Thread(target=self._write_forever, name="hub-writer", daemon=True)
         self._thread.start()
-        client = self._client = self.client_factory("tableref-hub", persistent=True)
+        client = self._client = self.client_factory(client_id(self.config.broker, "tableref-hub"), persistent=True)
         configure(client, self.config.broker)
         client.max_queued_messages_set(0)
         client.on_connect = self._on_connect

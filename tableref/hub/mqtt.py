@@ -30,6 +30,14 @@ def paho_client(client_id: str, *, persistent: bool = False) -> Any:
                        protocol=mqtt.MQTTv311)
 
 
+def client_id(broker: BrokerConfig, default: str) -> str:
+    """The client id: the username where there is one. The club's Mosquitto replaces every
+    client's id with its username (``use_username_as_clientid``, deploy/mosquitto/tableref.conf),
+    so one board's password cannot take another board's or the hub's id and knock it off; the
+    same id asked for here keeps the hub's persistent session the same with or without it."""
+    return broker.username or default
+
+
 def configure(client: Any, broker: BrokerConfig) -> None:
     """Credentials and TLS on a fresh client (the password file is read now)."""
     if broker.username is not None:

@@ -25,7 +25,7 @@ from typing import Any
 from decisions import (
     Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Restored, TakenBack, UnseenChosen, UnseenMoves,
 )
-from .mqtt import ClientFactory, configure, is_failure, paho_client, refused_text
+from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text
 from .outbox import Cursor, Outbox
 from .protocol import Ack, Live, Pairing, ProtocolError, Status, decode, encode, topic
 from .settings import HubConfig
@@ -92,7 +92,7 @@ class HubPublisher:
         if self._thread is not None:
             return self
         self._stop.clear()
-        client = self._client = self.client_factory(f"tableref-board-{self.board}")
+        client = self._client = self.client_factory(client_id(self.config.broker, f"tableref-board-{self.board}"))
         configure(client, self.config.broker)
         client.will_set(topic(self.board, "status"), encode(Status("offline", time.time(), self.version)),
                         qos=1, retain=True)

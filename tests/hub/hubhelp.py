@@ -68,11 +68,12 @@ def wait_all_in(hub: Hub, tables: list[SimTable], timeout: float = 20.0) -> None
 
 
 def secured_broker(tmp_path):
-    """A broker with passwords and the ACL, users made by tableref.hub.credentials (real mosquitto_passwd)."""
+    """The club's Mosquitto as shipped (deploy/mosquitto/tableref.conf: passwords, the ACL, a
+    client's id its username), users made by tableref.hub.credentials (real mosquitto_passwd)."""
     pw, acl = tmp_path / "passwd", tmp_path / "acl"
     hub_pw = credentials.add("hub", pw, acl, hub=True)
     for name in ("table-01", "table-02"):
         credentials.add(name, pw, acl, out=tmp_path / f"{name}.password")
     assert "topic write tableref/v1/table-01/journal" in acl.read_text()
     (tmp_path / "hub.password").write_text(hub_pw + "\n")
-    return Broker(tmp_path / "broker", password_file=pw, acl_file=acl).start()
+    return Broker(tmp_path / "broker").use_shipped(pw, acl).start()

@@ -25,6 +25,7 @@ def mosquitto_path() -> str | None:
 
 
 MOSQUITTO = mosquitto_path()
+SHIPPED_CONF = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto" / "tableref.conf"
 needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed "
                                      "(sh scripts/ensure-mosquitto installs Debian's package where apt-get can)")
 
@@ -57,6 +58,19 @@ class Broker:
             lines.append(f"acl_file {acl_file}")
         self.conf.write_text("\n".join(lines) + "\n" + extra)
         self.proc: subprocess.Popen | None = None
+
+    def use_shipped(self, password_file: Path, acl_file: Path) -> "Broker":
+        """Run the club's config as shipped (deploy/mosquitto/tableref.conf) instead: only its
+        files and its plain listener's port changed, this broker's log and persistence kept."""
+        text = SHIPPED_CONF.read_text()
+        text = text.replace("/etc/mosquitto/tableref.passwd", str(password_file))
+        text = text.replace("/etc/mosquitto/tableref.acl", str(acl_file))
+        assert "\nlistener 1883\n" in text
+        text = text.replace("\nlistener 1883\n", f"\nlistener {self.port} 127.0.0.1\n")
+        keep = [l for l in self.conf.read_text().splitlines()
+                if l.startswith(("user", "log_", "persistence", "autosave"))]
+        self.conf.write_text(text + "\n" + "\n".join(keep) + "\n")
+        return self
 
     def start(self) -> "Broker":
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL,

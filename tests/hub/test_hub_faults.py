@@ -126,6 +126,7 @@ def test_acl_refuses_a_board_publishing_under_another_boards_topic(tmp_path):
         wait_for(lambda: hub.link == "connected", 10, "the hub to connect")
         forged = encode(GameEvent(1, 0, "move", "x", {}, time.time()))
         rogue.publish(topic("table-02", "journal"), forged, qos=1).wait_for_publish(5)
+        rogue.disconnect()  # it is client table-01 at the broker (its username): the real table-01 comes next
         # A message the ACL lets through, sent after it: once it is in, the forged one would be too.
         own = SimTable("table-01", tmp_path / "t1.sqlite3",
                        BrokerConfig(port=b.port, username="table-01", password_file=tmp_path / "table-01.password"),
