@@ -294,7 +294,10 @@ class BoardSimulator:
         seed: int = 0,
         ticks_offset: int = 0,
         autoplay: bool = True,
+        wait_for_host: bool = False,
     ) -> None:
+        """``autoplay=False``: the script waits for :meth:`play`; ``wait_for_host``: for the first
+        frame a host sends the firmware (a referee has connected: its first view is the start)."""
         if not (isinstance(speed, (int, float)) and speed > 0 and math.isfinite(speed)):
             raise ValueError(f"speed must be a positive number, got {speed!r}")
         self.wiring = wiring
@@ -326,7 +329,9 @@ class BoardSimulator:
         self._stall_until = 0.0
         self._unplugged_until = 0.0
         self._playing = threading.Event()  # the script's clock runs
-        if autoplay:
+        self.host_heard = threading.Event()  # a host's frame has reached the firmware
+        self._wait_for_host = wait_for_host
+        if autoplay and not wait_for_host:
             self._playing.set()
 
     # -- control (any thread) ------------------------------------------------------------------
@@ -395,6 +400,16 @@ class BoardSimulator:
         self._matrix.attach(rows, cols)
         self._board = fw.SensorBoard(rows, cols, _Port(self._cable), fake.Pin(200, fake.Pin.OUT),
                                      channels=self.wiring.channel_count, polarity=self._polarity, **self.settings)
+        handle = self._board.handle  # the firmware's own, unchanged: heard here on its way in
+
+        def heard(seq: int, kind: int, payload: bytes) -> None:
+            if not self.host_heard.is_set():
+                self.host_heard.set()
+                if self._wait_for_host:
+                    self._playing.set()
+            handle(seq, kind, payload)
+
+        self._board.handle = heard
         self.stats.boots += 1
 
     def _apply(self, view: View, hidden: frozenset[str]) -> None:

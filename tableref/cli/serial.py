@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.serial_board import LinkStatus, SerialBoard
+from firmware_bridge.serial_board import CONNECTED, DISCONNECTED, SILENT, LinkStatus, SerialBoard
 from firmware_bridge.simulator import BoardSimulator, FaultPlan
 from firmware_bridge.wiring import Wiring, WiringError
 from rules import View
@@ -39,6 +39,7 @@ from ..board_leds import leds_for
 from ..service import default_journal_path, play_observations
 from ..sources.sim import BoardScript, BoardScriptError
 from ..stabiliser import Stabiliser
+from .answers import TerminalAnswers
 
 
 def add_parser(subparsers: Any) -> None:
@@ -51,6 +52,8 @@ def add_parser(subparsers: Any) -> None:
                      help="drop=P, flip=P, garbage=P (chances), stall=T+D, unplug=T+D (script seconds); repeatable")
     sim.add_argument("--seed", type=int, default=0, help="seed for the faults (default 0)")
     sim.add_argument("--link", type=Path, default=None, help="path for the device symlink (default: a new temp dir)")
+    sim.add_argument("--wait-for-referee", action="store_true",
+                     help="start the script only when a referee has connected (the firmware hears its first frame)")
     sim.add_argument("--hold", type=float, default=None,
                      help="exit this many seconds after the script ends (default: run until Ctrl-C or `quit`)")
     sim.set_defaults(func=cmd_simulate_board)
@@ -90,7 +93,8 @@ def cmd_simulate_board(args: argparse.Namespace) -> int:
             if script.game != wiring.game:
                 return _fail(f"{args.script}: a {script.game} script cannot play on a {wiring.game} board")
             frames = script.frames
-        sim = BoardSimulator(wiring, frames=frames, speed=args.speed, faults=faults, link_path=args.link, seed=args.seed)
+        sim = BoardSimulator(wiring, frames=frames, speed=args.speed, faults=faults, link_path=args.link, seed=args.seed,
+                             wait_for_host=args.wait_for_referee)
     except (WiringError, BoardScriptError, ValueError) as exc:
         return _fail(str(exc))
     # Stopped by a service manager or a test: leave through `with`, so the pty and the
@@ -100,6 +104,8 @@ def cmd_simulate_board(args: argparse.Namespace) -> int:
         print(sim.device_path, flush=True)
         print(f"simulated {wiring.game} board on {sim.pty_name} ({wiring.channel_count} channels); "
               f"`tableref referee-serial --port {sim.device_path} --wiring FILE` to referee it", file=sys.stderr)
+        if args.wait_for_referee and frames:
+            print("the script starts when a referee connects", file=sys.stderr, flush=True)
         if args.hold is not None:  # a scripted run: stdin is not for us
             sim.finished.wait()
             time.sleep(args.hold)
@@ -161,22 +167,38 @@ def cmd_referee_serial(args: argparse.Namespace) -> int:
             if args.until_over and decision.kind == "game_over":
                 board.close()
 
+        waiting, seen = [], []  # the board away (said once, until it is back); ever connected
+
         def show_status(status: LinkStatus) -> None:
             if args.json:
                 print(json.dumps({"kind": "board", "state": status.state, "port": status.port,
                                   "detail": status.detail}), flush=True)
             else:
                 print(f"     {status.text()}", flush=True)
+            if status.state in (DISCONNECTED, SILENT) and not waiting:
+                waiting.append(status)
+                how = "to come back (plug it in again)" if seen else "(is it plugged in, and is this its port?)"
+                print(f"tableref: waiting for the board on {status.port} {how}; the game is kept; Ctrl-C to stop",
+                      file=sys.stderr, flush=True)
+            elif status.state == CONNECTED:
+                if waiting and seen:
+                    print(f"tableref: the board on {status.port} is back; the game goes on", file=sys.stderr,
+                          flush=True)
+                waiting.clear()
+                seen.append(status)
 
+        answers = TerminalAnswers()  # an ambiguous move is answered on stdin (tableref/cli/answers.py)
         board.subscribe_status(show_status)
         referee.subscribe(show)
+        referee.subscribe(answers.on_decision)
         referee.greeting()
         board.start()
         try:
             observations = board.observations()
             if args.timeout is not None:
                 observations = _until(observations, time.monotonic() + args.timeout, board)
-            play_observations(referee, observations, stabiliser)
+            play_observations(referee, observations, stabiliser,
+                              on_loop=lambda loop: setattr(answers, "submit", loop.submit))
         finally:
             board.close()
         print(f"journal: {journal.path} (game {referee.record.id}; `tableref replay {referee.record.id}`)",
