@@ -56,8 +56,8 @@ class ComputerSeats:
             return [self.refuse("computer move", f"{' '.join(cmd.moves)}: {exc}")]
         self._thinking, self._turn = None, turn
         self._status = None
-        out = [self._announce(turn)]
-        if self.last_view is not None and self.last_view != self.state.view(self.fidelity):
+        out = [self._announce(turn)] + self._declare_unseen_steps()
+        if self._turn is not None and self.last_view is not None and self.last_view != self.state.view(self.fidelity):
             out += self._on_view(self.last_view)  # the board already shows something: judge it now
         return out
 
@@ -80,6 +80,7 @@ class ComputerSeats:
             for m in turn.moves[turn.done:turn.done + shown]:
                 out += self._accept((m,), confirmed=False)
                 turn.done += 1
+            out += self._declare_unseen_steps()
             if turn.finished or self.state.is_game_over():
                 self._turn = None
             else:  # a turn of several moves, checked step by step: what is still to do
@@ -96,6 +97,21 @@ class ComputerSeats:
         out = self._status_change(("illegal", view), Illegal(self.record.id, self.ply, fixes))
         if out:  # the computer's move, said again beside what to put back
             out.append(self._announce(turn, repeated=True))
+        return out
+
+    def _declare_unseen_steps(self) -> list[Decision]:
+        """The next steps of the computer's turn that the board cannot show (DRIFT's end of a
+        turn; a Gygès ring that bumps one back onto the mover's start): the computer declares
+        them, as a person would from the page, and they are recorded at once."""
+        out: list[Decision] = []
+        turn = self._turn
+        while turn is not None and not turn.finished and not self.state.is_game_over():
+            if turn.states[turn.done + 1].view(self.fidelity) != self.state.view(self.fidelity):
+                break
+            out += self._accept((turn.moves[turn.done],), confirmed=True)
+            turn.done += 1
+        if turn is not None and (turn.finished or self.state.is_game_over()):
+            self._turn = None
         return out
 
     def _undo_depth(self) -> int:

@@ -169,3 +169,46 @@ def test_replay_command_says_which_side_the_computer_played(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "north: the computer, level 3" in out
     assert [line for line in out.splitlines() if "(the computer)" in line][0].lstrip().startswith("2.")
+
+
+def test_a_step_the_board_cannot_show_is_declared_by_the_computer(journal):
+    """DRIFT's end of a turn leaves the board as it is: the computer declares it, at once."""
+    from rules import Fidelity as F
+
+    ref, published = make(journal, seats="red:1", game="drift")
+    ref.greeting()
+    token = thinking(published).token
+    s, texts = ref.state, []
+    while s.to_move == "red" and not s.is_game_over():
+        unseen = s.unseen_moves(F.KIND)
+        m = unseen[0] if unseen and texts else s.legal_moves()[0]
+        texts.append(s.move_text(m))
+        s = s.successor(m)
+    assert any(t.startswith("end") for t in texts), texts
+    ref.handle(PlayComputerMove(token, tuple(texts)))
+    # The board shows every move but the last (the end of the turn, which looks like nothing).
+    before_end = ref.state
+    for t in texts[:-1]:
+        before_end = before_end.apply_text(t)
+    out = ref.handle(StableView(before_end.view(ref.fidelity)))
+    accepted = [d.move for d in out if d.kind == "accepted"]
+    assert accepted == list(texts) and ref.state.to_move != "red"
+
+
+def test_a_computer_move_the_board_cannot_show_at_all_is_recorded_at_once(tmp_path):
+    """A Gygès ring that bumps one back onto the mover's own start leaves the board as it was:
+    no board change will ever show it, so the computer's declaring it records it."""
+    import random
+
+    rng, s = random.Random(0), GYGES.default_setup()
+    while not s.unseen_moves(Fidelity.KIND):
+        s = s.successor(rng.choice([m for m in s.legal_moves() if not s.successor(m).is_game_over()]))
+    side, unseen = s.to_move, s.move_text(s.unseen_moves(Fidelity.KIND)[0])
+    with Journal(tmp_path / "j.sqlite3") as j:
+        ref = Referee.start(j, "gyges", fidelity=Fidelity.KIND, start=s, seats=parse_seats(f"{side}:1"))
+        published = []
+        ref.subscribe(published.append)
+        ref.greeting()
+        out = ref.handle(PlayComputerMove(thinking(published).token, (unseen,)))
+        assert kinds(out)[:2] == ["computer_move", "accepted"] and out[1].move == unseen
+        assert ref.ply == 1 and ref.state.to_move != side
