@@ -242,6 +242,8 @@ CHIMES: dict[str, tuple[tuple[float, float], ...]] = {
     "illegal": ((247.0, 0.16), (0.0, 0.04), (196.0, 0.26)),
     "drift": ((523.0, 0.4), (0.0, 0.2), (523.0, 0.4), (0.0, 0.2), (392.0, 0.4)),
     "over": ((784.0, 0.12), (659.0, 0.12), (523.0, 0.12), (392.0, 0.36)),
+    # the computer's move to carry out: short then long, as the panel's buzzer pattern
+    "computer": ((587.0, 0.06), (0.0, 0.1), (784.0, 0.3)),
 }
 
 

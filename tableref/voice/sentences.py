@@ -9,8 +9,9 @@ the sound *cue* played before it. Every sentence comes from the message catalog
 ``State.fix_phrase``, each template looked up in the catalog.
 
 Levels: ``quiet`` says illegal boards and what to put back, obligations, reminders (DRIFT's
-drift) and game over; ``normal`` also every accepted move, score change, new game, takeback,
-question and refusal; ``off`` says nothing.
+drift), the computer's move to carry out and game over; ``normal`` also every accepted move,
+score change, new game, takeback, question, hint and refusal; ``off`` says nothing. The
+computer's *thinking* is never said (docs/voice.md: no level searches longer than the sentence).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 
 from rules import MORE, OCCUPIED, RulesError, SpaceFix, State, get_game
 from decisions import (
-    Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Rejected, Restored, TakenBack,
+    Accepted, Ambiguous, ComputerMove, Decision, GameOver, Hint, Illegal, NewGame, Partial, Rejected, Restored, Step,
+    TakenBack,
 )
 from tableref.i18n import Catalog, catalog
 from tableref.i18n.pieces import piece_name, player_name
@@ -34,15 +36,19 @@ LEVELS = ("off", "quiet", "normal")
 
 # Topics: a newer utterance of a topic replaces an older one still waiting; some topics also
 # make others stale (an accepted move makes a waiting "illegal" sentence wrong).
+# The computer's move ("computer") and a hint stay true until a move is made: a move, an undo
+# or a new game makes them stale, an illegal board does not (the move is said again after it).
 SUPERSEDES: Mapping[str, frozenset[str]] = {
     "status": frozenset({"status"}),
-    "move": frozenset({"move", "status"}),
+    "move": frozenset({"move", "status", "computer", "hint"}),
     "score": frozenset({"score"}),
     "reminder": frozenset({"reminder"}),
     "over": frozenset({"status", "over"}),
-    "undo": frozenset({"move", "score", "status", "undo", "over"}),
-    "game": frozenset({"move", "score", "status", "undo", "over", "reminder", "game", "notice"}),
+    "undo": frozenset({"move", "score", "status", "undo", "over", "computer", "hint"}),
+    "game": frozenset({"move", "score", "status", "undo", "over", "reminder", "game", "notice", "computer", "hint"}),
     "notice": frozenset({"notice"}),
+    "computer": frozenset({"computer"}),
+    "hint": frozenset({"hint"}),
 }
 
 
@@ -51,7 +57,7 @@ class Utterance:
     text: str
     topic: str  # a key of SUPERSEDES
     level: str  # "quiet": said at quiet and normal; "normal": at normal only
-    cue: str | None = None  # chime played first: accepted, illegal, drift, over
+    cue: str | None = None  # chime played first: accepted, illegal, drift, over, computer
     ply: int = 0
 
     def said_at(self, level: str) -> bool:
@@ -85,6 +91,7 @@ class Narrator:
         self.state: State | None = None
         self.phase: str | None = None
         self._said_status: str | None = None  # the last board status spoken: illegal, obligation
+        self._taken: list[tuple[str, bool]] = []  # this undo's moves taken back so far: (move, the computer's)
         self.ply = 0
 
     @property
@@ -114,12 +121,16 @@ class Narrator:
 
     def _on(self, d: Decision) -> list[Utterance]:
         c = self.c
+        if not isinstance(d, TakenBack):
+            self._taken = []  # an undo's takebacks come one after another: anything else ends them
         if isinstance(d, NewGame):
             self.game = d.game
             self._said_status = None
             title = c._(get_game(d.game).title)  # the games' titles are in the catalog too
             text = c._("{title} resumed at move {ply}", title=title, ply=d.ply) if d.resumed \
                 else c._("New game: {title}", title=title)
+            if d.seats.computers:
+                text = f"{text}. {self._computer_seats(d.seats.computers)}"
             out = [Utterance(text, "game", "normal", None, d.ply)]
             return out + self._enter(d.position, d.ply, accepted=False)
         position = getattr(d, "position", None)
@@ -136,8 +147,14 @@ class Narrator:
             return out
         if isinstance(d, TakenBack):
             self._said_status = None
-            out = [Utterance(c._("Took back {move}", move=d.move), "undo", "normal", None, d.ply)]
+            self._taken.insert(0, (d.move, d.computer))  # taken back last first: kept in the order played
+            out = [Utterance(self._taken_back(d.move), "undo", "normal", None, d.ply)]
             return out + self._enter(d.position, d.ply, accepted=False)
+        if isinstance(d, ComputerMove):
+            return [self._computer_move(d)]
+        if isinstance(d, Hint):
+            text = c._("Hint: {moves}", moves=self._steps(d.steps))
+            return [Utterance(text, "hint", "normal", None, d.ply)]
         if isinstance(d, Illegal):
             self._said_status = "illegal"
             text = c._("Illegal: {fixes}", fixes=self._fixes(d.restore, back=True))
@@ -179,6 +196,55 @@ class Narrator:
         if entered is not None:
             out.append(Utterance(self.c._(entered.start), "reminder", "quiet", entered.cue, ply))
         return out
+
+    # -- the computer ----------------------------------------------------------------------------
+
+    def _computer_seats(self, computers: Mapping[str, int]) -> str:
+        """"The computer plays North at level 1" (each seat it plays)."""
+        seats = [self.c._("{player} at level {level}", player=self.player(side), level=level)
+                 for side, level in computers.items()]
+        said = seats[0] if len(seats) == 1 else self.c._("{items} and {last}", items=", ".join(seats[:-1]),
+                                                           last=seats[-1])
+        return self.c._("The computer plays {seats}", seats=said)
+
+    def _computer_move(self, d: ComputerMove) -> Utterance:
+        """The computer's turn for a person to carry out: said in full when first shown (quiet
+        level: nobody at the table knows it otherwise), again after a wrong board, and the
+        next step once a step of a turn of several is made."""
+        c, todo = self.c, d.steps[d.done:]
+        if d.repeated:
+            text = c._("Not that move: the computer plays {moves}", moves=self._steps(todo))
+        elif d.done:
+            return Utterance(c._("Next: {move}", move=self._step(todo[0])), "computer", "quiet", None, d.ply)
+        else:
+            text = c.n_("The computer plays: {moves}. Please make the move.",
+                        "The computer plays: {moves}. Please make the moves.", len(todo), moves=self._steps(todo))
+        return Utterance(text, "computer", "quiet", "computer", d.ply)
+
+    def _steps(self, steps: Sequence[Step]) -> str:
+        """Every step of a turn, in order: "X, then Y"."""
+        said = [self._step(s) for s in steps]
+        return ", ".join([said[0], *(self.c._("then {move}", move=s) for s in said[1:])]) if said else ""
+
+    def _step(self, step: Step) -> str:
+        if self.language == "en" and step.description:
+            return spoken(step.description)
+        if step.phrase is not None:  # the game's own words, in this language
+            return spoken(self.c.say(step.phrase), self.c)
+        return self.notation(step.move)
+
+    def _taken_back(self, move: str) -> str:
+        """"Took back a1-a2 and the computer's reply c6-d4": an undo takes back a person's
+        move with the computer's reply, said as one (the second takeback would otherwise
+        replace the first, both of topic "undo")."""
+        mine = [m for m, computer in self._taken if not computer]
+        its = [m for m, computer in self._taken if computer]
+        if not its:
+            return self.c._("Took back {move}", move=move)
+        if not mine:
+            return self.c._("Took back the computer's move {move}", move=", ".join(its))
+        return self.c._("Took back {move} and the computer's reply {reply}", move=", ".join(mine),
+                        reply=", ".join(its))
 
     # -- phrases -------------------------------------------------------------------------------
 
@@ -259,7 +325,7 @@ class Narrator:
         a = self.state.annelid(removals[0].tail)  # type: ignore[attr-defined]
         return self.c.n_("Remove the {colour} annelid from {tail}: {n} segment",
                          "Remove the {colour} annelid from {tail}: {n} segments", len(a.segments),
-                         colour=self.player(a.colour), tail=a.tail)
+                         colour=self.c._(a.colour), tail=a.tail)  # a colour mid-sentence: "l'annélide bleu"
 
     def _fixes(self, fixes: Sequence[SpaceFix], *, back: bool) -> str:
         c = self.c

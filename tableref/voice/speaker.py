@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 
 CUTTING = frozenset({"taken_back", "new_game"})  # the game undone or replaced: stop talking about it
 # Sentences still true however long they waited (a newer one of their topic replaces them):
-# the board's status, the scores, a reminder, game over. Only the commentary goes stale by age.
-TIMELESS = frozenset({"status", "score", "reminder", "over"})
+# the board's status, the scores, a reminder, game over, the computer's move to carry out and a
+# hint (a move makes both stale). Only the commentary goes stale by age.
+TIMELESS = frozenset({"status", "score", "reminder", "over", "computer", "hint"})
 INBOX = 256  # decisions waiting to be phrased, at most (each carries its whole position)
 
 

@@ -1,9 +1,10 @@
 """The chimes are WAV files the project writes itself: each distinct, audible, click-free at its
-ends; the drift reminder is three long notes, as the panel's buzzer pattern."""
+ends; the drift reminder is three long notes and the computer's move a short then a long one,
+as the panel's buzzer patterns."""
 
 from __future__ import annotations
 
-from hardware.panel import DRIFT
+from hardware.panel import COMPUTER, DRIFT
 from tableref.voice.audio import CHIMES, read_wav, write_chimes
 
 
@@ -24,9 +25,9 @@ def notes(sound, threshold=1000, window=0.01):
 
 def test_chimes_written_distinct_and_audible(tmp_path):
     files = write_chimes(tmp_path / "chimes")
-    assert sorted(files) == sorted(CHIMES) == ["accepted", "drift", "illegal", "over"]
+    assert sorted(files) == sorted(CHIMES) == ["accepted", "computer", "drift", "illegal", "over"]
     sounds = {name: read_wav(path) for name, path in files.items()}
-    assert len({path.read_bytes() for path in files.values()}) == 4
+    assert len({path.read_bytes() for path in files.values()}) == 5
     for name, s in sounds.items():
         assert s.rms() > 3000, name
         assert abs(s.samples[0]) < 200 and abs(s.samples[-1]) < 200, f"{name} clicks"
@@ -34,3 +35,5 @@ def test_chimes_written_distinct_and_audible(tmp_path):
     drift = notes(sounds["drift"])
     assert [round(length, 1) for _, length in drift] == [on for on, _ in DRIFT.beeps]  # 0.4 s each
     assert len(notes(sounds["accepted"])) == 2
+    short, long_ = notes(sounds["computer"])
+    assert [round(short[1], 2), round(long_[1], 1)] == [COMPUTER.beeps[0][0], COMPUTER.beeps[1][0]]

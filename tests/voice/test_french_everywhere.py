@@ -14,7 +14,11 @@ import pytest
 
 from rules import Fidelity, P, SpaceFix, get_game, game_names
 from rules.phrase import Joined
-from decisions import Accepted, Ambiguous, Choice, GameOver, Illegal, NewGame, Partial, UnseenMoves
+from decisions import (
+    Accepted, Ambiguous, Choice, ComputerMove, GameOver, Hint, Illegal, NewGame, Partial, Seat, Seats, TakenBack,
+    UnseenMoves,
+)
+from tableref.computer_turn import ComputerTurn
 from tableref.i18n import Catalog, catalog
 from tableref.voice.sentences import Narrator
 from web.live import LiveTable
@@ -35,6 +39,7 @@ repository clockwise counter-clockwise arrow arrows round over ends riding along
 lay beside their reached draw higher reached single copper silver gold outer inner middle made
 board looks same confirmed illegal waiting still do one two three four five six emergence
 White Black South North Red Blue Green Yellow blue green player
+computer plays level hint please make not that next reply
 """.split())
 WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'-]*")
 
@@ -132,6 +137,48 @@ def test_spoken_game_in_french_has_no_english(name):
     assert len(said) > 20
     for text in said:
         assert not english_words(text), f"English left in {text!r}: {sorted(english_words(text))}"
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_the_computer_opponent_said_in_french_has_no_english(name):
+    """Every kind the computer brings (issue 30): a new game naming its seats, its whole turn
+    to carry out, said again after a wrong board, the next step of a turn under way, a hint,
+    an undo that took its move back — over a random game in which it plays every side."""
+    fr, n = catalog("fr"), Narrator("fr")
+    states, _ = playout(name, 5, False)
+    players = get_game(name).players
+    seats = Seats({p: Seat.computer(1 + i % 5) for i, p in enumerate(players)})
+    said = [u.text for u in n.on(NewGame(1, 0, name, states[0][0].to_dict(), seats=seats))]
+    i, turns = 0, 0
+    while i < len(states) - 1 and turns < 12:
+        s = states[i][0]
+        texts = []
+        while i < len(states) - 1 and states[i][0].to_move == s.to_move:  # the side's whole turn
+            texts.append(states[i][0].move_text(states[i][1]))
+            i += 1
+        turn = ComputerTurn.chosen(s, s.to_move, 1, tuple(texts), 0.5)
+        for step in turn.steps:
+            check(fr, step.phrase, f"{name} {step.move}")
+        said += [u.text for u in n.on(Hint(1, i, s.to_move, 3, turn.steps))]
+        said += [u.text for u in n.on(ComputerMove(1, i, s.to_move, 1, turn.steps))]
+        wrong = fixes_between(s, turn.states[-1])
+        if wrong:  # the referee's illegal always names a space (a turn the board cannot show has none)
+            said += [u.text for u in n.on(Illegal(1, i, wrong))]
+        said += [u.text for u in n.on(ComputerMove(1, i, s.to_move, 1, turn.steps, repeated=True))]
+        for k, (step, after) in enumerate(zip(turn.steps, turn.states[1:]), start=1):
+            said += [u.text for u in n.on(Accepted(1, i, step.move, step.description, after.to_dict()))]
+            if k < len(turn.steps):
+                said += [u.text for u in n.on(ComputerMove(1, i, s.to_move, 1, turn.steps, done=k))]
+        turns += 1
+    back = states[i - 1][0]
+    said += [u.text for u in n.on(TakenBack(1, i - 1, "x", back.to_dict(), computer=True))]
+    said += [u.text for u in n.on(TakenBack(1, i - 2, "y", states[i - 2][0].to_dict()))]
+    assert turns >= 3 and len(said) > 30
+    for text in said:
+        assert not english_words(text), f"English left in {text!r}: {sorted(english_words(text))}"
+    assert any(t.startswith("L'ordinateur joue : ") for t in said)
+    assert any(t.startswith("Pas ce coup : ") for t in said) and any(t.startswith("Conseil : ") for t in said)
+    assert "Coup y et réponse de l'ordinateur x repris" in said
 
 
 @pytest.mark.parametrize("name", game_names())
