@@ -392,6 +392,8 @@ class Referee(ComputerSeats):
         return out
 
     def _on_declare(self, text: str) -> list[Decision]:
+        if self._computer_to_move():  # its moves are its own, declared by it when the board cannot show them
+            return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", "the computer is to move"))]
         try:
             move = self.state.parse_move(text)
         except RulesError as exc:

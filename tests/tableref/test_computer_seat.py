@@ -212,3 +212,12 @@ def test_a_computer_move_the_board_cannot_show_at_all_is_recorded_at_once(tmp_pa
         out = ref.handle(PlayComputerMove(thinking(published).token, (unseen,)))
         assert kinds(out)[:2] == ["computer_move", "accepted"] and out[1].move == unseen
         assert ref.ply == 1 and ref.state.to_move != side
+
+
+def test_a_person_cannot_declare_a_move_for_the_computer(journal):
+    from decisions import Declare
+
+    ref, _ = make(journal, seats="north:1")
+    see(ref, GYGES.default_setup().apply_text("a1-a2"))
+    out = ref.handle(Declare("resign"))
+    assert kinds(out) == ["rejected"] and "computer" in out[0].reason and ref.ply == 1
