@@ -35,8 +35,10 @@ def summary(config: Config) -> list[str]:
         "replay": lambda: f"{src.file} at speed {src.speed:g}",
     }[src.kind]()
     options = ", ".join(f"{k}={v}" for k, v in config.game.options.items() if v is not None) or "no options"
+    computer = ", ".join(f"{side} at level {n}" for side, n in config.game.seats.computers.items()) or "no side"
     return [
         f"game: {config.game.name} ({options}; setup {config.game.setup})",
+        f"computer: plays {computer}; hints at level {config.opponent.hint_level}",
         f"source: {src.kind}: {detail}",
         f"stabiliser: settle {config.stabiliser.settle:g} s over {config.stabiliser.readings} readings",
         f"web: http://{config.web.host}:{config.web.port}/",
