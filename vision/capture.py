@@ -221,10 +221,18 @@ class Picamera2Capture(_Base):
             except ImportError as exc:
                 raise CaptureError(f"picamera2: not installed ({exc})") from None
             cam = Picamera2
-        if callable(cam) and not hasattr(cam, "capture_array"):
+        made = callable(cam) and not hasattr(cam, "capture_array")
+        if made:
             cam = cam()
-        cam.configure(self._configure(cam))
-        cam.start()
+        try:
+            cam.configure(self._configure(cam))
+            cam.start()
+        except Exception:
+            # A camera made here and left open keeps it acquired: every later try would be
+            # refused as busy, and the camera would stay failed until the service restarts.
+            if made and hasattr(cam, "close"):
+                _quietly(cam.close)
+            raise
         self._cam, self._t0 = cam, self._clock()
 
     def _configure(self, cam: Any) -> Any:
@@ -241,9 +249,11 @@ class Picamera2Capture(_Base):
     def close(self) -> None:
         cam, self._cam = self._cam, None
         if cam is not None:
-            cam.stop()
-            if hasattr(cam, "close"):
-                cam.close()
+            try:
+                cam.stop()  # a camera that failed may refuse to stop: it must be closed all the same
+            finally:
+                if hasattr(cam, "close"):
+                    cam.close()
 
 
 class Picamera2DualCapture(Picamera2Capture):
@@ -288,6 +298,14 @@ def picamera2_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _quietly(action: Callable[[], Any]) -> None:
+    """Run a clean-up whose own failure says nothing more than the error being raised."""
+    try:
+        action()
+    except Exception:  # noqa: BLE001 - the error that led here is the one to report
+        pass
 
 
 def why_unopened(source: int | str) -> str:
