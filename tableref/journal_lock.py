@@ -45,6 +45,8 @@ def hold(journal: str | Path) -> "Hold":
             return Hold(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            # Not inherited (os.open's descriptors are close-on-exec): a voice player or the
+            # computer's worker process outliving a killed service does not keep the lock.
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise JournalError(f"{journal}: cannot open the journal's lock file {path}: {exc.strerror}") from None
