@@ -18,9 +18,10 @@ from tableref.hub.corrections import (
     Correction, CorrectionError, check_by, check_note, moves_correction, result_correction,
 )
 from tableref.hub.protocol import check_board_name
+from tableref.hub.readable import BAD_DATA, Unreadable, header_fault, record_fault, replayed, start_of
 from tableref.hub.standings import results, standings
 from tableref.journal import UnseenGroup
-from tableref.records import Record, write_record
+from tableref.records import write_record
 from web import auth
 from web.auth import AdminStore, Throttle, admin_required
 from web.boards import board_data
@@ -115,6 +116,11 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
             record = store().export(board, game)
         except KeyError as exc:
             return jsonify(error=str(exc.args[0])), 404
+        try:
+            first = start_of(record)
+        except Unreadable as exc:  # well-formed nonsense from the board (issue 33): kept, not drawn
+            return jsonify(error=f"{board} game {game} cannot be replayed: {exc}", unreadable=str(exc),
+                           record=record), 422
         rules = get_game(record["game"])
         steps = []
         if any(c["kind"] == "moves" for c in record.get("corrections", ())):
@@ -126,11 +132,13 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
         for e in [] if steps else store().positions(board, game):
             try:
                 view = rules.from_dict(e["position"]).view(Fidelity.KIND).to_dict()
-            except (RulesError, KeyError, TypeError, ValueError):
+            except BAD_DATA:
                 view = {}
             steps.append({"seq": e["seq"], "kind": e["kind"], "move": e["move"], "view": view})
-        start = rules.from_dict(record["start"]).view(Fidelity.KIND).to_dict()
-        return jsonify(record=record, start=start, steps=steps)
+        # The board's positions are shown as it sent them; "unreadable" says why its moves do
+        # not replay through the rules (an illegal move), if they do not.
+        return jsonify(record=record, start=first.view(Fidelity.KIND).to_dict(), steps=steps,
+                       unreadable=record_fault(record))
 
     @app.get("/api/games/<board>/<int:game>/record")
     def api_record(board: str, game: int) -> Any:
@@ -142,7 +150,7 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
             return _download(json.dumps(record, indent=1) + "\n", f"{board}-game-{game}.json", "application/json")
         try:
             text = _text_record(record)
-        except RulesError as exc:
+        except Unreadable as exc:
             return jsonify(error=f"{board} game {game} does not replay: {exc}"), 409
         return _download(text, f"{board}-game-{game}.txt", "text/plain")
 
@@ -155,7 +163,7 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
                 z.writestr(f"{g.board}/game-{g.game}.json", json.dumps(record, indent=1) + "\n")
                 try:
                     z.writestr(f"{g.board}/game-{g.game}.txt", _text_record(record))
-                except RulesError:
+                except Unreadable:
                     pass  # the JSON is there; the text record needs a game that replays
             data = _standings(hub)
             z.writestr("standings.json", json.dumps({"event": hub.config.event, "results": [
@@ -222,6 +230,9 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
             record = store().export(board, game)
         except KeyError as exc:
             return jsonify(error=str(exc.args[0])), 404
+        fault = header_fault(record)
+        if fault is not None:  # no rules to check a correction with
+            return jsonify(error=f"{board} game {game} cannot be corrected: {fault}"), 409
         try:
             if not isinstance(body, dict):
                 raise CorrectionError("expected a JSON object")
@@ -266,13 +277,10 @@ def _standings(hub: Any) -> dict[str, Any]:
 def _text_record(record: dict[str, Any]) -> str:
     """As ``tableref export`` writes it on the board (moves never seen one by one as comments),
     with the arbiter's corrections as comments before the end (an import reads the moves)."""
-    rules = get_game(record["game"])
-    start = rules.from_dict(record["start"])
-    replayed = Record.replay(start, rules.parse_options(record["options"]), Fidelity.parse(record["fidelity"]),
-                             list(record["moves"]), record.get("created", 0.0))
+    checked = replayed(record)  # Unreadable if the moves do not replay
     groups = tuple(UnseenGroup(g["ply"], g["count"], tuple(g["alternatives"]), g["chosen"])
                    for g in record.get("unseen", ()))
-    text = write_record(replace(replayed, unseen=groups))
+    text = write_record(replace(checked, unseen=groups))
     notes = [Correction.from_dict(c).text() for c in record.get("corrections", ())]
     if notes:
         head, end = text.rsplit("End\n", 1)

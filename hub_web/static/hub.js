@@ -125,6 +125,7 @@
       .join(" · ");
     $("#replay-title").textContent += names ? ` — ${names}` : "";
     show();
+    if (data.unreadable) TR.toast(`The board's moves do not replay through the rules: ${data.unreadable}`);
     corrections(data.record, rules);
   }
 

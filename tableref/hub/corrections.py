@@ -143,10 +143,7 @@ def moves_correction(record: Mapping[str, Any], ply: object, moves: object) -> t
         texts = [m.strip() for m in moves]
     else:
         raise CorrectionError("moves: a list of moves in the game's notation (or one text, moves separated by spaces)")
-    game = get_game(record["game"])
-    state = game.from_dict(record["start"])
-    for text in current[:ply]:
-        state = state.apply(state.parse_move(text))  # the record's own moves: they replayed before
+    state = _own_moves(record, current[:ply])
     canonical = []
     for n, text in enumerate(texts, start=ply + 1):
         try:
@@ -167,10 +164,7 @@ def moves_correction(record: Mapping[str, Any], ply: object, moves: object) -> t
 
 def _split_sequence(record: Mapping[str, Any], before: list[str], text: str) -> list[str]:
     """One text of several moves: split as the rules read it (a move's notation may hold spaces)."""
-    game = get_game(record["game"])
-    state = game.from_dict(record["start"])
-    for m in before:
-        state = state.apply(state.parse_move(m))
+    state = _own_moves(record, before)
     try:
         moves = parse_sequence(state, text)
     except (ValueError, RulesError) as exc:
@@ -180,6 +174,19 @@ def _split_sequence(record: Mapping[str, Any], before: list[str], text: str) -> 
         out.append(state.move_text(m))
         state = state.apply(m)
     return out
+
+
+def _own_moves(record: Mapping[str, Any], moves: list[str]) -> Any:
+    """The position after the record's own ``moves``; CorrectionError naming the first that is
+    not legal (a board sent it: issue 33), so the arbiter corrects from there."""
+    state = get_game(record["game"]).from_dict(record["start"])
+    for n, text in enumerate(moves, start=1):
+        try:
+            state = state.apply(state.parse_move(text))
+        except RulesError as exc:
+            raise CorrectionError(f"move {n} {text!r} of the board's record does not replay ({exc}): "
+                                  f"correct from move {n} or before") from None
+    return state
 
 
 def result_correction(record: Mapping[str, Any], winner: object, reason: object) -> tuple[dict, dict]:

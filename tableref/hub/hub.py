@@ -15,13 +15,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules import Fidelity, RulesError, get_game
+from rules import Fidelity, get_game
 
 from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text
 from .protocol import (
     MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, UnseenState, decode, encode,
     topic,
 )
+from .readable import BAD_DATA, header_fault, record_fault
 from .settings import HubServerConfig
 from .store import HubStore
 
@@ -38,6 +39,7 @@ class Counters:
     batches: int = 0
 
     replaced: int = 0  # games refused: a board's journal replaced under the same name
+    unreadable: int = 0  # games stored as sent that the rules cannot read (readable.py; one log line each)
 
     def to_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -85,6 +87,7 @@ class Hub:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._unreadable: dict[tuple[str, int], str] = {}  # (board, game) → why: the writer's thread
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -181,6 +184,10 @@ class Hub:
 
     def _handle(self, batch: list[tuple[str, Any, float]]) -> None:
         journal = [(b, m) for b, m, _ in batch if isinstance(m, (GameHeader, GameEvent, GameEnd, UnseenState))]
+        for board, m in journal:
+            if isinstance(m, GameHeader) and (board, m.game) not in self._unreadable:
+                self._unreadable_if(board, m.game, header_fault(
+                    {"game": m.name, "options": m.options, "fidelity": m.fidelity, "start": m.start}))
         # The page is told once the batch is written, before the commit's fsync (tens of ms on a
         # busy disk): it shows the boards, whose journals hold the moves. Acknowledgements wait
         # for the commit.
@@ -202,6 +209,25 @@ class Hub:
             if client is not None:
                 client.publish(topic(board, "ack"), encode(ack), qos=1)
                 self.counters.acks += 1
+        # A game's moves are read through the rules once it ends (a replay: well under a second
+        # for the longest game); one under way is judged where it is shown (hub_web).
+        for board, m in journal:
+            if isinstance(m, GameEnd) and (board, m.game) not in self._unreadable:
+                try:
+                    record = self.store.export(board, m.game)
+                except KeyError:
+                    continue  # no header yet: judged when the end comes again
+                self._unreadable_if(board, m.game, record_fault(record))
+
+    def _unreadable_if(self, board: str, game: int, fault: str | None) -> None:
+        """Well-formed nonsense (issue 33): kept as the board sent it, acknowledged (the board is
+        not held up resending it), counted, and said once, naming where and what."""
+        if fault is None or (board, game) in self._unreadable:
+            return
+        self._unreadable[(board, game)] = fault
+        self.counters.unreadable = len(self._unreadable)
+        log.warning("hub: %s game %d (%s) is stored as sent but cannot be read through the rules: %s", board, game,
+                    topic(board, "journal"), fault)
 
     def _show(self, batch: list[tuple[str, Any, float]], fresh: list[GameEvent], journal: int) -> None:
         """The tables as the batch leaves them, to the page (never raises: it runs inside the
@@ -231,7 +257,10 @@ class Hub:
                                                         m.created)
                     changed[board] = view
                 for board, live in drawn.items():  # a busy board's earlier snapshots are never shown: not drawn
-                    self.boards[board].view, self.boards[board].to_move = _pieces(live.name, live.position)
+                    if (board, live.game) in self._unreadable:
+                        self.boards[board].view, self.boards[board].to_move = {}, None  # said once already
+                    else:
+                        self.boards[board].view, self.boards[board].to_move = _pieces(live.name, live.position)
                 data = [v.to_dict() for v in changed.values()]
             if self.on_change is not None and data:
                 # Each event's commit time on its board: a spectator can see how fresh the page is.
@@ -261,6 +290,6 @@ def _pieces(game: str, position: dict[str, Any]) -> tuple[dict[str, Any], str | 
     try:
         state = get_game(game).from_dict(position)
         return state.view(Fidelity.KIND).to_dict(), state.to_move
-    except (RulesError, KeyError, TypeError, ValueError) as exc:
+    except BAD_DATA as exc:
         log.warning("hub: a position of %s does not read: %s", game, exc)
         return {}, None
