@@ -22,7 +22,7 @@ from typing import Any
 
 from rules import Fidelity, Observation, State, View
 
-from .board_leds import leds_for
+from .board_leds import BoardLeds
 from decisions import Decision, StableView
 from .referee import Referee, RefereeLoop
 from .source_retry import Pump, SourceLost  # noqa: F401  (the source's thread and its retries; imported from here)
@@ -237,6 +237,7 @@ class SerialFeed(Feed):
         self.fidelity = wiring.fidelity
         self.board = SerialBoard(port, wiring, baudrate=baudrate)
         self.board.subscribe_status(self._link)
+        self.leds = BoardLeds()  # remembers the computer's move, shown again once a wrong board is put right
 
     def _link(self, status: Any) -> None:
         from firmware_bridge.serial_board import CONNECTED
@@ -244,7 +245,7 @@ class SerialFeed(Feed):
         self.set_status(status.state, status.state == CONNECTED, status.detail)
 
     def on_decision(self, decision: Decision) -> None:
-        leds = leds_for(decision)
+        leds = self.leds.show(decision)
         if leds is not None:
             self.board.set_leds({s: v for s, v in leds.items() if s in self.wiring.channels})
 

@@ -49,6 +49,25 @@ SCRIPT_MESSAGES = (
 )
 
 
+def _opponent_messages() -> tuple[str, ...]:
+    """The live page's words for the computer opponent (issue 30), with its levels' names and
+    descriptions (GET /api/levels, in English: the dialog says them through TR.t)."""
+    from engine import LEVELS  # pure and light
+
+    return (
+        "The computer is thinking…", "Make the computer's move on the board",
+        "{player} (the computer, level {n}) plays:", "then make the computer's move: {moves}",
+        "lift from {lift} · put down on {place}", "lift from here", "put down here",
+        "Took back your move and the computer's reply", "Hint: what the computer (level {n}) would play",
+        "Not played: make your own move on the board", "hint", "{player}: the computer (level {n})",
+        "{player}: a person", "a person here", "the computer, level {n} ({name})",
+        *(text for lv in LEVELS for text in (lv.name, lv.description)),
+    )
+
+
+SCRIPT_MESSAGES = SCRIPT_MESSAGES + _opponent_messages()
+
+
 def page_language() -> str:
     shipped = languages()
     chosen = request.cookies.get(COOKIE, "")

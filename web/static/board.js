@@ -80,7 +80,8 @@
 
   /* Draw `board` into `svg`. opts: view {space: [tokens]}, labels {space: text}, players,
      highlight [spaces], choices [[spaces]...], hot (index of a choice), fixes {put, take,
-     arrows}, partial (bool), held (space), onSpace(space) makes spaces clickable. */
+     arrows}, partial (bool), held (space), onSpace(space) makes spaces clickable, turns [{steps,
+     done, hint}] a move to make by hand (the computer's, or a hint): drawTurn. */
   function render(svg, board, opts) {
     opts = opts || {};
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -142,10 +143,13 @@
       for (const sid of spaces) mark(sid, `b-choice ${opts.hot === i ? "hot" : ""}`, 1.2);
     });
 
+    for (const turn of opts.turns || []) drawTurn(svg, board, turn, r, mark, "marks");  // under the pieces
     for (const [sid, toks] of Object.entries(opts.view || {})) {
       const s = board.byId[sid];
       if (s) drawPieces(svg, s, toks, r, segs[sid], opts.players);
     }
+
+    for (const turn of opts.turns || []) drawTurn(svg, board, turn, r, mark, "arrows");
 
     const fixes = opts.fixes || {};
     const arrowCls = opts.partial ? "b-arrow partial" : "b-arrow";
@@ -190,6 +194,60 @@
         });
       }
     }
+  }
+
+  /* A turn to carry out by hand (the computer's move, or a hint): each step still to do drawn
+     as from → to arrows, the spaces hands lift from (dashed) and put down on (solid) marked
+     apart, numbered when the turn has several steps. A bump or a removal is among lift/place:
+     spaces only lifted from start an arrow, spaces only put down on end one, a space both
+     lifted from and put down on (a bumped ring's) lies between. */
+  function drawTurn(svg, board, turn, r, mark, part) {
+    const kind = turn.hint ? "hint" : "computer";
+    const id = `${svg.id}-turn-${kind}`;
+    if (!svg.querySelector(`#${id}`)) {
+      const mk = el("marker", { id, viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 4, markerHeight: 4,
+        orient: "auto-start-reverse" }, svg.querySelector("defs") || el("defs", {}, svg));
+      el("path", { d: "M0,0 L10,5 L0,10 z", class: `b-turn-head ${kind}` }, mk);
+    }
+    const steps = turn.steps || [];
+    steps.forEach((step, i) => {
+      if (i < (turn.done || 0)) return;
+      const lift = step.lift || [], place = step.place || [];
+      const from = lift.filter((s) => !place.includes(s)), to = place.filter((s) => !lift.includes(s));
+      const mid = lift.filter((s) => place.includes(s));
+      const paths = from.length === 1 && to.length === 1 ? [[from[0], ...mid, to[0]]]
+        : from.map((f, k) => (k < to.length ? [f, to[k]] : [f]));
+      for (const path of part === "arrows" ? paths : []) {
+        for (let k = 0; k + 1 < path.length; k++) {
+          const p = board.byId[path[k]], q = board.byId[path[k + 1]];
+          if (!p || !q) continue;
+          const dx = q.x - p.x, dy = q.y - p.y, len = Math.hypot(dx, dy) || 1;
+          const c = Math.min(r * 0.9, len / 3) / len;
+          el("line", { x1: p.x + dx * c, y1: p.y + dy * c, x2: q.x - dx * c, y2: q.y - dy * c,
+            class: `b-turn-arrow ${kind}`, "marker-end": `url(#${id})`, "stroke-width": Math.max(2, r * 0.2),
+            "data-step": i }, svg);
+        }
+      }
+      if (part === "marks") {
+        const marks = [];
+        for (const sid of lift) marks.push([sid, `b-lift ${kind}`, 1.25]);
+        for (const sid of place) marks.push([sid, `b-place ${kind}`, lift.includes(sid) ? 1.45 : 1.25]);
+        for (const [sid, cls, scale] of marks) {
+          const before = svg.childNodes.length;
+          mark(sid, cls, scale);
+          if (svg.childNodes.length > before) {
+            svg.lastChild.dataset.space = sid;
+            svg.lastChild.dataset.step = i;
+          }
+        }
+        return;
+      }
+      const end = board.byId[to[0] || place[0] || lift[0]];
+      if (end && (steps.length > 1 || turn.hint)) {
+        const label = (steps.length > 1 ? `${i + 1}` : "") + (turn.hint ? ` ${turn.label || "hint"}` : "");
+        text(svg, end.x, end.y + r * 1.55, label.trim(), { class: `b-turn-text ${kind}`, "font-size": r * 0.7 });
+      }
+    });
   }
 
   function drawPieces(svg, s, toks, r, seg, players) {

@@ -255,7 +255,7 @@
       view: live.view, labels: live.labels, players: live.players,
       highlight: st.kind === "ok" && live.last ? live.last.highlight || [] : [],
       choices, hot, fixes: st.kind === "illegal" || st.kind === "partial" ? st : null,
-      partial: st.kind === "partial",
+      partial: st.kind === "partial", turns: turnsToDraw(),
     });
   }
 
@@ -341,6 +341,7 @@
       sel.append(o);
     }
     fillOptions();
+    await fillSeats();
     $("#ng-error").textContent = "";
     $("#newgame-dialog").showModal();
   }
@@ -372,11 +373,177 @@
       if (input.value.trim()) options[input.name] = input.value.trim();
     }
     try {
-      await window.TR.post("/api/new-game", { game: $("#ng-game").value, setup: $("#ng-setup").value, options });
+      await window.TR.post("/api/new-game", { game: $("#ng-game").value, setup: $("#ng-setup").value, options,
+        seats: dialogSeats() });
       $("#newgame-dialog").close();
     } catch (e) {
       $("#ng-error").textContent = e.message;
     }
+  }
+
+  /* -- the computer opponent (issue 30): seats, its move to carry out, a hint ---------------- */
+
+  let levels = [];
+  const seatOf = (side) => (live.seats || {})[side] || "person";
+  const levelOf = (seat) => Number((/^computer:(\d+)$/.exec(seat) || [])[1] || 0);
+  const sidesOf = () => (Array.isArray(live.position && live.position.players) ? live.position.players : live.players);
+  const mine = (turn) => turn && !live.outcome && turn.side === live.to_move;  // still this position's
+
+  // What the board draws: the computer's move still to make, and a hint (never both: a hint is
+  // for a person's seat).
+  function turnsToDraw() {
+    const out = [];
+    const c = live.computer, h = live.hint;
+    if (mine(c) && !c.thinking) out.push({ steps: c.steps, done: c.done });
+    if (mine(h) && !h.thinking) out.push({ steps: h.steps, done: 0, hint: true, label: t("hint") });
+    return out;
+  }
+
+  /* "North: the computer (level 3)" beside the players, when the computer plays a side. */
+  function renderSeats() {
+    const box = $("#seats");
+    box.innerHTML = "";
+    box.hidden = !Object.keys(live.seats || {}).length;
+    if (box.hidden) return;
+    for (const side of sidesOf()) {
+      const seat = seatOf(side), n = levelOf(seat);
+      const span = document.createElement("span");
+      span.className = `seat ${n ? "computer" : "person"}`;
+      span.dataset.side = side;
+      span.textContent = n ? t("{player}: the computer (level {n})", { player: t(cap(side)), n })
+        : t("{player}: a person", { player: t(cap(side)) });
+      box.append(span);
+    }
+  }
+
+  /* The computer's turn (thinking, then each step to carry out by hand, the ones done ticked)
+     or a hint; the put-back's "then make the computer's move"; an undo that took its reply. */
+  function renderComputer() {
+    const card = $("#computer");
+    const admin = window.TR.session.admin;
+    const c = mine(live.computer) ? live.computer : null;
+    const h = !c && mine(live.hint) ? live.hint : null;
+    const hintBtn = $("#hint-btn");
+    hintBtn.hidden = !admin || !!live.outcome || seatOf(live.to_move) !== "person";
+    hintBtn.disabled = !!(h && h.thinking);
+    const turn = c || h;
+    card.hidden = !turn;
+    card.innerHTML = "";
+    if (turn) {
+      const who = t(cap(turn.side));
+      card.className = `card computer ${h ? "hint" : ""} ${turn.thinking ? "thinking" : ""}`;
+      card.dataset.kind = h ? "hint" : "computer";
+      const head = document.createElement("div");
+      head.className = "headline";
+      const sub = document.createElement("div");
+      sub.className = "detail";
+      card.append(head, sub);
+      if (turn.thinking) {
+        head.textContent = t("The computer is thinking…");
+        sub.textContent = t("{player}: the computer (level {n})", { player: who, n: turn.level });
+      } else {
+        head.textContent = c ? t("Make the computer's move on the board")
+          : t("Hint: what the computer (level {n}) would play", { n: turn.level });
+        sub.textContent = c ? t("{player} (the computer, level {n}) plays:", { player: who, n: turn.level })
+          : t("Not played: make your own move on the board");
+        const ol = document.createElement("ol");
+        ol.className = "turn-steps";
+        turn.steps.forEach((step, i) => {
+          const li = document.createElement("li");
+          li.className = i < (turn.done || 0) ? "done" : "todo";
+          li.dataset.move = step.move;
+          li.dataset.lift = step.lift.join(" ");
+          li.dataset.place = step.place.join(" ");
+          li.textContent = `${step.move} — ${rt(step.description)}`;
+          if (step.lift.length || step.place.length) {
+            const where = document.createElement("span");
+            where.className = "where";
+            where.textContent = t("lift from {lift} · put down on {place}",
+              { lift: step.lift.join(", ") || "—", place: step.place.join(", ") || "—" });
+            li.append(where);
+          }
+          ol.append(li);
+        });
+        const key = document.createElement("div");
+        key.className = "key";
+        key.innerHTML = `<span class="k-lift">${esc(t("lift from here"))}</span><span class="k-place">${esc(t("put down here"))}</span>`;
+        card.append(ol, key);
+      }
+    }
+    const st = live.board_status || { kind: "ok" };
+    const dec = $("#decision");
+    if (c && !c.thinking && c.repeated && st.kind === "illegal") {
+      const p = document.createElement("p");
+      p.className = "then-computer";
+      p.textContent = t("then make the computer's move: {moves}",
+        { moves: c.steps.slice(c.done || 0).map((s) => `${s.move} (${rt(s.description)})`).join("; ") });
+      dec.append(p);
+    }
+    const last = live.last || {};
+    if (last.kind === "taken_back" && last.reply && st.kind !== "ambiguous") {
+      dec.querySelector(".headline").textContent = t("Took back your move and the computer's reply");
+      if (!dec.querySelector(".detail")) {
+        const d = document.createElement("div");
+        d.className = "detail";
+        d.textContent = `${last.move}, ${last.reply}`;
+        dec.querySelector(".headline").after(d);
+      }
+      const items = st.kind === "illegal" ? handText(st) : [];
+      if (items.length && !dec.querySelector("ul")) {
+        const ul = document.createElement("ul");
+        for (const i of items) { const li = document.createElement("li"); li.textContent = i; ul.append(li); }
+        dec.append(ul);
+      }
+    }
+  }
+
+  /* The new-game dialog's seats: each side of the chosen game (DRIFT: the colours of its
+     players option) a person here or the computer at a level. */
+  function dialogSides() {
+    const g = games.find((x) => x.name === $("#ng-game").value);
+    if (!g) return [];
+    if (g.options.players) {
+      const input = $("#ng-opt-players");
+      const text = (input && input.value.trim()) || String(g.options.players.default || "");
+      const sides = text.split(",").map((p) => p.split(":")[0].trim().toLowerCase()).filter(Boolean);
+      if (sides.length) return sides;
+    }
+    return g.players;
+  }
+
+  async function fillSeats() {
+    if (!levels.length) {
+      try { levels = await (await fetch("/api/levels")).json(); } catch (e) { levels = []; }
+    }
+    const box = $("#ng-seat-rows");
+    const was = {};
+    for (const sel of box.querySelectorAll("select")) was[sel.name] = sel.value;
+    box.innerHTML = "";
+    const same = $("#ng-game").value === live.game;
+    for (const side of dialogSides()) {
+      const label = document.createElement("label");
+      label.htmlFor = `ng-seat-${side}`;
+      label.textContent = t(cap(side));
+      const sel = document.createElement("select");
+      sel.id = `ng-seat-${side}`;
+      sel.name = side;
+      const person = new Option(t("a person here"), "person");
+      sel.append(person);
+      for (const lv of levels) {
+        const o = new Option(t("the computer, level {n} ({name})", { n: lv.number, name: t(lv.name) }), `computer:${lv.number}`);
+        o.title = t(lv.description);
+        sel.append(o);
+      }
+      sel.value = was[side] || (same && (live.seats || {})[side]) || "person";
+      if (!sel.value) sel.value = "person";
+      box.append(label, sel);
+    }
+  }
+
+  function dialogSeats() {
+    const seats = {};
+    for (const sel of $("#ng-seat-rows").querySelectorAll("select")) seats[sel.name] = sel.value;
+    return seats;
   }
 
   /* -- the event stream --------------------------------------------------------------------- */
@@ -387,6 +554,8 @@
     renderDecision();
     renderUnseen();
     renderControls();
+    renderSeats();
+    renderComputer();
     renderLists();
     renderBoard();
     renderSim();
@@ -413,7 +582,10 @@
   document.addEventListener("DOMContentLoaded", () => {
     $("#undo").addEventListener("click", () => act("/api/undo"));
     $("#new-game").addEventListener("click", openNewGame);
-    $("#ng-game").addEventListener("change", fillOptions);
+    $("#ng-game").addEventListener("change", () => { fillOptions(); fillSeats(); });
+    $("#ng-options").addEventListener("input", (e) => { if (e.target.name === "players") fillSeats(); });
+    $("#hint-btn").addEventListener("click", () => act("/api/hint", {}));
+
     $("#ng-form").addEventListener("submit", submitNewGame);
     $("#ng-cancel").addEventListener("click", () => $("#newgame-dialog").close());
     $("#hand-over").addEventListener("change", (e) => simAct("hand_over", { over: e.target.checked }));

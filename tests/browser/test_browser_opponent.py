@@ -1,0 +1,167 @@
+"""The computer opponent end to end (issue 30): ``tableref serve --computer`` as a real process,
+Debian's chromium on its page, every move made by clicking the simulated board — the person's
+own (chosen by the rules engine here) and the computer's as the page shows them (lift, then put
+down). Screenshots of the computer's move on the board at 360 px and on a desktop go to
+tests/artifacts/ (opponent-move-360.png, opponent-move-desktop.png; copies in docs/)."""
+
+from __future__ import annotations
+
+import random
+
+from rules import Fidelity
+from browserhelp import choose_pin, open_page
+from opponenthelp import (
+    carry_out, live, make_move, play_computer_turn, poll, position, serving, shown_steps, wait_for_computer,
+    wait_moves,
+)
+
+KIND = Fidelity.KIND
+
+
+def _changes_board(state, move):
+    return state.view(KIND) != state.successor(move).view(KIND)
+
+
+def _wins_at_once(state):
+    """The side to move has a move that wins the game."""
+    if state.is_game_over():
+        return False
+    me = state.to_move
+    return any((o := state.successor(m).outcome()) is not None and o.winner == me for m in state.legal_moves())
+
+
+def gyges_move(state, rng, *, end_it):
+    """South's move: a win if there is one; else a plain move (no bump) that leaves the computer
+    no win (``end_it``: one that gives it the win, so the game ends)."""
+    moves = [m for m in state.legal_moves() if _changes_board(state, m)]
+    for m in moves:
+        out = state.successor(m).outcome()
+        if out is not None and out.winner == state.to_move:
+            return state.move_text(m)
+
+    def key(m):
+        gives = _wins_at_once(state.successor(m))
+        return (gives if end_it else not gives, "/" not in state.move_text(m), rng.random())
+
+    return state.move_text(max(moves, key=key))
+
+
+# Gygès at level 1: South plays its first OWN_MOVES moves to stay in the game, then plays into
+# the computer's win (greedy toward its goal), so a whole game stays within about 30 moves.
+OWN_MOVES = 8
+MAX_PLIES = 60
+
+
+def test_a_person_plays_a_whole_gyges_game_against_level_1(browser, tmp_path, artifacts):
+    with serving(tmp_path, "--computer", "north:1") as url:
+        page, errors = open_page(browser, url)
+        choose_pin(page)
+        page.wait_for_selector("#seats .seat.computer:has-text('North: the computer (level 1)')")
+        assert page.inner_text("#seats .seat[data-side='south']") == "South: a person"
+        rng = random.Random(30)
+        mine = shot = 0
+        while True:
+            snap = live(page)
+            if snap["outcome"]:
+                break
+            assert len(snap["moves"]) < MAX_PLIES, "the game did not end"
+            if snap["to_move"] == "south":
+                make_move(page, snap, gyges_move(position(snap), rng, end_it=mine >= OWN_MOVES))
+                mine += 1
+                continue
+            wait_for_computer(page)
+            # Its move, in words and on the board: from → to arrows, lift and put-down spaces.
+            assert page.inner_text("#computer .headline") == "Make the computer's move on the board"
+            assert "North (the computer, level 1) plays:" in page.inner_text("#computer")
+            assert page.locator("#board line.b-turn-arrow.computer").count() >= 1
+            if not shot:
+                page.screenshot(path=str(artifacts / "opponent-move-desktop.png"))
+                shot = 1
+            play_computer_turn(page)
+        page.wait_for_selector("#banner.over:has-text('Game over')")
+        assert page.inner_text("#turn") == "Game over"
+        assert page.locator("#computer").is_hidden() and page.locator("#hint-btn").is_hidden()
+        assert page.locator("#moves li").count() == len(snap["moves"])
+        assert not errors, errors
+
+
+def test_a_wrong_move_for_the_computer_is_refused_and_put_right(browser, tmp_path, artifacts):
+    with serving(tmp_path, "--computer", "north:1") as url:
+        page, errors = open_page(browser, url)
+        choose_pin(page)
+        make_move(page, live(page), "a1-a2")
+        wait_for_computer(page)
+        snap = live(page)
+        right = shown_steps(page)[0]
+        state = position(snap)
+        # A phone beside the board shows it too, with no sideways scrolling.
+        phone, phone_errors = open_page(browser, url, width=360, height=800)
+        phone.wait_for_selector("#computer[data-kind='computer'] li.todo")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+        for sel in ("#board", "#computer"):
+            box = phone.locator(sel).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 360, sel
+        phone.screenshot(path=str(artifacts / "opponent-move-360.png"))
+        # Another move for North than the computer's: refused, what to put back, its move again.
+        wrong = next(m for m in state.legal_moves() if state.move_text(m) != right["move"]
+                     and "/" not in state.move_text(m) and _changes_board(state, m))
+        carry_out(page, state.view(KIND), state.successor(wrong).view(KIND))
+        page.wait_for_selector("#decision[data-kind='illegal'] .then-computer")
+        said = page.inner_text("#decision")
+        assert "Not a legal move — put the board back" in said
+        assert f"then make the computer's move: {right['move']}" in said
+        assert live(page)["computer"]["repeated"] and live(page)["moves"] == ["a1-a2"]
+        phone.wait_for_selector("#decision .then-computer")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+        # Put back, then the computer's move: accepted.
+        carry_out(page, state.successor(wrong).view(KIND), state.view(KIND))
+        poll(lambda: live(page)["board_status"]["kind"] == "ok", "the board put back")
+        assert play_computer_turn(page) == 2
+        assert live(page)["moves"] == ["a1-a2", right["move"]]
+        page.wait_for_selector(f"#decision .headline:has-text('North played {right['move']}')")
+        assert page.locator("#computer").is_hidden()
+        phone.close()
+        assert not errors and not phone_errors, (errors, phone_errors)
+
+
+def test_an_undo_takes_back_the_persons_move_and_the_computers_reply(browser, tmp_path):
+    with serving(tmp_path, "--computer", "north:1") as url:
+        page, errors = open_page(browser, url)
+        choose_pin(page)
+        before = live(page)
+        make_move(page, before, "b1-b3")
+        play_computer_turn(page)
+        snap = live(page)
+        reply = snap["moves"][1]
+        page.click("#undo")
+        page.wait_for_selector("#decision .headline:has-text(\"Took back your move and the computer's reply\")")
+        assert f"b1-b3, {reply}" in page.inner_text("#decision .detail")
+        assert page.locator("#decision li").count() >= 2  # what to put back, piece by piece
+        assert page.locator("#moves li").count() == 0
+        # The board put back by hand: South to move again, nothing left to do.
+        carry_out(page, position(snap).view(KIND), position(before).view(KIND))
+        poll(lambda: live(page)["board_status"]["kind"] == "ok", "the board put back")
+        page.wait_for_selector("#turn:has-text('South to move')")
+        assert page.locator("#computer").is_hidden()
+        assert not errors, errors
+
+
+def test_a_hint_is_drawn_apart_and_gone_when_a_move_is_made(browser, tmp_path):
+    with serving(tmp_path, "--computer", "north:1") as url:
+        page, errors = open_page(browser, url)
+        page.wait_for_selector("#pin-dialog[open]")
+        page.click("#pin-cancel")
+        assert page.locator("#hint-btn").is_hidden()  # watching: no hint
+        page.click("#admin-btn")
+        choose_pin(page)
+        page.click("#hint-btn")
+        page.wait_for_selector("#computer[data-kind='hint'] li.todo")
+        assert page.inner_text("#computer .headline") == "Hint: what the computer (level 2) would play"
+        assert page.locator("#board line.b-turn-arrow.hint").count() >= 1
+        assert page.locator("#board text.b-turn-text.hint").all_text_contents() == ["hint"]
+        assert page.locator("#board .b-turn-arrow.computer").count() == 0
+        assert live(page)["moves"] == []  # never played
+        make_move(page, live(page), "a1-a2")
+        page.wait_for_selector("#computer[data-kind='computer']")  # the computer's turn now, the hint gone
+        assert page.locator("#board .hint").count() == 0
+        assert not errors, errors
