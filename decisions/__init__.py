@@ -123,8 +123,9 @@ class ComputerMove(Decision):
 
     def text(self) -> str:
         todo = "; then ".join(f"{s.move} ({s.description})" for s in self.steps[self.done:])
-        again = " again" if self.repeated else ""
-        return f"     the computer ({self.side}, level {self.level}) plays{again}: {todo} — make it on the board"
+        # said again after a wrong board; or a turn of several moves under way: what is left of it
+        plays = "plays again" if self.repeated else "goes on" if self.done else "plays"
+        return f"     the computer ({self.side}, level {self.level}) {plays}: {todo} — make it on the board"
 
 
 @dataclass(frozen=True)
