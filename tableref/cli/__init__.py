@@ -4,7 +4,9 @@ documents the ``rules`` group, whose output scripts rely on."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -117,36 +119,58 @@ def cmd_run(args: argparse.Namespace) -> int:
             resume=not args.new,
         )
         board = SimulatedBoard(script, speed=args.speed)
-        if referee.ply > 0:
+        start = script.start_state()
+        other_start = start is not None and referee.record.states[0] != start
+        if referee.ply > 0 or other_start:
             # The physical board kept its position while we were down: pick up from there.
             history = [s.view(script.fidelity) for s in referee.record.states]
-            if not board.skip_past(history, Stabiliser(args.settle, args.readings)):
+            if other_start or not board.skip_past(history, Stabiliser(args.settle, args.readings)):
                 # Not this script's game (one played on the page, say): playing the script from
                 # its start onto it would only be refused, board after board. Nothing written yet.
                 game_id = referee.record.id
+                why = "starts from another position" if other_start else "never shows its position"
                 print(f"tableref: {script.game} game {game_id} is unfinished at move {referee.ply}, and "
-                      f"{args.script or SAMPLE_SCRIPT} never shows its position, so it cannot go on with it: "
+                      f"{args.script or SAMPLE_SCRIPT} {why}, so it cannot go on with it: "
                       f"`tableref run --new` starts a new game from the script (game {game_id} is kept as "
                       "it is)", file=sys.stderr)
                 return 2
-        played = []
+        played, gone = [], []
 
         def show(decision) -> None:
             if decision.to_dict()["kind"] in _PLAYED:
                 played.append(decision)
+            if gone:
+                return
             line = json.dumps(decision.to_dict()) if args.json else decision.text()
-            print(line, flush=True)
+            try:
+                print(line, flush=True)
+            except BrokenPipeError:  # `tableref run | head`: the reader left; the game is still journalled
+                gone.append(True)
+                _stdout_to_devnull()
 
         referee.subscribe(show)
         referee.greeting()
         play_observations(referee, board.observations(), stabiliser)
         print(f"journal: {journal.path} (game {referee.record.id}; `tableref replay {referee.record.id}`)",
               file=sys.stderr)
+    if gone:
+        return 141  # as the rules group: stdout closed early, nothing more said
     if not played:
         print(f"tableref: nothing was played: no board of {args.script or SAMPLE_SCRIPT} was a move of game "
               f"{referee.record.id} (each was refused, or the script ends where the game stood)", file=sys.stderr)
         return 1
     return 0
+
+
+def _stdout_to_devnull() -> None:
+    """After a broken pipe: what is still buffered, and Python's flush at exit, go nowhere
+    instead of raising again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test's): nothing will flush it at exit
 
 
 # Decisions that move the game on: a run that publishes none of them has played nothing.

@@ -97,3 +97,39 @@ def test_one_process_may_open_its_own_journal_twice(tmp_path):
         pass
     with Journal(journal, exclusive=True):  # released when the last one closed, taken again
         pass
+
+
+def test_a_game_from_another_start_is_not_taken_for_the_scripts_even_before_a_move(tmp_path, capsys):
+    journal = tmp_path / "journal.sqlite3"
+    gyges = get_game("gyges")
+    options = gyges.parse_options({})
+    with Journal(journal) as j:  # the page opened, no move made yet: the default setup
+        j.new_game(gyges.default_setup(options), options, "kind")
+    assert main(["run", "--journal", str(journal), "--speed", "0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "starts from another position" in captured.err
+
+
+class _ClosedAfter:
+    """A stdout whose reader leaves after ``lines`` lines (`tableref run | head`)."""
+
+    def __init__(self, lines):
+        self.left = lines
+
+    def write(self, text):
+        if self.left <= 0:
+            raise BrokenPipeError(32, "Broken pipe")
+        self.left -= text.count("\n")
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback_and_the_game_is_kept(tmp_path, monkeypatch, caplog):
+    journal = tmp_path / "journal.sqlite3"
+    monkeypatch.setattr(sys, "stdout", _ClosedAfter(2))
+    assert main(["run", "--journal", str(journal), "--speed", "0"]) == 141
+    assert not [r for r in caplog.records if r.exc_info]  # no subscriber failing line after line
+    with Journal(journal) as j:
+        assert j.games()[0].outcome  # played to its end all the same
