@@ -149,9 +149,13 @@ def start_hub(directory: Path, broker_port: int, profile: Path | None = None) ->
     proc = subprocess.Popen(command, cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    line = proc.stdout.readline()
-    if "club page" not in line:
-        sys.exit(f"hub_bench: the hub did not start: {line}{proc.stdout.read()}")
+    seen = ""
+    for line in proc.stdout:  # its log lines (the broker link) may come first
+        seen += line
+        if "club page" in line:
+            break
+    else:
+        sys.exit(f"hub_bench: the hub did not start: {seen}")
     threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
     return proc, line.rsplit(" ", 1)[-1].strip()
 

@@ -194,7 +194,8 @@ class HubServer:
 
         self.fanout = fanout
         config = uvicorn.Config(asgi_app(flask_app, fanout, threads=threads), host=host, port=port,
-                                log_level="warning", lifespan="off", access_log=False,
+                                log_level="warning", log_config=None,  # the hub's own timestamped lines
+                                lifespan="off", access_log=False,
                                 timeout_graceful_shutdown=2, backlog=1024)
         self.server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None

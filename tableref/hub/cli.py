@@ -48,6 +48,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
+# Every log line with its time (issue 33): a hub runs for a whole event, and what went wrong
+# when is half the story. Local time, as the club's clocks show it.
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def setup_logging(level: int = logging.INFO) -> None:
+    """The ``tableref hub`` commands' logging: timestamped lines on stderr (journald keeps them)."""
+    logging.basicConfig(level=level, format=LOG_FORMAT, stream=sys.stderr)
+
+
 def _fail(message: str) -> int:
     print(f"tableref: {message}", file=sys.stderr)
     return 2
@@ -74,6 +84,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
         check_files(config.broker, config.where, "broker")
     except ConfigError as exc:
         return _fail(str(exc))
+    setup_logging()
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
     hub = server = None
@@ -116,7 +127,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     directory = args.dir or Path(tempfile.mkdtemp(prefix="tableref-club-"))
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
-    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    setup_logging(logging.WARNING)
     print(f"tableref: {args.boards} simulated tables playing {args.game} on {broker.url}, a move every "
           f"{args.interval:g} s each; journals in {directory}", flush=True)
     try:

@@ -139,11 +139,14 @@ class Hub:
             return
         client.subscribe([(f"{ROOT}/+/journal", 1), (f"{ROOT}/+/status", 1), (f"{ROOT}/+/live", 0)])
         self.link, self.link_detail = "connected", ""
+        log.info("hub: connected to %s", self.config.broker.url)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any = None,
                        properties: Any = None) -> None:
         if self.link != "refused":
             self.link, self.link_detail = "offline", f"lost the broker ({reason}); reconnecting"
+            if self._client is not None:  # not on the hub's own stop
+                log.warning("hub: %s: %s", self.config.broker.url, self.link_detail)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         self.counters.received += 1

@@ -22,9 +22,12 @@ pytestmark = needs_mosquitto
 def _start(cfg, env):
     proc = subprocess.Popen([sys.executable, "-m", "tableref", "hub", "--config", str(cfg)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env)
-    line = proc.stdout.readline()
-    assert "club page http://" in line, line + proc.stdout.read()
-    return proc, line.rsplit(" ", 1)[-1].strip()
+    seen = []
+    for line in proc.stdout:  # the hub's log lines (its link) may come first
+        seen.append(line)
+        if "club page http://" in line:
+            return proc, line.rsplit(" ", 1)[-1].strip()
+    raise AssertionError("".join(seen))
 
 
 def _club(url):
