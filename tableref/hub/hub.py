@@ -88,6 +88,7 @@ class Hub:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._unreadable: dict[tuple[str, int], str] = {}  # (board, game) → why: the writer's thread
+        self._undrawn: set[tuple[str, int]] = set()  # (board, game) whose live position did not read, said once
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -260,10 +261,14 @@ class Hub:
                                                         m.created)
                     changed[board] = view
                 for board, live in drawn.items():  # a busy board's earlier snapshots are never shown: not drawn
-                    if (board, live.game) in self._unreadable:
-                        self.boards[board].view, self.boards[board].to_move = {}, None  # said once already
-                    else:
-                        self.boards[board].view, self.boards[board].to_move = _pieces(live.name, live.position)
+                    key = (board, live.game)
+                    view, to_move, fault = ({}, None, None) if key in self._unreadable else \
+                        _pieces(live.name, live.position)
+                    if fault is not None and key not in self._undrawn:  # said once a game, not on every move
+                        self._undrawn.add(key)
+                        log.warning("hub: %s game %d's live position (%s) does not read: %s", board, live.game,
+                                    topic(board, "live"), fault)
+                    self.boards[board].view, self.boards[board].to_move = view, to_move
                 data = [v.to_dict() for v in changed.values()]
             if self.on_change is not None and data:
                 # Each event's commit time on its board: a spectator can see how fresh the page is.
@@ -288,11 +293,11 @@ class Hub:
                 "boards": boards, "counters": self.counters.to_dict()}
 
 
-def _pieces(game: str, position: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """The position as the board drawing wants it (pieces per space), and who is to move."""
+def _pieces(game: str, position: dict[str, Any]) -> tuple[dict[str, Any], str | None, str | None]:
+    """The position as the board drawing wants it (pieces per space), who is to move, and why
+    it does not read (None: it does)."""
     try:
         state = get_game(game).from_dict(position)
-        return state.view(Fidelity.KIND).to_dict(), state.to_move
+        return state.view(Fidelity.KIND).to_dict(), state.to_move, None
     except BAD_DATA as exc:
-        log.warning("hub: a position of %s does not read: %s", game, exc)
-        return {}, None
+        return {}, None, f"{game}: {exc}"

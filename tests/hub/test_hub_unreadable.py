@@ -14,7 +14,7 @@ import paho.mqtt.client as mqtt
 
 from hub_web import create_hub_app
 from rules import get_game
-from tableref.hub.protocol import Ack, GameEnd, GameEvent, GameHeader, decode, encode, topic
+from tableref.hub.protocol import Ack, GameEnd, GameEvent, GameHeader, Live, decode, encode, topic
 from web.auth import AdminStore
 
 from mosquittohelp import needs_mosquitto, wait_for
@@ -60,6 +60,10 @@ def test_nonsense_from_a_board_is_kept_marked_and_never_a_500(broker, tmp_path, 
         for b, ms in messages.items():
             for m in ms:
                 board.publish(topic(b, "journal"), encode(m), qos=1).wait_for_publish(5)
+        for ply in range(3):  # a board's live view of a game that does not read, move after move
+            live = Live(1, "chess", ply, {"e4": "P"}, "ok", None, None, {}, time.time())
+            board.publish(topic("table-x", "live"), encode(live), qos=1).wait_for_publish(5)
+            wait_for(lambda: "table-x" in hub.boards and hub.boards["table-x"].live.ply == ply, 10, "the live view")
         wait_for(lambda: hub.counters.unreadable == 3, 10, "the three games counted unreadable")
         # Stored as sent and acknowledged: the boards are not held up resending them.
         wait_for(lambda: {(a.game, a.header, a.seq) for a in acks} >= {(1, True, -1), (1, True, 1)}, 10, "the acks")
@@ -70,6 +74,8 @@ def test_nonsense_from_a_board_is_kept_marked_and_never_a_500(broker, tmp_path, 
         assert any("table-u game 1" in l and "unknown game 'chess'" in l for l in lines), lines
         assert any("table-e game 1" in l and "start:" in l for l in lines), lines
         assert any("table-i game 1" in l and "move 2" in l for l in lines), lines
+        lines = [r.getMessage() for r in caplog.records if "live position" in r.getMessage()]
+        assert len(lines) == 1 and "table-x game 1" in lines[0] and "unknown game 'chess'" in lines[0], lines
 
         app = create_hub_app(hub, AdminStore(tmp_path / "admin.json", method="scrypt:1024:8:1"))
         c = app.test_client()
