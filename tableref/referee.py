@@ -87,10 +87,13 @@ class Referee(ComputerSeats):
         setup: str = "start",
         resume: bool = True,
         seats: Seats | None = None,
+        computer: bool = True,
     ) -> "Referee":
         """Resume the journal's unfinished game of this kind, or begin a new one from
         ``start`` (default: the game's start, or its default setup if ``setup="default"``).
-        ``seats``: the sides the computer plays in a new game (a resumed game keeps its own)."""
+        ``seats``: the sides the computer plays in a new game (a resumed game keeps its own).
+        ``computer=False``: the caller has no opponent to answer for the computer (``tableref
+        run``, ``referee-serial``): a game with a computer seat is not resumed, nor begun."""
         rules_game = get_game(game)
         opts = rules_game.parse_options(options)
         if resume:
@@ -99,11 +102,14 @@ class Referee(ComputerSeats):
                 record = journal.load(game_id)
                 if record.state.is_game_over():
                     journal.finish(record, record.state)  # over but never marked so: close it
-                elif (record.game, record.fidelity, record.options) == (game, fidelity.value, opts):
+                elif ((record.game, record.fidelity, record.options) == (game, fidelity.value, opts)
+                      and (computer or not record.seats.computers)):
                     return cls(journal, record)
         if start is None:
             start = rules_game.default_setup(opts) if setup == "default" else rules_game.start(opts)
         seats = (seats or Seats()).checked(_sides(start), where="seats")
+        if seats.computers and not computer:
+            raise ValueError("seats: the computer cannot play here (no opponent): use tableref serve")
         return cls(journal, journal.new_game(start, opts, fidelity.value, seats))
 
     def subscribe(self, callback: Subscriber) -> None:

@@ -117,6 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             fidelity=script.fidelity,
             start=script.start_state(),
             resume=not args.new,
+            computer=False,  # a recording plays both sides: a game the computer plays is not resumed
         )
         board = SimulatedBoard(script, speed=args.speed)
         start = script.start_state()

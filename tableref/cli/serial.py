@@ -155,7 +155,9 @@ def cmd_referee_serial(args: argparse.Namespace) -> int:
     except (WiringError, ValueError) as exc:
         return _fail(str(exc))
     with Journal(args.journal or default_journal_path(), exclusive=True) as journal:
-        referee = Referee.start(journal, wiring.game, fidelity=wiring.fidelity, setup=args.setup, resume=not args.new)
+        # No opponent here (tableref serve with a serial config has one): a computer's game is not resumed.
+        referee = Referee.start(journal, wiring.game, fidelity=wiring.fidelity, setup=args.setup, resume=not args.new,
+                                computer=False)
         board = SerialBoard(args.port, wiring)
 
         def show(decision: Decision) -> None:

@@ -48,7 +48,7 @@ class SimTable:
 
     def start(self) -> "SimTable":
         self.journal = Journal(self.journal_path)
-        self.referee = Referee.start(self.journal, self.game, fidelity=FIDELITY, setup="default")
+        self.referee = Referee.start(self.journal, self.game, fidelity=FIDELITY, setup="default", computer=False)
         if self.broker is not None:
             self.publisher = HubPublisher(HubConfig(self.broker, self.name), self.journal_path,
                                           client_factory=self.client_factory, **self.publisher_kw)

@@ -221,3 +221,18 @@ def test_a_person_cannot_declare_a_move_for_the_computer(journal):
     see(ref, GYGES.default_setup().apply_text("a1-a2"))
     out = ref.handle(Declare("resign"))
     assert kinds(out) == ["rejected"] and "computer" in out[0].reason and ref.ply == 1
+
+
+def test_run_does_not_resume_a_game_the_computer_plays(tmp_path):
+    """``tableref run`` and ``referee-serial`` have no opponent: a journal whose unfinished game
+    has a computer seat gets a new game, not one where the computer would never answer."""
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as j:
+        first = Referee.start(j, "gyges", fidelity=Fidelity.KIND, setup="start", seats=parse_seats("north:1"))
+        again = Referee.start(j, "gyges", fidelity=Fidelity.KIND, setup="start", computer=False)
+        assert again.record.id != first.record.id and not again.seats.computers
+        resumed = Referee.start(j, "gyges", fidelity=Fidelity.KIND, setup="start")  # the service resumes its own
+        assert resumed.record.id == again.record.id
+        with pytest.raises(ValueError, match="tableref serve"):
+            Referee.start(j, "gyges", fidelity=Fidelity.KIND, setup="start", resume=False, computer=False,
+                          seats=parse_seats("north:1"))
