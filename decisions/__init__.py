@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from rules import Phrase, SpaceFix, View
+from rules import Phrase, SpaceFix, View, WhyNot
 
 from .seats import Seat, SeatError, Seats, parse_seat, parse_seats
 
@@ -216,9 +216,17 @@ class Partial(Decision):
 class Illegal(Decision):
     kind: ClassVar[str] = "illegal"
     restore: tuple[SpaceFix, ...]
+    # What the board shows was tried and the rule it breaks, where one rule says why (rules.why).
+    why: WhyNot | None = None
 
     def text(self) -> str:
-        return "     illegal board — put back: " + ", ".join(f.text() for f in self.restore)
+        said = "     illegal board — put back: " + ", ".join(f.text() for f in self.restore)
+        if self.why is not None and self.why.reason is not None:
+            r = self.why.reason
+            said += f" — {r.said.text} ({r.rule.section}: \"{r.rule.quote}\")"
+        elif self.why is not None and self.why.several:
+            said += " — several pieces moved: no single move explains the board"
+        return said
 
 
 @dataclass(frozen=True)

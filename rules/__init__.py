@@ -24,6 +24,7 @@ from .game import Game, Move, OptionSpec, Outcome, State
 from .phrase import Joined, P, Phrase
 from .registry import game_named, game_names, get_game, register
 from .view import HIDDEN, MORE, OCCUPIED, Fidelity, Observation, View
+from .why import Attempt, Reason, Rule, WhyNot, attempt_of, why_not
 
 __all__ = [
     "Area", "Board", "Connector", "Space", "load_board",
@@ -34,4 +35,5 @@ __all__ = [
     "Joined", "P", "Phrase",
     "game_named", "game_names", "get_game", "register",
     "HIDDEN", "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
+    "Attempt", "Reason", "Rule", "WhyNot", "attempt_of", "why_not",
 ]

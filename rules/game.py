@@ -21,6 +21,7 @@ from .view import Fidelity, View
 
 if TYPE_CHECKING:
     from .explain import SpaceFix
+    from .why import Attempt, Reason
 
 Move = Hashable
 
@@ -157,6 +158,13 @@ class State(ABC):
 
     def fix_phrase(self, fix: "SpaceFix") -> Phrase | None:
         """:meth:`describe_fix` as a phrase; games with their own words override this one."""
+        return None
+
+    def why_illegal(self, attempt: "Attempt") -> "Reason | None":
+        """Which of the game's rules ``attempt`` (what an illegal board shows was tried: pieces
+        lifted and put down) breaks, in the rule text's words (``rules.why``). Asked only about
+        a board no legal move explains; answer only what is true of that attempt — ``None``
+        when no single rule says why (the page then says what to put back, and no reason)."""
         return None
 
     def forget(self) -> None:

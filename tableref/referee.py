@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rules import Fidelity, Joined, P, Phrase, RulesError, SpaceFix, State, Verdict, View, explain, get_game
+from rules import Fidelity, Joined, P, Phrase, RulesError, SpaceFix, State, Verdict, View, explain, get_game, why_not
 
 from decisions import (
     Accepted,
@@ -228,7 +228,8 @@ class Referee(ComputerSeats):
         if replays:
             self._choices, self._choice_view = replays, view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, replays))
-        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore))
+        why = why_not(self.state, view, self.fidelity)  # the rule the board breaks, where one says why
+        return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore, why))
 
     def _out_of_sight(self, view: View, candidates: tuple) -> tuple[Choice, ...]:
         """The candidates the board shows done in full but for spaces hidden from the camera
