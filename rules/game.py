@@ -186,6 +186,37 @@ class State(ABC):
             cache[fidelity] = found
         return found
 
+    # -- teaching (rules/teach.py) -------------------------------------------------------
+
+    def carries(self, move: Move) -> tuple[tuple[str | None, str], ...] | None:
+        """The pieces ``move``'s hands carry, as (from, to) pairs (from ``None``: off the board),
+        where the positions alone would name them wrongly; ``None`` (the default): read them
+        off the positions (rules/teach.py)."""
+        return None
+
+    def lift_marks(self, space: str, moves: tuple[Move, ...]) -> Mapping[str, str]:
+        """Spaces on the way of the piece lifted from ``space`` by ``moves`` (its legal moves)
+        that matter, each with what happens there (Gygès: ``bounce``; DRIFT: ``attack``)."""
+        return {}
+
+    def piece_owner(self, token: str) -> str | None:
+        """Whose piece a token is, or ``None`` (nobody's: Gygès' rings, DRIFT's coins). By
+        default a token that is a player's name or starts with it (``red-III``, ``blue:N``)."""
+        players = getattr(self, "players", None)
+        if not isinstance(players, tuple) or not players:
+            from .registry import get_game  # the game's sides, where the position has none
+
+            players = get_game(self.game_name).players
+        for p in players:
+            if token == p or (token.startswith(p) and token[len(p):len(p) + 1] in ("-", ":", "_")):
+                return p
+        return None
+
+    def reserve_spaces(self) -> frozenset[str]:
+        """Spaces where pieces wait to be put into play (Annihilation's ex nihilo zones): a
+        piece taken from one is a placement, for the page's "where may a piece go"."""
+        return frozenset()
+
     # -- persistence --------------------------------------------------------------------
 
     @abstractmethod

@@ -183,6 +183,15 @@ class AnnihilationState(State):
         return AnnihilationState(particles, (tuple(sorted(reserves[0])), tuple(sorted(reserves[1]))),
                                  nxt, score, self.target, over)
 
+    # -- teaching (rules/teach.py) ---------------------------------------------------------------
+
+    def piece_owner(self, token: str) -> str | None:
+        return PLAYER_OF.get(token[:1]) if _TOKEN.match(token) else None
+
+    def reserve_spaces(self) -> frozenset[str]:
+        """The ex nihilo zones: a particle taken from one emerges (a placement)."""
+        return frozenset(("ex_white", "ex_black"))
+
     def move_spaces(self, move: Any) -> frozenset[str]:
         result = self._turns().get(move)
         return result.spaces if result is not None else frozenset()

@@ -291,6 +291,13 @@ class DriftState(State):
             out.add(geo.repository[self.homes[self.home_owner[here]]])
         return frozenset(out)
 
+    # -- teaching (rules/teach.py) -----------------------------------------------------------------
+
+    def lift_marks(self, space: str, moves: tuple[Action, ...]) -> Mapping[str, str]:
+        """The pieces the lifted one may attack (it ends on their space if it wins)."""
+        ids = geometry().ids
+        return {ids[m.space]: "attack" for m in moves if m.kind == ATTACK}
+
     # -- notation -----------------------------------------------------------------------------
 
     def move_text(self, move: Action) -> str:

@@ -207,6 +207,22 @@ class GygesState(State):
         return targets
 
     def _ring_moves(self, start: str) -> set[RingMove]:
+        ends, landings, captures = self._reach(start)
+        enemy = THRONE[_opponent(self.player)]
+        moves = {RingMove(start, e) for e in ends}
+        if captures:
+            moves.add(RingMove(start, enemy))
+        occ = self._occ
+        for y in landings:
+            after = {s: h for s, h in occ.items() if s not in (start, y)}
+            after[y] = occ[start]
+            for z in self._reposition_targets(after, self.player):
+                moves.add(RingMove(start, y, z))
+        return moves
+
+    def _reach(self, start: str) -> tuple[set[str], set[str], bool]:
+        """Where the ring on ``start`` may end, the rings it may land on (to bounce off or
+        bump), and whether it may enter the enemy throne."""
         geo = _geometry()
         occ = self._occ
         height = occ[start]
@@ -242,15 +258,7 @@ class GygesState(State):
                 else:
                     landings.add(nb)
                     stack.append((nb, occ[nb], used | bit))  # bounce off the ring landed on
-        moves = {RingMove(start, e) for e in ends}
-        if captures:
-            moves.add(RingMove(start, enemy))
-        for y in landings:
-            after = {s: h for s, h in occ.items() if s not in (start, y)}
-            after[y] = height
-            for z in self._reposition_targets(after, self.player):
-                moves.add(RingMove(start, y, z))
-        return moves
+        return ends, landings, captures
 
     # -- applying -------------------------------------------------------------------------
 
@@ -304,6 +312,25 @@ class GygesState(State):
         if isinstance(move, Reposition):
             return frozenset((move.throne, move.end))
         return frozenset()
+
+    # -- teaching (rules/teach.py) -----------------------------------------------------------
+
+    def carries(self, move: Any) -> tuple[tuple[str | None, str], ...] | None:
+        # The moving ring only: a ring landing on one of its own height and bumping it on reads,
+        # by the positions, as if it went straight to the bumped ring's new space.
+        if isinstance(move, RingMove):
+            return ((move.start, move.end),)
+        if isinstance(move, Reposition):
+            return ((move.throne, move.end),)
+        if isinstance(move, Placement):
+            return ((None, move.space),)
+        return None
+
+    def lift_marks(self, space: str, moves: tuple[Any, ...]) -> Mapping[str, str]:
+        """The rings the ring on ``space`` may land on: to bounce off (or bump)."""
+        if self.stage != "play" or not any(isinstance(m, RingMove) and m.start == space for m in moves):
+            return {}
+        return {y: "bounce" for y in self._reach(space)[1]}
 
     # -- notation ------------------------------------------------------------------------
 
