@@ -42,6 +42,7 @@ def test_undo_says_what_it_did_and_the_hint_leaves_the_label_readable(browser, t
         svc.table.sim_edit("hand_over", over=False)
         page.wait_for_selector("#board .b-fix-text")
         assert page.locator("#board .b-fix-text").first.text_content() == "+3"
+        assert page.get_attribute("#decision", "data-kind") == "illegal"  # a board gone wrong later is no undo
         assert page.evaluate(OVERLAPS) == []
         assert not errors, errors
 

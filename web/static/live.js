@@ -107,7 +107,9 @@
       head = t("Not a legal move — put the board back");
       items = handText(st);
       if (!items.length) items = st.fixes.map(fixText);
-      if (last.kind === "taken_back") {  // an undo: the board still shows the move; say what to do, not "illegal"
+      const recent = live.recent || [];
+      if (recent.length > 1 && recent[0].kind === "illegal" && recent[1].kind === "taken_back") {
+        // just after an undo: the board still shows the move; say what to do, not "illegal"
         kind = "taken_back";
         head = items.length === 1 ? t("Took back {move}: {todo}", { move: last.move, todo: items[0] })
           : t("Took back {move}: put the board back as it was", { move: last.move });
