@@ -213,6 +213,48 @@ class Partial(Decision):
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A space on the way of a lifted piece that matters: ``kind`` is what happens there
+    (``bounce``: a Gygès ring may bounce off the ring there; ``attack``: a DRIFT piece there
+    may be attacked)."""
+
+    space: str
+    kind: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"space": self.space, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class Lifted(Decision):
+    """Teaching (issue 31): the board shows a piece lifted off ``space`` (a move under way, or
+    a piece that cannot move). ``destinations``: every space it may end on by a legal move
+    (``moves``, in notation); ``marks``: spaces on its way that matter. No destinations: it
+    cannot move now (``side``, whose piece it is, says if it is not ``to_move``'s). Shown on the
+    page, the LEDs (steady) and said (how many); never journalled. Published only while teaching
+    is on (``SetTeaching``); the next board status (put back, a move made) replaces it."""
+
+    kind: ClassVar[str] = "lifted"
+    space: str
+    piece: str
+    side: str | None
+    to_move: str
+    destinations: tuple[str, ...]
+    marks: tuple[Mark, ...] = ()
+    moves: tuple[str, ...] = ()
+
+    @property
+    def wrong_player(self) -> bool:
+        return self.side is not None and self.side != self.to_move
+
+    def text(self) -> str:
+        if self.destinations:
+            return f"     lifted {self.piece} from {self.space}: it may go to {', '.join(self.destinations)}"
+        whose = f"; {self.to_move} to move" if self.wrong_player else ""
+        return f"     lifted {self.piece} from {self.space}: it cannot move now{whose}"
+
+
+@dataclass(frozen=True)
 class Illegal(Decision):
     kind: ClassVar[str] = "illegal"
     restore: tuple[SpaceFix, ...]
@@ -339,6 +381,14 @@ class ShowHint:
 
 
 @dataclass(frozen=True)
+class SetTeaching:
+    """Teaching on or off for the rest of the service's run (the page's toggle): ``lift`` — say
+    where a lifted piece may go (``Lifted``). Never journalled."""
+
+    lift: bool
+
+
+@dataclass(frozen=True)
 class ChooseUnseen:
     """The players say which of the sequences never seen one by one they played (1-based)."""
 
@@ -346,4 +396,5 @@ class ChooseUnseen:
     number: int
 
 
-Command = StableView | Confirm | Undo | Declare | StartGame | ChooseUnseen | PlayComputerMove | AskHint | ShowHint
+Command = (StableView | Confirm | Undo | Declare | StartGame | ChooseUnseen | PlayComputerMove | AskHint | ShowHint
+           | SetTeaching)

@@ -25,6 +25,7 @@ from decisions import (
     AskHint,
     PlayComputerMove,
     Seats,
+    SetTeaching,
     ShowHint,
     Choice,
     ChooseUnseen,
@@ -47,6 +48,7 @@ from decisions import (
 )
 from .computer_turn import ComputerTurn
 from .referee_seats import ComputerSeats
+from .referee_teach import Teaching
 from .journal import GameRecord, Journal, JournalError, UnseenGroup, parse_sequence
 
 log = logging.getLogger(__name__)
@@ -54,7 +56,7 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[Decision], None]
 
 
-class Referee(ComputerSeats):
+class Referee(ComputerSeats, Teaching):
     def __init__(self, journal: Journal, record: GameRecord, *, max_sequence: int = 2) -> None:
         self.journal = journal
         self.record = record
@@ -143,7 +145,9 @@ class Referee(ComputerSeats):
 
     def _handle(self, item: Command) -> list[Decision]:
         if isinstance(item, StableView):
-            return self._on_view(item.view)
+            return self._taught(self._on_view(item.view), item.view)  # a piece lifted: where it may go
+        if isinstance(item, SetTeaching):
+            return self._on_set_teaching(item)
         if isinstance(item, PlayComputerMove):
             return self._on_computer_move(item)
         if isinstance(item, AskHint):
