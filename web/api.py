@@ -16,11 +16,14 @@ from decisions import SeatError, Seats
 from decisions.seats import MAX_LEVEL, MIN_LEVEL
 from rules import RulesError, game_names, get_game
 from rules.strict import refuse_duplicates
+from tableref.i18n import catalog
 from tableref.journal import Journal, JournalError
 
 from . import records
 from .auth import admin_required
 from .boards import board_data
+from .i18n import page_language
+from .page_words import played, replay_translations
 from .live import LiveTable
 from .simboard import SimBoardError
 
@@ -107,7 +110,11 @@ def board(name: str) -> Any:
 def journal_list() -> Any:
     try:
         with _journal() as j:
-            return jsonify(records.game_list(j))
+            rows = records.game_list(j)
+        language = page_language()
+        for row in rows:  # the date as the reader's locale writes it
+            row["played"] = played(row["created"], language)
+        return jsonify(rows)
     except JournalError as exc:
         return _error(str(exc), 500)
 
@@ -116,7 +123,8 @@ def journal_list() -> Any:
 def journal_game(game_id: int) -> Any:
     try:
         with _journal() as j:
-            return jsonify(records.replay(j, game_id))
+            # the rules' texts in the page's other languages, as the live snapshot's "i18n"
+            return jsonify({**records.replay(j, game_id), "i18n": replay_translations(j.load(game_id))})
     except JournalError as exc:
         return _error(str(exc), 404 if "no game" in str(exc) else 500)
 
@@ -144,11 +152,17 @@ def journal_import() -> Any:
     text = None
     if upload is not None:
         name = upload.filename or "upload"
+        said = catalog(page_language())._  # the reader's language: the page shows this error as it is
         try:
             text = upload.read().decode("utf-8")
             data = json.loads(text.lstrip("\ufeff"), object_pairs_hook=refuse_duplicates) if _json_like(text) else None
-        except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, a key twice
-            return _error(f"{name}: not a JSON game record ({exc})", 400)
+        except UnicodeDecodeError:
+            return _error(said("{file}: not a game record (not UTF-8 text)", file=name), 400)
+        except json.JSONDecodeError as exc:
+            return _error(said("{file}: not a JSON game record (line {line}, column {column})", file=name,
+                               line=exc.lineno, column=exc.colno), 400)
+        except (ValueError, RecursionError) as exc:  # a key twice, too deep
+            return _error(said("{file}: not a JSON game record ({error})", file=name, error=exc), 400)
     else:
         name = "<body>"
         data = request.get_json(silent=True)

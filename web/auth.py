@@ -145,6 +145,14 @@ def csrf_token() -> str:
     return token
 
 
+def _said(msgid: str, **values: Any) -> str:
+    """An error the page shows as it is (the PIN dialog, a toast), in the reader's language."""
+    from .i18n import page_language
+    from tableref.i18n import catalog
+
+    return catalog(page_language())._(msgid, **values)
+
+
 def check_csrf() -> Any:
     """``before_request``: refuse a state-changing request without the session's token."""
     if request.method in SAFE_METHODS:
@@ -170,7 +178,7 @@ def admin_required(view: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not is_admin():
             why = "enter the admin PIN first" if store().pin_set else "choose an admin PIN first (on the Pi itself)"
-            return jsonify(error=f"controls need the admin PIN: {why}"), 403
+            return jsonify(error=_said("controls need the admin PIN: {why}", why=_said(why))), 403
         return view(*args, **kwargs)
 
     return wrapper
@@ -204,12 +212,12 @@ def login() -> Any:
     who = request.remote_addr or "?"
     wait = throttle.wait_left(who)
     if wait > 0:
-        return jsonify(error=f"too many wrong PINs: try again in {wait:.0f} s"), 429
+        return jsonify(error=_said("too many wrong PINs: try again in {s} s", s=f"{wait:.0f}")), 429
     if not store().pin_set:
-        return jsonify(error="no admin PIN has been chosen yet"), 409
+        return jsonify(error=_said("no admin PIN has been chosen yet")), 409
     if not store().check_pin(_pin_from_request()):
         throttle.failed(who)
-        return jsonify(error="wrong PIN"), 403
+        return jsonify(error=_said("wrong PIN")), 403
     throttle.succeeded(who)
     session["admin"] = store().pin_version
     session.permanent = True
@@ -231,8 +239,9 @@ def set_pin() -> Any:
         return jsonify(error="the first PIN must be chosen on the Pi itself (http://127.0.0.1)"), 403
     try:
         store().set_pin(check_pin_text(_pin_from_request()))
-    except ValueError as exc:
-        return jsonify(error=str(exc)), 400
+    except ValueError:
+        lo, hi = PIN_LENGTH
+        return jsonify(error=_said("the PIN must be {lo} to {hi} digits", lo=lo, hi=hi)), 400
     except AdminError as exc:
         return jsonify(error=str(exc)), 500
     session["admin"] = store().pin_version

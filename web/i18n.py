@@ -14,6 +14,8 @@ from rules.phrase import Value
 from tableref.i18n import DEFAULT_LANGUAGE, Catalog, catalog, languages
 from tableref.i18n.pieces import piece_name
 
+from .page_words import script_messages
+
 COOKIE = "tableref_lang"
 NAMES = {"en": "English", "fr": "Français"}  # each language in its own words
 
@@ -82,7 +84,7 @@ def context() -> dict[str, Any]:
     lang = page_language()
     c = catalog(lang)
     return {"_": c._, "lang": lang, "languages": [(code, NAMES.get(code, code)) for code in languages()],
-            "script_messages": c.messages(SCRIPT_MESSAGES)}
+            "script_messages": c.messages(SCRIPT_MESSAGES + script_messages())}
 
 
 # -- texts from the rules and the referee, for the page's other languages --------------------------

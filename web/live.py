@@ -26,6 +26,7 @@ from decisions import (
 from .boards import palette, space_labels
 from .broadcast import Broadcaster
 from .i18n import translations
+from .page_words import log_phrase
 from .simboard import SimBoard
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,9 @@ class LiveTable:
                                      "game_id": decision.game_id})
             if isinstance(decision, (Illegal, Partial)):
                 self._log_status[entry["text"]] = {**self._status, "words": dict(self._words["status"])}
+            said = log_phrase(decision, self._state)  # the log's other lines in the page's words
+            if said is not None:
+                self._words["log"][entry["text"]] = said
             shown = {r["text"] for r in self._recent}
             self._words["log"] = {k: v for k, v in self._words["log"].items() if k in shown}
             self._log_status = {k: v for k, v in self._log_status.items() if k in shown}

@@ -25,7 +25,7 @@ def piece_name(c: Catalog, game: str | None, token: str) -> str:
         return c._("{colour} {value}", colour=player_name(c, "white" if token[0] == "W" else "black"),
                    value=token[1:])
     if game == "annelids" and ":" in token:
-        return c._("{colour} segment", colour=player_name(c, token.split(":")[0]))
+        return c._("{colour} segment", colour=c._(token.split(":")[0]))  # mid-sentence: "le segment bleu"
     if game == "drift":
         if token in COINS:
             return c._("{coin} coin", coin=c._(COINS[token]))

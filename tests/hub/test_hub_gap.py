@@ -51,6 +51,7 @@ def test_a_gap_the_broker_left_heals_while_the_board_keeps_playing(tmp_path):
         for _ in range(25):
             t.step()
         gap_end = t.referee.record.next_seq - 1
+        wait_for(lambda: t.publisher.link.unacknowledged == gap_end - 2, 10, "every move sent once (seq 0-2 are in)")
         # Back just after a resend (lost in the full queue, as in the issue): had the hub come back
         # in the middle of one, that resend would fill the gap by chance.
         sent = t.publisher.sent_messages

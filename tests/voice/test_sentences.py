@@ -74,8 +74,8 @@ def test_scores_and_game_over(lang, scored, over):
 
 
 @pytest.mark.parametrize("lang, want", [
-    ("en", "Remove the Blue annelid from {tail}: {n} segments"),
-    ("fr", "Retirez l'annélide Bleu de {tail} : {n} segments"),
+    ("en", "Remove the blue annelid from {tail}: {n} segments"),
+    ("fr", "Retirez l'annélide bleu de {tail} : {n} segments"),
 ])
 def test_annelid_removal_is_an_obligation(lang, want):
     game = get_game("annelids")

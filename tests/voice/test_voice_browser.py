@@ -24,8 +24,8 @@ def test_french_page_admin_mutes_the_voice_and_switches_to_english(browser, tmp_
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
         assert page.text_content("#undo") == "Annuler le dernier coup"
-        page.wait_for_selector("#turn:has-text('de jouer')")  # the script's own strings too
-        assert page.text_content("#turn").strip() == "À Sud de jouer"
+        page.wait_for_selector("#turn:has-text('Au tour de')")  # the script's own strings too
+        assert page.text_content("#turn").strip() == "Au tour de Sud"
         assert "nouvelle partie — jouez le premier coup" in page.text_content("#decision")
         assert page.is_hidden("#voice-btn")  # watching: no toggle
         page.wait_for_selector("#pin-dialog[open]")  # first run on the Pi itself: choose the PIN

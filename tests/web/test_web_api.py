@@ -264,7 +264,10 @@ def test_a_bad_record_is_refused_naming_the_fault_and_writes_nothing(service):
     token = client.get("/api/session").get_json()["csrf"]
     r = client.post("/api/journal/import", headers={"X-CSRF-Token": token},
                     data={"record": (io.BytesIO(b"\xff{"), "broken.json")})
-    assert r.status_code == 400 and "broken.json: not a JSON game record" in r.get_json()["error"]
+    assert r.status_code == 400 and r.get_json()["error"] == "broken.json: not a game record (not UTF-8 text)"
+    r = client.post("/api/journal/import", headers={"X-CSRF-Token": token, "Accept-Language": "fr"},
+                    data={"record": (io.BytesIO(b"\xff{"), "broken.json")})
+    assert r.get_json()["error"] == "broken.json : pas une feuille de partie (pas du texte UTF-8)"  # the page shows it
     assert [g["id"] for g in client.get("/api/journal").get_json()] == [1]
 
 

@@ -13,6 +13,7 @@
   };
   const SPARE = ["#d35400", "#2980b9", "#27ae60", "#8e44ad", "#c0392b", "#16a085"];
   const ARROWS = { N: "▲", S: "▼", E: "▶", W: "◀", NE: "◥", NW: "◤", SE: "◢", SW: "◣" };
+  const tr = (s) => (window.TR ? window.TR.t(s) : s);  // the page's language (common.js), where loaded
 
   function playerColour(name, players) {
     const key = String(name || "").toLowerCase();
@@ -102,7 +103,7 @@
 
     for (const a of board.areas || []) {
       el("rect", { x: a.x, y: a.y, width: a.w, height: a.h, rx: 4, class: "b-area" }, svg);
-      text(svg, a.x + 4, a.y + 11, a.id.replace(/_/g, " "), { class: "b-area-label" });
+      text(svg, a.x + 4, a.y + 11, tr(a.id.replace(/_/g, " ")), { class: "b-area-label" });  // "reserve north": web/i18n.py game_words
     }
     if (!edgeBoard) {
       for (const c of board.connectors) {
@@ -186,7 +187,7 @@
       for (const s of board.spaces) {
         const hit = el("circle", { cx: s.x, cy: s.y, r: segs[s.id] ? cell * 0.5 : r * 1.1,
           class: `b-hit ${opts.held === s.id ? "held" : ""}`, tabindex: 0, role: "button",
-          "data-space": s.id, "aria-label": `space ${s.id}` }, svg);
+          "data-space": s.id, "aria-label": tr("space {id}").replace("{id}", s.id) }, svg);
         el("title", {}, hit).textContent = s.id;
         hit.addEventListener("click", () => opts.onSpace(s.id));
         hit.addEventListener("keydown", (ev) => {

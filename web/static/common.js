@@ -32,7 +32,7 @@
     const btn = $("#admin-btn");
     if (btn) {
       btn.textContent = t(session.admin ? "Log out" : session.pin_set ? "Admin PIN" : "Choose PIN");
-      btn.title = session.admin ? "you control the game" : "watching: enter the PIN to control the game";
+      btn.title = t(session.admin ? "you control the game" : "watching: enter the PIN to control the game");
     }
     document.body.classList.toggle("is-admin", session.admin);
     listeners.forEach((fn) => fn(session));
@@ -71,10 +71,10 @@
   function openPinDialog() {
     const dlg = $("#pin-dialog");
     const first = !session.pin_set;
-    $("#pin-title").textContent = first ? "Choose an admin PIN" : "Enter the admin PIN";
-    $("#pin-help").textContent = first
+    $("#pin-title").textContent = t(first ? "Choose an admin PIN" : "Enter the admin PIN");
+    $("#pin-help").textContent = t(first
       ? "4 to 12 digits. Anyone on the network can watch; the PIN is needed to confirm moves, undo and start games."
-      : "The PIN lets this phone or computer control the game.";
+      : "The PIN lets this phone or computer control the game.");
     $("#pin-error").textContent = "";
     $("#pin-input").value = "";
     dlg.showModal();

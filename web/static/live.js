@@ -29,8 +29,8 @@
     const want = f.expected.join("+") || "nothing";
     // A pile (a DRIFT home through the camera) shows only its top: "more" may lie beneath.
     const top = f.observed.filter((t) => t !== "more");
-    const got = f.observed.includes("more") ? `a pile topped by ${top.join("+")}` : (f.observed.join("+") || "nothing");
-    return `${f.space}: should hold ${want} (the board shows ${got})`;
+    const got = f.observed.includes("more") ? t("a pile topped by {top}", { top: top.join("+") }) : (f.observed.join("+") || t("nothing"));
+    return t("{space}: should hold {want} (the board shows {got})", { space: f.space, want: want === "nothing" ? t(want) : want, got });
   }
 
   function handText(st) {
@@ -47,9 +47,9 @@
   function renderStatus() {
     // The club hub's pairing names the players: "Round 2 · South: Alice · North: Bob".
     const names = (live.names && live.names.players) || {};
-    const named = Object.keys(names).length ? " — " + (live.names.round ? `Round ${live.names.round} · ` : "") +
-      Object.entries(names).map(([side, who]) => `${cap(side)}: ${who}`).join(" · ") : "";
-    $("#game-title").textContent = t("{title} · game {id} · move {ply}", { title: live.title, id: live.game_id, ply: live.ply }) + named;
+    const named = Object.keys(names).length ? " — " + (live.names.round ? t("Round {n}", { n: live.names.round }) + " · " : "") +
+      Object.entries(names).map(([side, who]) => t("{side}: {who}", { side: t(cap(side)), who })).join(" · ") : "";
+    $("#game-title").textContent = t("{title} · game {id} · move {ply}", { title: t(live.title), id: live.game_id, ply: live.ply }) + named;
     const banner = $("#banner");
     banner.className = "banner";
     if (live.outcome) {
@@ -59,7 +59,7 @@
       banner.classList.add("over");
       banner.hidden = false;
     } else if (live.phase && live.phase !== "play" && live.phase !== "over") {
-      banner.textContent = PHASES[live.phase] || `${cap(live.phase)} phase — do it on the board now`;
+      banner.textContent = PHASES[live.phase] || t("{phase} phase — do it on the board now", { phase: cap(live.phase) });
       banner.classList.add("phase");
       banner.hidden = false;
     } else {
@@ -129,7 +129,7 @@
     } else if (last.kind === "taken_back") {
       head = t("Took back {move}", { move: last.move });
     } else {
-      head = `${live.title}: game ${live.game_id}`;
+      head = t("{title}: game {id}", { title: t(live.title), id: live.game_id });
       detail = live.ply ? t("resumed at move {ply}", { ply: live.ply }) : t("new game — make the first move on the board");
       kind = "new_game";
     }
@@ -142,7 +142,7 @@
     if (notice && Date.now() / 1000 - notice.at < 15) {
       const p = document.createElement("p");
       p.className = "notice";
-      p.textContent = notice.text;
+      p.textContent = rt(notice.text);  // the log's line for the refusal, in the page's words
       card.append(p);
     }
     const box = $("#choices");
@@ -306,7 +306,7 @@
     p.innerHTML = "";
     const toks = sim.picker && live.sim.view[sim.picker];
     if (!toks) { sim.picker = null; return; }
-    p.append(`Take which piece from ${sim.picker}? `);
+    p.append(t("Take which piece from {space}?", { space: sim.picker }) + " ");
     for (const tok of [...new Set(toks)]) {
       p.append(pieceButton(tok, false, () => simAct("take", { space: sim.picker, token: tok }, true)));
     }
@@ -338,7 +338,7 @@
     for (const g of games) {
       const o = document.createElement("option");
       o.value = g.name;
-      o.textContent = g.title;
+      o.textContent = t(g.title);
       if (g.name === live.game) o.selected = true;
       sel.append(o);
     }
@@ -356,14 +356,14 @@
       const id = `ng-opt-${name}`;
       const label = document.createElement("label");
       label.htmlFor = id;
-      label.textContent = name.replace(/_/g, " ");
+      label.textContent = t(name.replace(/_/g, " "));  // the games' words: web/i18n.py game_words
       const input = document.createElement("input");
       input.id = id;
       input.name = name;
-      input.placeholder = spec.default === null ? "default" : String(spec.default);
+      input.placeholder = spec.default === null ? t("default") : String(spec.default);
       const help = document.createElement("div");
       help.className = "help";
-      help.textContent = spec.help;
+      help.textContent = t(spec.help);
       box.append(label, input, help);
     }
   }

@@ -9,12 +9,13 @@
     const rows = $("#game-rows");
     const res = await fetch("/api/journal");
     const data = await res.json();
-    if (!res.ok) { rows.innerHTML = ""; toast(data.error || "cannot read the journal"); return; }
+    if (!res.ok) { rows.innerHTML = ""; toast(data.error || t("cannot read the journal")); return; }
     rows.innerHTML = "";
-    if (!data.length) rows.innerHTML = "<tr><td colspan='5'>No games yet.</td></tr>";
+    if (!data.length) rows.innerHTML = `<tr><td colspan='5'>${t("No games yet.")}</td></tr>`;
     for (const g of data.slice().reverse()) {
       const tr = document.createElement("tr");
-      const cells = [g.id, g.title || g.game, g.moves, g.status, new Date(g.created * 1000).toLocaleString()];
+      // The date as the server's locale data writes it in the page's language (/api/journal's "played").
+      const cells = [g.id, t(g.title || g.game), g.moves, result(g), g.played || new Date(g.created * 1000).toLocaleString()];
       cells.forEach((c, i) => {
         const td = document.createElement("td");
         if (i === 0 || i === 1) {
@@ -29,6 +30,12 @@
       });
       rows.append(tr);
     }
+  }
+
+  function result(g) {
+    const o = g.outcome;
+    if (o) return o.winner ? t("{player} won", { player: t(cap(o.winner)) }) : t("draw");
+    return t(g.finished ? "abandoned" : "in progress");
   }
 
   async function importRecord(ev) {
@@ -51,13 +58,17 @@
     const game = await res.json();
     if (!res.ok) { $("#replay-title").textContent = game.error; return; }
     const board = await B.load(game.game);
+    // The rules' texts (descriptions, the outcome's reason) in the page's language (api.py).
+    const words = (game.i18n || {})[document.documentElement.lang] || {};
+    const rt = (s) => words[s] || s;
     const slider = $("#slider");
     slider.max = game.steps.length - 1;
     let at = 0;
-    const result = game.outcome
-      ? (game.outcome.winner ? `${cap(game.outcome.winner)} won (${game.outcome.reason})` : "a draw")
-      : game.finished ? "abandoned" : "in progress";
-    $("#replay-title").textContent = `${game.title} · game ${game.id} · ${game.moves.length} moves · ${result}`;
+    const o = game.outcome;
+    const result = o ? (o.winner ? t("{player} won ({reason})", { player: t(cap(o.winner)), reason: rt(o.reason) })
+      : t("a draw ({reason})", { reason: rt(o.reason) })) : t(game.finished ? "abandoned" : "in progress");
+    $("#replay-title").textContent = t("{title} · game {id} · {n} moves · {result}",
+      { title: t(game.title), id: game.id, n: game.moves.length, result });
     const ol = $("#moves");
     game.moves.forEach((m, i) => {
       const li = document.createElement("li");
@@ -76,15 +87,15 @@
       const card = $("#step");
       card.className = `card decision ${at ? "accepted" : "new_game"}`;
       card.dataset.ply = at;
-      const scores = Object.entries(s.scores || {}).map(([k, v]) => `${cap(k)} ${v}`).join(" · ");
+      const scores = Object.entries(s.scores || {}).map(([k, v]) => `${t(cap(k))} ${v}`).join(" · ");
       card.innerHTML = "";
       const head = document.createElement("div");
       head.className = "headline";
-      head.textContent = at ? `${at}. ${cap(s.player)}: ${s.move}` : "Start position";
+      head.textContent = at ? t("{n}. {player}: {move}", { n: at, player: t(cap(s.player)), move: s.move }) : t("Start position");
       const detail = document.createElement("div");
       detail.className = "detail";
-      detail.textContent = (at ? s.description + (s.unseen ? " (never seen on its own)" : "") + " — " : "") +
-        `${cap(s.to_move)} to move` + (scores ? ` · ${scores}` : "");
+      detail.textContent = (at ? rt(s.description) + (s.unseen ? " " + t("(never seen on its own)") : "") + " — " : "") +
+        t("{player} to move", { player: t(cap(s.to_move)) }) + (scores ? ` · ${scores}` : "");
       card.append(head, detail);
       [...ol.children].forEach((li, i) => li.classList.toggle("current", i === at - 1));
       $("#first").disabled = $("#prev").disabled = at === 0;

@@ -3,11 +3,12 @@
    calibration steps. Everything here needs the admin PIN; a watcher sees no controls. */
 "use strict";
 (function () {
-  const { $, post, session } = window.TR;
+  const { $, post, session, t } = window.TR;
   const SVG = "http://www.w3.org/2000/svg";
   const REFRESH_MS = 250; // a few pictures a second; none while the page is hidden
   const VERDICT = {
-    read: "read", occupied: "a piece, not named", hidden: "hidden behind a piece", empty: "empty", unreadable: "unreadable", unknown: "not read yet",
+    read: t("read"), occupied: t("a piece, not named"), hidden: t("hidden behind a piece"), empty: t("empty"),
+    unreadable: t("unreadable"), unknown: t("not read yet"),
   };
   let running = false;
   let shown = "#snap-a";
@@ -39,7 +40,7 @@
   }
 
   function describe(s) {
-    const what = s.verdict === "read" ? `read: ${s.tokens.join(" + ")}` : VERDICT[s.verdict] || s.verdict;
+    const what = s.verdict === "read" ? t("read: {tokens}", { tokens: s.tokens.join(" + ") }) : VERDICT[s.verdict] || s.verdict;
     return `${s.id}: ${what}` + (s.why ? ` — ${s.why}` : "");
   }
 
@@ -72,13 +73,13 @@
 
   function lockText(ov) {
     const lock = {
-      locked: "Board locked: the sheet outline and every space are drawn on the picture.",
-      searching: "Looking for the four corner markers…",
-      occluded: "Corner markers covered: reading is frozen until they are in view.",
-      "no frame": "No picture from the camera yet.",
+      locked: t("Board locked: the sheet outline and every space are drawn on the picture."),
+      searching: t("Looking for the four corner markers…"),
+      occluded: t("Corner markers covered: reading is frozen until they are in view."),
+      "no frame": t("No picture from the camera yet."),
     }[ov.lock] || ov.lock;
-    const reading = ov.reading === "setup" ? " Set-up mode: nothing is read until the empty board is learned."
-      : ov.reading_age === null ? "" : ` Verdicts read ${ov.reading_age.toFixed(1)} s ago.`;
+    const reading = ov.reading === "setup" ? " " + t("Set-up mode: nothing is read until the empty board is learned.")
+      : ov.reading_age === null ? "" : " " + t("Verdicts read {s} s ago.", { s: ov.reading_age.toFixed(1) });
     return lock + reading;
   }
 
@@ -145,7 +146,7 @@
     for (const id of fit.reference) {
       const [x, y] = fit.handles[id];
       const h = el("circle", { class: "handle", cx: x, cy: y, r: r * 2.2, "data-handle": id }, g);
-      el("title", {}, h).textContent = `put the ${id} handle on the centre of ${id}`;
+      el("title", {}, h).textContent = t("put the {space} handle on the centre of {space}", { space: id });
       h.addEventListener("pointerdown", (ev) => {
         ev.preventDefault();
         fit.dragging = id;
@@ -170,7 +171,7 @@
     fit = { reference: data.reference, spaces: data.spaces, handles: data.start, dragging: null };
     $("#fit-help").replaceChildren(...data.reference.map((id) => {
       const li = document.createElement("li");
-      li.textContent = `Put the ${id} handle on the centre of ${id}.`;
+      li.textContent = t("Put the {space} handle on the centre of {space}.", { space: id });
       return li;
     }));
     $("#fit-controls").hidden = false;
@@ -203,24 +204,25 @@
   function showResult(state, text) {
     const res = $("#job-result");
     res.dataset.state = state;
-    res.textContent = (state === "done" ? "Done: " : "Failed: ") + text;
+    res.textContent = t(state === "done" ? "Done: {result}" : "Failed: {result}", { result: text });
   }
 
   function showState(st) {
     setup = st;
-    $("#cal-file").textContent = `${st.title}: the calibration is saved to ${st.calibration}` +
-      (st.calibrated ? "." : " (not made yet).");
+    $("#cal-file").textContent = t(st.calibrated ? "{title}: the calibration is saved to {path}."
+      : "{title}: the calibration is saved to {path} (not made yet).", { title: t(st.title), path: st.calibration });
     const lens = st.lens_step || {};
     $("#lens-file").textContent = st.lens
-      ? `In use: ${st.lens}` + (lens.error_px !== null && lens.error_px !== undefined
-        ? ` (reprojection error ${lens.error_px.toFixed(2)} px: ${lens.verdict}).` : ".")
-      : `In use: none (an ideal pinhole); a measured lens is saved to ${lens.saves_to}.`;
+      ? (lens.error_px !== null && lens.error_px !== undefined
+        ? t("In use: {path} (reprojection error {px} px: {verdict}).", { path: st.lens, px: lens.error_px.toFixed(2), verdict: t(lens.verdict) })
+        : t("In use: {path}.", { path: st.lens }))
+      : t("In use: none (an ideal pinhole); a measured lens is saved to {path}.", { path: lens.saves_to });
     $("#lens-relearn").hidden = !lens.relearn;
     $("#colour-step").hidden = !st.colour_game;
     $("#own-board").hidden = !st.own_board;
     if (st.own_board) {
       $("#fit-file").textContent = st.own_board.why_not ? st.own_board.why_not
-        : st.own_board.fitted ? `Fitted: ${st.own_board.geometry}.` : `The fit is saved to ${st.own_board.geometry}.`;
+        : t(st.own_board.fitted ? "Fitted: {path}." : "The fit is saved to {path}.", { path: st.own_board.geometry });
       $("#fit-start").hidden = Boolean(st.own_board.why_not) || Boolean(fit);
     }
     if (st.colours) {
@@ -233,8 +235,8 @@
     const banner = $("#setup-banner");
     banner.hidden = st.mode !== "setup";
     banner.textContent = st.calibrated && st.colour_game
-      ? "Set-up: the empty board is learned; now lay out the pieces and learn their colours. The referee waits."
-      : "Set-up: the camera is not calibrated yet. Clear the board and learn the empty board. The referee waits.";
+      ? t("Set-up: the empty board is learned; now lay out the pieces and learn their colours. The referee waits.")
+      : t("Set-up: the camera is not calibrated yet. Clear the board and learn the empty board. The referee waits.");
     if (st.job) showJob(st.job);
   }
 
@@ -244,7 +246,7 @@
     $("#job-text").textContent = job.progress;
     const res = $("#job-result");
     res.dataset.state = job.state;
-    res.textContent = job.state === "running" ? "" : (job.state === "done" ? "Done: " : "Failed: ") + job.result;
+    res.textContent = job.state === "running" ? "" : t(job.state === "done" ? "Done: {result}" : "Failed: {result}", { result: job.result });
     for (const b of ["#cal-empty", "#cal-colours", "#cal-lens"]) $(b).disabled = job.state === "running";
   }
 
@@ -261,7 +263,7 @@
       job = await post("/api/setup/calibrate", body);
     } catch (e) {
       $("#job-result").dataset.state = "failed";
-      $("#job-result").textContent = "Failed: " + e.message;
+      $("#job-result").textContent = t("Failed: {result}", { result: e.message });
       return;
     }
     showJob(job);
