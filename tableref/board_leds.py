@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from firmware_bridge.protocol import Led
 
 from decisions import (
-    Accepted, ComputerMove, Decision, Hint, Illegal, NewGame, Partial, Restored, Step, TakenBack,
+    Accepted, ComputerMove, Decision, Hint, Illegal, Lifted, NewGame, Partial, Restored, Step, TakenBack,
 )
 
 
@@ -45,6 +45,8 @@ def leds_for(decision: Decision) -> dict[str, Led] | None:
         return None if decision.repeated else steps_leds(decision.steps[decision.done:])
     if isinstance(decision, Hint):
         return steps_leds(decision.steps)
+    if isinstance(decision, Lifted):  # teaching: where the piece in the hand may go (none: as the board status said)
+        return {s: Led.ON for s in decision.destinations} if decision.destinations else None
     if isinstance(decision, (Accepted, Restored, TakenBack, NewGame)):
         return {}
     return None

@@ -34,6 +34,7 @@ from .config_table import _got, _Table
 from .hub.settings import HubConfig, read_board_hub
 from .hub.settings import check_files as check_hub_files
 from .opponent_config import OpponentConfig, read_opponent
+from .teach_config import TeachConfig, read_teach
 from .voice.settings import VoiceConfig, read_voice
 
 DEFAULT_GAME = "gyges"
@@ -179,6 +180,7 @@ class Config:
     voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice]: docs/voice.md
     hub: HubConfig | None = None  # [hub]: publish to the club hub (docs/hub.md)
     opponent: OpponentConfig = field(default_factory=OpponentConfig)  # [opponent]: docs/opponent.md
+    teach: TeachConfig = field(default_factory=TeachConfig)  # [teach]: docs/teaching.md
 
     @property
     def journal_path(self) -> Path:
@@ -350,8 +352,9 @@ class _Reader:
         voice = read_voice(self, top.table("voice"))
         hub = read_board_hub(self, top.table("hub"))
         opponent = read_opponent(self, top.table("opponent"))
+        teach = read_teach(self, top.table("teach"))
         top.done()
-        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent)
+        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent, teach)
 
 
     def game(self, t: _Table) -> GameConfig:

@@ -24,11 +24,13 @@ from typing import Any
 
 from rules import MORE, OCCUPIED, RulesError, SpaceFix, State, get_game
 from decisions import (
-    Accepted, Ambiguous, ComputerMove, Decision, GameOver, Hint, Illegal, NewGame, Partial, Rejected, Restored, Step,
-    TakenBack,
+    Accepted, Ambiguous, ComputerMove, Decision, GameOver, Hint, Illegal, Lifted, NewGame, Partial, Rejected, Restored,
+    Step, TakenBack,
 )
 from tableref.i18n import Catalog, catalog
 from tableref.i18n.pieces import piece_name, player_name
+
+from .teach import lifted_sentence
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +167,9 @@ class Narrator:
                 return []  # a piece in a hand, or the same obligation again (one segment lifted)
             self._said_status = text
             return [Utterance(text, "status", "quiet", None, d.ply)]
+        if isinstance(d, Lifted):  # teaching: how many spaces the piece in the hand may go to
+            text, level = lifted_sentence(c, d)
+            return [Utterance(text, "status", level, None, d.ply)]
         if isinstance(d, Restored):
             if self._said_status is None:
                 return []
