@@ -88,6 +88,7 @@ class Service:
         source_backoff: Any = None,
         seats: Seats | None = None,
         opponent: OpponentConfig | None = None,
+        teach: bool | None = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
@@ -95,6 +96,7 @@ class Service:
         self.seats = seats or Seats()  # the sides the computer plays in a new game (a resumed game keeps its own)
         self.opponent_config = opponent or OpponentConfig()
         self.opponent: Opponent | None = None
+        self.teach = (hub is None) if teach is None else teach  # [teach] destinations: on at home, off at a club
         self.fidelity, self.new, self.threaded = fidelity, new, threaded
         self.scan_interval, self.heartbeat, self.pin_hash = scan_interval, heartbeat, pin_hash
         self.settle, self.readings = settle, readings
@@ -136,7 +138,8 @@ class Service:
                    options=config.game.options, setup=config.game.setup, fidelity=fidelity,
                    settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
                    source=None if browser else src, panel=config.panel if config.panel.enabled else None,
-                   voice=config.voice, hub=config.hub, seats=config.game.seats, opponent=config.opponent, **kw)
+                   voice=config.voice, hub=config.hub, seats=config.game.seats, opponent=config.opponent,
+                   teach=config.teach.on(club=config.hub is not None), **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -172,6 +175,7 @@ class Service:
             self.journal.close()
             raise
         record = self.referee.record
+        self.referee.teach = self.teach  # a Lifted decision for a piece in the hand (docs/teaching.md)
         if feed is not None and self.referee.ply > 0:
             feed.resume([s.view(self.fidelity) for s in record.states], Stabiliser(self.settle, self.readings))
         sim = None
@@ -181,7 +185,7 @@ class Service:
         self.table = LiveTable(
             game_id=record.id, state=record.state, moves=record.moves, options=record.options,
             fidelity=self.fidelity, submit=self.submit, sim=sim, on_sim_edit=self.scan if sim else None,
-            journal_path=self.journal_path,
+            journal_path=self.journal_path, teach=self.teach,
         )
         if self.speaker is None and self.voice_config is not None:
             from .voice import open_speaker

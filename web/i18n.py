@@ -70,6 +70,15 @@ def _opponent_messages() -> tuple[str, ...]:
 SCRIPT_MESSAGES = SCRIPT_MESSAGES + _opponent_messages()
 
 
+def _teach_messages() -> tuple[str, ...]:
+    from .teach import SCRIPT_WORDS  # teaching's card (web/static/teach.js)
+
+    return SCRIPT_WORDS
+
+
+SCRIPT_MESSAGES = SCRIPT_MESSAGES + _teach_messages()
+
+
 def page_language() -> str:
     shipped = languages()
     chosen = request.cookies.get(COOKIE, "")

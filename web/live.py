@@ -19,8 +19,9 @@ from typing import Any
 from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, State, get_game
 from rules.phrase import Value
 from decisions import (
-    Accepted, Ambiguous, AskHint, Command, ComputerMove, Confirm, Decision, Declare, GameOver, Hint, Illegal, NewGame,
-    Partial, ChooseUnseen, Rejected, Restored, Seats, StartGame, TakenBack, Thinking, Undo, UnseenChosen, UnseenMoves,
+    Accepted, Ambiguous, AskHint, Command, ComputerMove, Confirm, Decision, Declare, GameOver, Hint, Illegal, Lifted,
+    NewGame, Partial, ChooseUnseen, Rejected, Restored, Seats, SetTeaching, StartGame, TakenBack, Thinking, Undo,
+    UnseenChosen, UnseenMoves,
 )
 
 from .boards import palette, space_labels
@@ -28,6 +29,7 @@ from .broadcast import Broadcaster
 from .i18n import translations
 from .page_words import log_phrase
 from .simboard import SimBoard
+from .teach import TeachDesk
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,7 @@ class LiveTable:
         on_sim_edit: Callable[[], None] | None = None,
         journal_path: Path | None = None,
         history: int = 30,
+        teach: bool = True,
     ) -> None:
         self.fidelity = fidelity
         self.broadcaster = broadcaster or Broadcaster()
@@ -79,13 +82,21 @@ class LiveTable:
         self._reply_taken: list[str] = []  # the computer's moves an undo has just taken back, in play order
         self._log_status: dict[str, dict[str, Any]] = {}  # the log's illegal and part-way lines
         self._i18n: dict[str, dict[str, str]] | None = None
+        self.teach = TeachDesk(teach)  # teaching: on or off, and the piece the board shows lifted (web/teach.py)
         self._set_game(game_id, state, list(moves), dict(options))
 
     # -- the referee's side ------------------------------------------------------------------
 
     def on_decision(self, decision: Decision) -> None:
         """Referee subscriber: fold the decision into the snapshot, then publish it."""
+        if isinstance(decision, Lifted):  # shown on the board, never a line of the log
+            with self._lock:
+                self.teach.fold(decision)
+                snapshot = self._snapshot()
+            self.broadcaster.publish("decision", {"decision": decision.to_dict(), "live": snapshot})
+            return
         with self._lock:
+            self.teach.fold(decision)
             self._fold(decision)
             entry = {**decision.to_dict(), "text": decision.text().strip()}
             self._recent.appendleft({"kind": decision.kind, "text": entry["text"], "ply": decision.ply,
@@ -260,6 +271,7 @@ class LiveTable:
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
             "seats": self._seats.to_dict(), "computer": self._computer, "hint": self._hint,
+            "teach": self.teach.to_dict(),
             "i18n": self._translations(),
         }
 
@@ -291,6 +303,23 @@ class LiveTable:
 
     def declare(self, move: str) -> None:
         self._submit(Declare(move))
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @property
+    def seats(self) -> Seats:
+        return self._seats
+
+    def set_teaching(self, on: bool) -> None:
+        """Teaching on or off for the service's run (the page's toggle): the referee is told,
+        every page shows it."""
+        with self._lock:
+            self.teach.set(on)
+            snapshot = self._snapshot()
+        self._submit(SetTeaching(on))
+        self.broadcaster.publish("board", {"live": snapshot})
 
     def ask_hint(self, level: int) -> None:
         """What would the computer play for the person to move (shown, never played)."""

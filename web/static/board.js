@@ -82,7 +82,8 @@
   /* Draw `board` into `svg`. opts: view {space: [tokens]}, labels {space: text}, players,
      highlight [spaces], choices [[spaces]...], hot (index of a choice), fixes {put, take,
      arrows}, partial (bool), held (space), onSpace(space) makes spaces clickable, turns [{steps,
-     done, hint}] a move to make by hand (the computer's, or a hint): drawTurn. */
+     done, hint}] a move to make by hand (the computer's, or a hint): drawTurn; teach {from,
+     destinations, marks [{space, kind}]} where a piece may go (teach.js). */
   function render(svg, board, opts) {
     opts = opts || {};
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -145,12 +146,18 @@
     });
 
     for (const turn of opts.turns || []) drawTurn(svg, board, turn, r, mark, "marks");  // under the pieces
+    const teach = opts.teach;  // teaching (teach.js): where a piece may go, the marks on its way
+    if (teach) {
+      if (teach.from) mark(teach.from, "b-from", 1.3);
+      for (const sid of teach.destinations || []) mark(sid, "b-dest", 1.2);
+    }
     for (const [sid, toks] of Object.entries(opts.view || {})) {
       const s = board.byId[sid];
       if (s) drawPieces(svg, s, toks, r, segs[sid], opts.players);
     }
 
     for (const turn of opts.turns || []) drawTurn(svg, board, turn, r, mark, "arrows");
+    for (const m of (teach && teach.marks) || []) mark(m.space, `b-pass ${m.kind}`, 1.45);  // over the pieces
 
     const fixes = opts.fixes || {};
     const arrowCls = opts.partial ? "b-arrow partial" : "b-arrow";
@@ -269,7 +276,7 @@
       const pr = n > 1 ? Math.max(r * 0.55, Math.min(r * 0.9, step * 0.6)) : r * 0.9;
       el("circle", { cx: x, cy: y, r: pr, fill: look.fill, stroke: "#0008", "stroke-width": Math.max(0.8, pr * 0.06) }, svg);
       if (look.rings) {
-        for (let k = 1; k < look.rings; k++) {
+        for (let k = 1; k < Math.min(look.rings, 3); k++) {  // a ring stack; a river marker "7" is a number
           el("circle", { cx: x, cy: y, r: pr * (1 - k * 0.26), fill: "none", stroke: "#5d4a33",
             "stroke-width": Math.max(0.8, pr * 0.08) }, svg);
         }

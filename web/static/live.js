@@ -258,6 +258,9 @@
       highlight: st.kind === "ok" && live.last ? live.last.highlight || [] : [],
       choices, hot, fixes: st.kind === "illegal" || st.kind === "partial" ? st : null,
       partial: st.kind === "partial", turns: turnsToDraw(),
+      // teaching (teach.js): where a lifted or chosen piece may go; tap a piece: "show me"
+      teach: window.TRTeach ? window.TRTeach.overlay(live) : null,
+      onSpace: window.TRTeach ? window.TRTeach.onSpace(live) : undefined,
     });
   }
 
@@ -558,6 +561,7 @@
     renderControls();
     renderSeats();
     renderComputer();
+    if (window.TRTeach) window.TRTeach.render(live, renderBoard);
     renderLists();
     renderBoard();
     renderSim();
