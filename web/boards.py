@@ -143,7 +143,23 @@ def _palette(game_name: str, options_json: str) -> tuple[str, ...]:
             for m in moves[:_PALETTE_BRANCHES]:
                 tokens |= _tokens(state.successor(m))
             state = state.successor(moves[0])
-    return tuple(sorted(tokens))
+    # Numbers in their order (a river marker's 2 before its 10), then the pieces by name.
+    return tuple(sorted(tokens | _readings_beyond_the_opening(game_name),
+                        key=lambda t: (not t.isdigit(), int(t) if t.isdigit() else 0, t)))
+
+
+def _readings_beyond_the_opening(game_name: str) -> set[str]:
+    """What a board can read that the opening's walk never shows: DRIFT's river markers read
+    each river's rotation (every arrow of it, round after round), and a coin a piece carries
+    stands on edge on it. Without them a game on the simulated board cannot turn its rivers
+    a second time, nor carry out a carried coin."""
+    if game_name != "drift":
+        return set()
+    from rules.games.drift import CARRIED
+    from rules.games.drift_geometry import COIN_TYPES, geometry
+
+    rivers = geometry().rivers
+    return {str(i) for r in rivers for i in range(r.size)} | {CARRIED + c for c in COIN_TYPES}
 
 
 _PALETTE_PLIES = 40

@@ -123,16 +123,20 @@ def carry_out(page, before: View, after: View, *, lift=(), place=()):
         page.click("#discard")
         _wait_hand(page, 0)
     for space, token in from_box:
-        want = after.get_tokens(space).count(token)
-        page.click(f'#box .piece-btn[data-token="{token}"]')
+        want = live(page)["sim"]["view"].get(space, []).count(token) + 1
+        if not page.locator(f'#box .piece-btn.selected[data-token="{token}"]').count():
+            page.click(f'#box .piece-btn[data-token="{token}"]')  # chosen from the box (it stays chosen)
         page.click(f'#simboard [data-space="{space}"]')
-        poll(lambda: live(page)["sim"]["view"].get(space, []).count(token) >= want, f"{token} put on {space}")
+        poll(lambda: live(page)["sim"]["view"].get(space, []).count(token) >= want,
+             lambda: f"{token} from the box put on {space} (the page said: {page.inner_text('#toast')!r})")
+    if page.locator("#box .piece-btn.selected").count():
+        page.click("#box .piece-btn.selected")  # done with the box: a click on the board lifts again
 
 
 def poll(ok, what, timeout=10.0):
     deadline = time.monotonic() + timeout
     while not ok():
-        assert time.monotonic() < deadline, f"timed out waiting: {what}"
+        assert time.monotonic() < deadline, f"timed out waiting: {what() if callable(what) else what}"
         time.sleep(0.05)
 
 

@@ -165,3 +165,111 @@ def test_a_hint_is_drawn_apart_and_gone_when_a_move_is_made(browser, tmp_path):
         page.wait_for_selector("#computer[data-kind='computer']")  # the computer's turn now, the hint gone
         assert page.locator("#board .hint").count() == 0
         assert not errors, errors
+
+
+def _own_move(state, rng):
+    """A DRIFT move of the person's own piece that keeps the turn theirs (one piece lifted and
+    put down), or None."""
+    me, kind = state.to_move, state.view(KIND)
+    fits = []
+    for m in state.legal_moves():
+        after = state.successor(m)
+        if after.to_move == me and not after.is_game_over() and len(kind.diff(after.view(KIND))) == 2 \
+                and state.move_text(m).startswith(f"{me}-"):
+            fits.append(m)
+    return state.move_text(rng.choice(fits)) if fits else None
+
+
+# DRIFT, red a person and blue and green the computer at level 1: ROUNDS whole rounds (each
+# player's turn, then the drift phase: the three rivers turned, by hand), not to the end — a
+# DRIFT game runs to many rounds.
+ROUNDS = 4
+
+
+def test_drift_with_two_computer_seats_and_one_person(browser, tmp_path, artifacts):
+    with serving(tmp_path, "--game", "drift", "--computer", "blue:1", "--computer", "green:1") as url:
+        page, errors = open_page(browser, url)
+        page.on("dialog", lambda d: d.accept())  # "Red ends the turn?"
+        choose_pin(page)
+        assert page.locator("#seats .seat").all_inner_texts() == [
+            "Red: a person", "Blue: the computer (level 1)", "Green: the computer (level 1)"]
+        rng = random.Random(30)
+        rounds = computer_turns = 0
+        moved = False
+        while rounds < ROUNDS:
+            snap = live(page)
+            assert not snap["outcome"], snap["outcome"]
+            state = position(snap)
+            if snap["phase"] == "drift":  # the round is over: the person turns the rivers
+                page.wait_for_selector("#banner.phase")
+                make_move(page, snap, "drift")
+                rounds += 1
+            elif snap["to_move"] == "red":
+                page.wait_for_selector("#turn:has-text('Red to move')")
+                can_end = any(d["move"] == "end" for d in snap["declarable"])
+                if not (moved and can_end):  # one move of red's own, then the turn ended
+                    move = _own_move(state, rng)
+                    assert move, "red has no move of its own"
+                    make_move(page, snap, move)
+                    moved = True
+                    continue
+                moved = False
+                page.click('#declare button[title^="end:"]')
+                wait_moves(page, len(snap["moves"]) + 1)
+            else:
+                assert snap["to_move"] in ("blue", "green")
+                wait_for_computer(page)
+                side = cap = snap["to_move"].capitalize()
+                assert f"{cap} (the computer, level 1) plays:" in page.inner_text("#computer")
+                if computer_turns == 1:
+                    page.evaluate("window.scrollTo(0, 0)")
+                    page.screenshot(path=str(artifacts / "opponent-drift.png"))
+                play_computer_turn(page)
+                computer_turns += 1
+                assert side
+        assert computer_turns == 2 * ROUNDS
+        page.wait_for_selector("#turn:has-text('Red to move')")
+        assert not errors, errors
+
+
+def _annihilation_move(state, rng):
+    """White's turn: the most points, a board change the sensors see."""
+    moves = [m for m in state.legal_moves() if _changes_board(state, m)]
+    return state.move_text(max(moves, key=lambda m: (state.successor(m).scores().get(state.to_move, 0), rng.random())))
+
+
+def _page_scores(page):
+    names = page.locator("#scores .score small").all_inner_texts()
+    return dict(zip((n.lower() for n in names), page.locator("#scores .score b").all_inner_texts()))
+
+
+def test_annihilation_against_the_computer_keeps_the_score(browser, tmp_path):
+    with serving(tmp_path, "--game", "annihilation", "--option", "target=20", "--computer", "black:1") as url:
+        page, errors = open_page(browser, url)
+        choose_pin(page)
+        page.wait_for_selector("#scores:has-text('first to 20 wins')")
+        rng = random.Random(30)
+        seen = {tuple(sorted(_page_scores(page).items()))}
+        computer_turns = 0
+        assert seen == {(("black", "0"), ("white", "0"))}
+        while True:
+            snap = live(page)
+            if snap["outcome"]:
+                break
+            assert len(snap["moves"]) < 40, "the game did not end"
+            if snap["to_move"] == "white":
+                make_move(page, snap, _annihilation_move(position(snap), rng))
+            else:
+                play_computer_turn(page)
+                computer_turns += 1
+            snap = live(page)
+            want = {k: str(v) for k, v in snap["scores"].items()}
+            poll(lambda: _page_scores(page) == want, f"the page shows the scores {want}")
+            seen.add(tuple(sorted(want.items())))
+        page.wait_for_selector("#banner.over:has-text('Game over')")
+        winner = snap["outcome"]["winner"]
+        assert snap["scores"][winner] >= 20 and len(seen) >= 3, seen  # the scores changed on the page
+        assert computer_turns >= 3
+        print(f"annihilation: {len(snap['moves'])} turns, {computer_turns} the computer's; scores {seen}")
+        assert page.locator("#computer").is_hidden()
+        assert not errors, errors

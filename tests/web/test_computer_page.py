@@ -99,3 +99,15 @@ def test_an_undo_says_it_took_the_computers_reply_with_the_persons_move(tmp_path
         assert (last["kind"], last["move"], last["reply"]) == ("taken_back", "a1-a2", reply)
     finally:
         svc.close()
+
+
+def test_the_simulated_boards_box_has_every_drift_reading_a_game_needs():
+    """A DRIFT game with the computer goes on for rounds: each drift turns the rivers one arrow
+    on (their markers read 0, 1, 2, …) and a piece may carry a coin. The box offered every
+    reading the opening showed, which stopped the second drift (the inner river's '2')."""
+    from web.boards import palette
+
+    box = set(palette("drift", {}))
+    assert {str(i) for i in range(24)} <= box
+    assert {"carried:copper", "carried:silver", "carried:gold"} <= box
+    assert "red-III" in box and "copper" in box

@@ -391,7 +391,12 @@
   let levels = [];
   const seatOf = (side) => (live.seats || {})[side] || "person";
   const levelOf = (seat) => Number((/^computer:(\d+)$/.exec(seat) || [])[1] || 0);
-  const sidesOf = () => (Array.isArray(live.position && live.position.players) ? live.position.players : live.players);
+  // The sides in this game: a game of several players lists its own (DRIFT: [{colour, home}]).
+  const sidesOf = () => {
+    const own = live.position && live.position.players;
+    return Array.isArray(own) ? own.map((p) => (typeof p === "string" ? p : p.colour || p.name)) : live.players;
+  };
+
   const mine = (turn) => turn && !live.outcome && turn.side === live.to_move;  // still this position's
 
   // What the board draws: the computer's move still to make, and a hint (never both: a hint is
