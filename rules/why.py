@@ -101,9 +101,11 @@ def attempt_of(state: State, view: View, fidelity: Fidelity) -> Attempt | None:
     seen = view.at_fidelity(fidelity).resolved(current)
     lifted: list[tuple[str, str]] = []
     placed: list[tuple[str, str]] = []
+    # At occupancy fidelity "occupied" is what every piece reads as: a piece, not a vague reading.
+    vague = _VAGUE - {OCCUPIED} if fidelity is Fidelity.OCCUPANCY else _VAGUE
     for space in sorted(current.diff(seen)):
         was, now = Counter(current.get_tokens(space)), Counter(seen.get_tokens(space))
-        if _VAGUE & set(now):
+        if vague & set(now):
             return None
         lifted += [(space, t) for t in (was - now).elements()]
         placed += [(space, t) for t in (now - was).elements()]
