@@ -362,9 +362,19 @@ def probe_camera_decision(group: Group, quick: bool) -> dict[str, Any]:
     raise RuntimeError(f"bench/decision_latency.py printed no 'all hand' row (exit {proc.returncode})")
 
 
+def probe_teach(group: Group, quick: bool) -> dict[str, Any]:
+    """bench/teach_latency.py: a piece lifted → its Lifted decision at an SSE client (Gygès and
+    DRIFT), the service alone in the group; the slower game's figures."""
+    from bench.teach_latency import measure
+
+    figures = measure(10 if quick else 40, ("gyges", "drift"), group)
+    worst = max(figures.values(), key=lambda f: f["lift_p99"])
+    return {"p50_ms": worst["lift_p50"], "p99_ms": worst["lift_p99"], "cpu_ms": worst["cpu_ms_per_trial"]}
+
+
 PROBES = {"serve": probe_serve, "explain": probe_explain, "serial": probe_serial, "vision": probe_vision,
           "viewers1": lambda g, q: probe_viewers(g, q, 1), "viewers50": lambda g, q: probe_viewers(g, q, 50),
-          "idle200": probe_idle, "camera_decision": probe_camera_decision}
+          "idle200": probe_idle, "camera_decision": probe_camera_decision, "teach": probe_teach}
 
 
 # -- running them ------------------------------------------------------------------------------------
@@ -454,6 +464,9 @@ def rows_from(share: float, full: dict[str, dict], low: dict[str, dict]) -> list
         "{:.0f} ms service CPU per decision")
     add("… the 50th viewer's lag behind the first", "viewers50", "{:.0f} ms", lambda r: r["last_viewer_lag_ms"],
         "—", None)
+    add("teaching: a piece lifted, at the referee → lit at the SSE client", "teach", "{:.0f} ms p99",
+        lambda r: r["p99_ms"], "≤ 150 ms p99 (issue 31)", lambda v: v <= 150, lambda r: r["cpu_ms"],
+        "{:.1f} ms service CPU per lift and put back")
     add("the page for a new viewer, 200 connections open and idle", "idle200", "{:.0f} ms max",
         lambda r: r["max_ms"], "loads (≤ 2000 ms)", lambda v: v <= 2000)
     return rows
