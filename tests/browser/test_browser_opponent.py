@@ -75,7 +75,9 @@ def test_a_person_plays_a_whole_gyges_game_against_level_1(browser, tmp_path, ar
             assert "North (the computer, level 1) plays:" in page.inner_text("#computer")
             assert page.locator("#board line.b-turn-arrow.computer").count() >= 1
             if not shot:
-                page.screenshot(path=str(artifacts / "opponent-move-desktop.png"))
+                page.evaluate("document.querySelector('#toast').classList.remove('show'); window.scrollTo(0, 0)")
+                page.screenshot(path=str(artifacts / "opponent-move-desktop.png"), clip={
+                    "x": 0, "y": 0, "width": 1280, "height": 760})
                 shot = 1
             play_computer_turn(page)
         page.wait_for_selector("#banner.over:has-text('Game over')")
@@ -101,7 +103,9 @@ def test_a_wrong_move_for_the_computer_is_refused_and_put_right(browser, tmp_pat
         for sel in ("#board", "#computer"):
             box = phone.locator(sel).bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 360, sel
-        phone.screenshot(path=str(artifacts / "opponent-move-360.png"))
+        board = phone.locator("#board").bounding_box()
+        phone.screenshot(path=str(artifacts / "opponent-move-360.png"), full_page=True, clip={
+            "x": 0, "y": 0, "width": 360, "height": board["y"] + board["height"] + 8})
         # Another move for North than the computer's: refused, what to put back, its move again.
         wrong = next(m for m in state.legal_moves() if state.move_text(m) != right["move"]
                      and "/" not in state.move_text(m) and _changes_board(state, m))
@@ -272,4 +276,44 @@ def test_annihilation_against_the_computer_keeps_the_score(browser, tmp_path):
         assert computer_turns >= 3
         print(f"annihilation: {len(snap['moves'])} turns, {computer_turns} the computer's; scores {seen}")
         assert page.locator("#computer").is_hidden()
+        assert not errors, errors
+
+
+def test_the_new_game_dialog_seats_the_computer_in_french_on_a_phone(browser, tmp_path):
+    with serving(tmp_path) as url:
+        page, errors = open_page(browser, url, width=360, height=800)
+        choose_pin(page)
+        page.context.add_cookies([{"name": "tableref_lang", "value": "fr", "url": url}])
+        page.reload()
+        page.wait_for_selector("#admin-btn:has-text('Se déconnecter')")
+        assert page.locator("#seats").is_hidden()  # nobody but people: no seats line
+        page.click("#new-game")
+        # DRIFT: a seat for each colour of its players option, as many as it names.
+        page.select_option("#ng-game", "drift")
+        assert page.locator("#ng-seat-rows label").all_inner_texts() == ["Rouge", "Bleu", "Vert"]
+        assert page.locator("#ng-seat-blue option").all_inner_texts()[:2] == [
+            "une personne ici", "l'ordinateur, niveau 1 (débutant)"]
+        page.fill("#ng-opt-players", "red:circle,blue:square,green:hexagon,yellow:triangle")
+        page.wait_for_selector("#ng-seat-yellow")
+        assert page.locator("#ng-seat-rows select").count() == 4
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        box = page.locator("#ng-seat-yellow").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+        # Gygès, the computer North at level 1.
+        page.select_option("#ng-game", "gyges")
+        assert page.locator("#ng-seat-rows label").all_inner_texts() == ["Sud", "Nord"]
+        page.select_option("#ng-seat-north", "computer:1")
+        page.click("#ng-ok")
+        page.wait_for_selector("#seats .seat.computer:has-text('Nord : l\\'ordinateur (niveau 1)')")
+        assert page.inner_text("#seats .seat[data-side='south']") == "Sud : une personne"
+        page.click("#hint-btn")  # "Que jouerait l'ordinateur ?"
+        page.wait_for_selector("#computer[data-kind='hint'] li.todo")
+        assert page.inner_text("#computer .headline") == "Conseil : ce que jouerait l'ordinateur (niveau 2)"
+        make_move(page, live(page), "a1-a2")
+        wait_for_computer(page)
+        assert page.inner_text("#computer .headline") == "Jouez le coup de l'ordinateur sur le plateau"
+        assert "Nord (l'ordinateur, niveau 1) joue :" in page.inner_text("#computer")
+        step = page.inner_text("#computer li.todo")
+        assert "anneau" in step and "soulevez en" in step, step  # the move in French words
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
         assert not errors, errors

@@ -396,7 +396,6 @@
     const own = live.position && live.position.players;
     return Array.isArray(own) ? own.map((p) => (typeof p === "string" ? p : p.colour || p.name)) : live.players;
   };
-
   const mine = (turn) => turn && !live.outcome && turn.side === live.to_move;  // still this position's
 
   // What the board draws: the computer's move still to make, and a hint (never both: a hint is
