@@ -27,7 +27,7 @@ PAGE_MESSAGES = (
     "{phase} phase — do it on the board now", "{title}: game {id}", "Take which piece from {space}?", "default",
     # replay.js
     "cannot read the journal", "No games yet.", "{player} won", "draw", "abandoned", "in progress",
-    "{player} won ({reason})", "a draw ({reason})", "{title} · game {id} · {n} moves · {result}",
+    "{player} won ({reason})", "a draw ({reason})", "{title} · game {id} · {n} moves · {result}", "{title} · game {id} · 1 move · {result}",
     "{n}. {player}: {move}", "Start position", "(never seen on its own)",
     # board.js
     "space {id}",

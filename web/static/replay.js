@@ -67,8 +67,9 @@
     const o = game.outcome;
     const result = o ? (o.winner ? t("{player} won ({reason})", { player: t(cap(o.winner)), reason: rt(o.reason) })
       : t("a draw ({reason})", { reason: rt(o.reason) })) : t(game.finished ? "abandoned" : "in progress");
-    $("#replay-title").textContent = t("{title} · game {id} · {n} moves · {result}",
-      { title: t(game.title), id: game.id, n: game.moves.length, result });
+    const n = game.moves.length;  // the scripts have no plural forms: one message each
+    $("#replay-title").textContent = t(n === 1 ? "{title} · game {id} · 1 move · {result}" : "{title} · game {id} · {n} moves · {result}",
+      { title: t(game.title), id: game.id, n, result });
     const ol = $("#moves");
     game.moves.forEach((m, i) => {
       const li = document.createElement("li");
