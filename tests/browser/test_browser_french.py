@@ -137,6 +137,7 @@ def test_every_page_and_every_decision_kind_in_french(browser, tmp_path, artifac
         assert "Gygès" in text and "Annélides" in text
         page.goto(url + "replay/1")
         page.wait_for_selector("#step .headline:has-text('Position de départ')")
+        assert page.inner_text("#replay-title") == "Gygès · partie 1 · 1 coup · abandonnée"  # one move: singular
         check(page, "a replay's start")
         page.keyboard.press("End")
         page.wait_for_selector("#step .headline:has-text('1. Sud : b1-b3')")
