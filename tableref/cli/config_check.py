@@ -43,8 +43,17 @@ def summary(config: Config) -> list[str]:
         f"stabiliser: settle {config.stabiliser.settle:g} s over {config.stabiliser.readings} readings",
         f"web: http://{config.web.host}:{config.web.port}/",
         f"panel: {'on (if GPIO is available)' if config.panel.enabled else 'off'}",
+        f"teaching: {_teaching(config)}",
         f"journal: {config.journal_path}",
     ]
+
+
+def _teaching(config: Config) -> str:
+    """Whether a lifted piece shows where it may go (docs/teaching.md), and why."""
+    club = config.hub is not None
+    on = "on" if config.teach.on(club=club) else "off"
+    why = "[teach] destinations" if config.teach.destinations is not None else "at a club ([hub])" if club else "at home"
+    return f"{on} ({why}; the page's admin can change it)"
 
 
 def cmd_check(args: argparse.Namespace) -> int:

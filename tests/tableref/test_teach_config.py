@@ -35,3 +35,12 @@ def test_the_service_takes_it_from_the_config(tmp_path):
     config = Config.from_dict({**GAME, "teach": {"destinations": False}})
     assert Service.from_config(config, admin_path=tmp_path / "a.json").teach is False
     assert Service.from_config(Config.from_dict(GAME), admin_path=tmp_path / "a.json").teach is True
+
+
+def test_config_check_says_whether_teaching_is_on_and_why():
+    from tableref.cli.config_check import summary
+
+    assert "teaching: on (at home; the page's admin can change it)" in summary(Config.from_dict(GAME))
+    assert "teaching: off (at a club ([hub]); the page's admin can change it)" in summary(Config.from_dict({**GAME, **HUB}))
+    club_on = summary(Config.from_dict({**GAME, **HUB, "teach": {"destinations": True}}))
+    assert "teaching: on ([teach] destinations; the page's admin can change it)" in club_on
