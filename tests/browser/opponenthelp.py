@@ -166,13 +166,22 @@ def play_computer_turn(page):
         assert page.locator(f'#board .b-place.computer[data-space="{sp}"]').count(), sp
     state, fid = position(snap), fidelity(snap)
     expected = len(snap["moves"])
-    for step in steps:
+    done = snap["computer"]["done"]
+    for i, step in enumerate(steps):
         after = state.apply_text(step["move"])
         carry_out(page, state.view(fid), after.view(fid), lift=step["lift"], place=step["place"])
         state = after
         expected += 1
+        if any(later["lift"] or later["place"] for later in steps[i + 1:]):
+            # A turn of several moves: the step made is ticked, the rest still to do.
+            page.wait_for_function("n => document.querySelectorAll('#computer li.done').length >= n",
+                                   arg=done + i + 1)
+            TICKED.append(step["move"])
     wait_moves(page, expected)
     return expected
+
+
+TICKED: list[str] = []  # the steps the page ticked as done with more of the turn to make
 
 
 def wait_moves(page, n, timeout=15000):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from rules import Fidelity
+import opponenthelp
 from browserhelp import choose_pin, open_page
 from opponenthelp import (
     carry_out, live, make_move, play_computer_turn, poll, position, serving, shown_steps, wait_for_computer,
@@ -84,6 +85,7 @@ def test_a_person_plays_a_whole_gyges_game_against_level_1(browser, tmp_path, ar
         assert page.inner_text("#turn") == "Game over"
         assert page.locator("#computer").is_hidden() and page.locator("#hint-btn").is_hidden()
         assert page.locator("#moves li").count() == len(snap["moves"])
+        print(f"gyges: {len(snap['moves'])} moves, {mine} South's; {snap['outcome']}")
         assert not errors, errors
 
 
@@ -200,6 +202,7 @@ def test_drift_with_two_computer_seats_and_one_person(browser, tmp_path, artifac
         rng = random.Random(30)
         rounds = computer_turns = 0
         moved = False
+        opponenthelp.TICKED.clear()
         while rounds < ROUNDS:
             snap = live(page)
             assert not snap["outcome"], snap["outcome"]
@@ -232,6 +235,7 @@ def test_drift_with_two_computer_seats_and_one_person(browser, tmp_path, artifac
                 computer_turns += 1
                 assert side
         assert computer_turns == 2 * ROUNDS
+        assert opponenthelp.TICKED, "no turn of several moves was ticked step by step"
         page.wait_for_selector("#turn:has-text('Red to move')")
         assert not errors, errors
 
@@ -316,4 +320,19 @@ def test_the_new_game_dialog_seats_the_computer_in_french_on_a_phone(browser, tm
         step = page.inner_text("#computer li.todo")
         assert "anneau" in step and "soulevez en" in step, step  # the move in French words
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert not errors, errors
+
+
+def test_the_page_says_the_computer_is_thinking(browser, tmp_path):
+    """Level 5 thinks for seconds (2.5 s on the bench): long enough to see it say so."""
+    with serving(tmp_path, "--computer", "north:5") as url:
+        page, errors = open_page(browser, url)
+        choose_pin(page)
+        page.wait_for_selector("#seats .seat.computer:has-text('North: the computer (level 5)')")
+        make_move(page, live(page), "c1-c3")
+        page.wait_for_selector("#computer.thinking .headline:has-text('The computer is thinking…')")
+        assert page.inner_text("#computer .detail") == "North: the computer (level 5)"
+        assert page.locator("#board .b-turn-arrow").count() == 0  # nothing to draw yet
+        wait_for_computer(page, timeout=30000)
+        assert page.locator("#computer.thinking").count() == 0
         assert not errors, errors
