@@ -20,14 +20,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-from rules import HIDDEN, OCCUPIED, Fidelity, get_game
+from rules import HIDDEN, OCCUPIED, Fidelity, Joined, P, get_game
+from rules.phrase import Value
 from rules.view import View
 
 from .lens_setup import LENS_VIEWS, LENS_WAIT
@@ -42,7 +43,12 @@ FRAME_WAIT = 10.0  # s without a new frame before a step gives up
 
 
 class SetupError(ValueError):
-    """A set-up step cannot run (no frames, nothing to learn from); the message says what."""
+    """A set-up step cannot run (no frames, nothing to learn from); the message says what,
+    and ``phrase`` says it in the page's language (tableref/i18n)."""
+
+    def __init__(self, message: Value) -> None:
+        super().__init__(str(message))
+        self.phrase = message
 
 
 @dataclass(frozen=True)
@@ -103,10 +109,13 @@ def missing_markers(frame: np.ndarray) -> list[int]:
     return [i for i in CORNER_IDS if i not in found]
 
 
-def markers_text(missing: list[int]) -> str:
-    names = [f"corner marker {i} ({CORNER_NAMES[i]})" for i in missing]
-    verb = "was" if len(names) == 1 else "were"
-    return (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]) + f" {verb} not found"
+def markers_text(missing: list[int]) -> Value:
+    """"corner marker 1 (top-right) was not found" (str() of it: the English)."""
+    names = [P("corner marker {n} ({corner})", n=i, corner=P(CORNER_NAMES[i])) for i in missing]
+    if len(names) == 1:
+        return P("{markers} was not found", markers=names[0])
+    return P("{markers} were not found", markers=P("{items} and {last}", items=Joined(tuple(names[:-1]), ", "),
+                                                  last=names[-1]))
 
 
 # -- the overlay ------------------------------------------------------------------------------
@@ -167,9 +176,14 @@ class JobStatus:
     fraction: float = 0.0
     result: str = ""
     started: float = field(default_factory=time.time)
+    said: dict[str, Value] = field(default_factory=dict, repr=False)  # progress, result as phrases
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self, say: Callable[[Value], str] | None = None) -> dict[str, Any]:
+        """The status; ``say`` (a catalog's) puts the progress and result in the reader's language."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "said"}
+        if say is not None:
+            out.update({key: say(value) for key, value in self.said.items()})
+        return out
 
 
 STEPS = ("empty", "colours", "lens")  # lens: tableref/lens_setup.py
@@ -204,14 +218,16 @@ class CalibrationJob:
     def running(self) -> bool:
         return self.status.state == "running"
 
-    def _say(self, progress: str, fraction: float) -> None:
-        self.status.progress, self.status.fraction = progress, fraction
+    def _say(self, progress: Value, fraction: float) -> None:
+        self.status.progress, self.status.fraction = str(progress), fraction
+        self.status.said["progress"] = progress
 
     def _run(self) -> None:
         try:
             result = self._calibrate()
         except SetupError as exc:
             self.status.state, self.status.result = "failed", str(exc)
+            self.status.said["result"] = exc.phrase
         except Exception as exc:  # a calibration error of any kind is said on the page, never crashes
             from vision.reader import CalibrationError
 
@@ -219,7 +235,8 @@ class CalibrationJob:
                 log.exception("calibration step %s failed", self.step)
             self.status.state, self.status.result = "failed", str(exc) or type(exc).__name__
         else:
-            self.status.state, self.status.result = "done", result
+            self.status.state, self.status.result = "done", str(result)
+            self.status.said["result"] = result
         self.status.fraction = 1.0
 
     def _frames(self) -> list[np.ndarray]:
@@ -228,7 +245,7 @@ class CalibrationJob:
         waited_since = time.monotonic()
         while len(frames) < FRAMES:
             if self._cancel.is_set():
-                raise SetupError("stopped")
+                raise SetupError(P("stopped"))
             got = self.setup.source.latest
             if got is not None and got is not last:
                 last = got
@@ -237,9 +254,9 @@ class CalibrationJob:
                 main = getattr(got.image, "main", None)
                 frames.append(np.asarray(main if main is not None else got.image))
                 waited_since = time.monotonic()
-                self._say(f"collecting frames {len(frames)}/{FRAMES}", 0.6 * len(frames) / FRAMES)
+                self._say(P("collecting frames {n}/{of}", n=len(frames), of=FRAMES), 0.6 * len(frames) / FRAMES)
             elif time.monotonic() - waited_since > FRAME_WAIT:
-                raise SetupError(f"no frame from the camera in {FRAME_WAIT:.0f} s: is it connected?")
+                raise SetupError(P("no frame from the camera in {s} s: is it connected?", s=f"{FRAME_WAIT:.0f}"))
             else:
                 time.sleep(0.02)
         return frames
@@ -251,11 +268,11 @@ class CalibrationJob:
         if not locked:
             missing = missing_markers(frames[-1])
             if missing:
-                raise SetupError(f"{markers_text(missing)}: all four must be in view and uncovered")
-            raise SetupError("the corner markers were found but would not hold still: keep the camera and board still")
+                raise SetupError(P("{markers}: all four must be in view and uncovered", markers=markers_text(missing)))
+            raise SetupError(P("the corner markers were found but would not hold still: keep the camera and board still"))
         return locked
 
-    def _calibrate(self) -> str:
+    def _calibrate(self) -> Value:
         from vision.reader import Calibration
         from vision.readers import reader_for
 
@@ -267,33 +284,36 @@ class CalibrationJob:
         grid = setup.grid
         if self.step == "colours":
             if not spec.colour_game:
-                raise SetupError(f"{spec.game} is read by tags, not by colour: no colours to learn")
+                raise SetupError(P("{game} is read by tags, not by colour: no colours to learn",
+                                   game=P(get_game(spec.game).title)))
             if not spec.calibration.exists():
-                raise SetupError("learn the empty board first")
+                raise SetupError(P("learn the empty board first"))
             view = position_view(spec.game, self.position, setup.sheet)
         locked = self._locked(self._frames())
-        self._say("learning the empty board" if self.step == "empty" else "learning the piece colours", 0.7)
+        self._say(P("learning the empty board" if self.step == "empty" else "learning the piece colours"), 0.7)
         if self.step == "empty":
             cal = Calibration.from_empty(grid, locked)
         else:
             cal = Calibration.load(spec.calibration, grid).learn_colours(grid, [(f, H, view) for f, H in locked])
-        self._say("saving", 0.85)
+        self._say(P("saving"), 0.85)
         save_calibration(cal, spec.calibration)
         if cal.mode == "colour" and not cal.classes:
             setup.source.use(None)  # the old colours belong to the old light: learn them again
-            return (f"empty board learned from {len(locked)} frames and saved to {spec.calibration}; "
-                    "now lay out the pieces and learn their colours")
+            return P("empty board learned from {n} frames and saved to {path}; now lay out the pieces and learn "
+                     "their colours", n=len(locked), path=str(spec.calibration))
         reader = reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset, rings=spec.rings)
-        detail = ""
+        detail: Value = ""
         if self.step == "colours":
             frame, H = locked[-1]
             got = reader.read(frame, H)
             wrong = sorted(s for s, tokens in view.items() if tuple(got.view.get_tokens(s)) != tuple(tokens))
-            detail = f"; read back {len(view) - len(wrong)}/{len(view)} pieces of the layout right" + (
-                f" (not {', '.join(wrong[:6])})" if wrong else "")
+            detail = P("; read back {right}/{all} pieces of the layout right", right=len(view) - len(wrong), all=len(view))
+            if wrong:
+                detail = Joined((detail, P(" (not {spaces})", spaces=", ".join(wrong[:6]))), "")
         setup.source.use(reader)
-        what = "empty board" if self.step == "empty" else f"{len(cal.classes)} piece colours"
-        return f"{what} learned from {len(locked)} frames and saved to {spec.calibration}; reading with it now{detail}"
+        what = P("empty board") if self.step == "empty" else P("{n} piece colours", n=len(cal.classes))
+        return P("{what} learned from {n} frames and saved to {path}; reading with it now{detail}", what=what,
+                 n=len(locked), path=str(spec.calibration), detail=detail)
 
 
 def save_calibration(cal: Any, path: Path, what: str = "the calibration") -> None:
@@ -372,7 +392,7 @@ class CameraSetup:
 
         return own_board.layout(self)
 
-    def fit_board(self, handles: object) -> str:
+    def fit_board(self, handles: object) -> Value:
         """Fit an own board to four handles (``SetupError`` says what is wrong); not while a
         calibration step runs."""
         from . import own_board

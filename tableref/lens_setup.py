@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
+from rules import P
+from rules.phrase import Value
+
 if TYPE_CHECKING:
     from .camera_setup import CalibrationJob, CameraSpec
 
@@ -110,7 +113,7 @@ class Views:
         return "kept"
 
 
-def measure(job: "CalibrationJob") -> str:
+def measure(job: "CalibrationJob") -> Value:
     """The lens step (run on the job's thread): collect, measure, save, swap."""
     from vision.lens import LensError, calibrate_lens
     from vision.lock import BoardLock
@@ -124,15 +127,15 @@ def measure(job: "CalibrationJob") -> str:
     last = None
     seen = time.monotonic()  # the last frame
     kept_at = time.monotonic()  # the last view kept
-    job._say(f"hold the ChArUco sheet in front of the camera: 0 of {target} views", 0.0)
+    job._say(P("hold the ChArUco sheet in front of the camera: 0 of {target} views", target=target), 0.0)
     while len(views.frames) < target:
         if job._cancel.is_set():
-            raise SetupError("stopped")
+            raise SetupError(P("stopped"))
         now = time.monotonic()
         got = setup.source.latest
         if got is None or got is last:
             if now - seen > FRAME_WAIT:
-                raise SetupError(f"no frame from the camera in {FRAME_WAIT:.0f} s: is it connected?")
+                raise SetupError(P("no frame from the camera in {s} s: is it connected?", s=f"{FRAME_WAIT:.0f}"))
             time.sleep(0.02)
             continue
         last, seen = got, now
@@ -143,28 +146,31 @@ def measure(job: "CalibrationJob") -> str:
             if len(views.frames) >= LENS_MIN_VIEWS:
                 break
             if not views.frames:
-                raise SetupError(f"the ChArUco sheet was not seen in {wait:.0f} s: print it (the link on this page) "
-                                 "at 100 %, stick it on card and hold it whole in front of the camera")
-            raise SetupError(f"only {len(views.frames)} different views of the ChArUco sheet in {wait:.0f} s "
-                             f"(need {LENS_MIN_VIEWS}): tilt it and move it all over the frame")
-        skipped = f" ({views.alike} too alike skipped)" if views.alike else ""
-        job._say(f"{len(views.frames)} of {target} views{skipped}", 0.8 * len(views.frames) / target)
-    job._say("measuring the lens", 0.85)
+                raise SetupError(P("the ChArUco sheet was not seen in {s} s: print it (the link on this page) at "
+                                   "100 %, stick it on card and hold it whole in front of the camera", s=f"{wait:.0f}"))
+            raise SetupError(P("only {n} different views of the ChArUco sheet in {s} s (need {need}): tilt it and "
+                               "move it all over the frame", n=len(views.frames), s=f"{wait:.0f}", need=LENS_MIN_VIEWS))
+        skipped: Value = P(" ({n} too alike skipped)", n=views.alike) if views.alike else ""
+        job._say(P("{n} of {target} views{skipped}", n=len(views.frames), target=target, skipped=skipped),
+                 0.8 * len(views.frames) / target)
+    job._say(P("measuring the lens"), 0.85)
     try:
         lens, used = calibrate_lens(views.frames, min_corners=MIN_CORNERS)
     except LensError as exc:
         raise SetupError(str(exc)) from None
     path = lens_file(setup.spec.calibration, setup.spec.lens_path)
-    job._say("saving", 0.95)
+    job._say(P("saving"), 0.95)
     save_calibration(lens, path, "the lens")
     setup.spec = spec = replace(setup.spec, lens=lens, lens_path=path)
     reader, _ = first_reader(spec, setup.sheet)  # the saved calibration read through the new lens
     setup.source.use(reader, lock=BoardLock(setup.sheet, lens=lens))
     w, h = lens.size
-    again = (" The empty board was learned through the old lens: learn it again" +
-             (" (then the colours)." if spec.colour_game else ".")) if spec.calibration.exists() else ""
-    return (f"lens measured from {used} views at {w}x{h}: reprojection error {lens.error_px:.2f} px "
-            f"({verdict(lens.error_px)}), field of view {lens.hfov_deg:.0f}°; saved to {path} and in use now.{again}")
+    again: Value = (P(" The empty board was learned through the old lens: learn it again (then the colours).")
+                    if spec.colour_game else P(" The empty board was learned through the old lens: learn it again.")) \
+        if spec.calibration.exists() else ""
+    return P("lens measured from {n} views at {w}x{h}: reprojection error {px} px ({verdict}), field of view {fov}°; "
+             "saved to {path} and in use now.{again}", n=used, w=w, h=h, px=f"{lens.error_px:.2f}",
+             verdict=P(verdict(lens.error_px)), fov=f"{lens.hfov_deg:.0f}", path=str(path), again=again)
 
 
 def state(spec: "CameraSpec") -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from rules import get_game
+from rules import P, get_game
 
 if TYPE_CHECKING:
     from .camera_setup import CameraSetup, CameraSpec
@@ -140,7 +140,7 @@ def markers_in(frame: np.ndarray) -> dict[int, np.ndarray]:
     return found
 
 
-def fit(setup: "CameraSetup", handles: object) -> str:
+def fit(setup: "CameraSetup", handles: object) -> Any:  # a phrase (rules.phrase)
     """Fit the own board to the handles and the markers in view, save it, read through it."""
     from vision.geometry import GeometryError, fit_geometry, reference_spaces
     from vision.layout import CORNER_IDS, Sheet
@@ -154,7 +154,7 @@ def fit(setup: "CameraSetup", handles: object) -> str:
         raise SetupError(why)
     frame = setup.source.latest
     if frame is None:
-        raise SetupError("no picture from the camera yet")
+        raise SetupError(P("no picture from the camera yet"))
     image = np.asarray(frame.image)
     size = (image.shape[1], image.shape[0])
     board = _board(spec.game)
@@ -163,7 +163,8 @@ def fit(setup: "CameraSetup", handles: object) -> str:
     markers = markers_in(image)
     missing = [i for i in CORNER_IDS if i not in markers]
     if missing:
-        raise SetupError(f"{markers_text(missing)}: stick the four markers at the board's corners, all in view")
+        raise SetupError(P("{markers}: stick the four markers at the board's corners, all in view",
+                           markers=markers_text(missing)))
     lens = spec.lens.for_size(size) if spec.lens is not None else None
     # The stuck-on markers' printed side: the config's, else the printed sheet's (print-markers')
     marker_mm = spec.marker_mm or Sheet.for_board(board).marker_mm
@@ -178,11 +179,11 @@ def fit(setup: "CameraSetup", handles: object) -> str:
         geometry.save(path)  # written beside, then moved over
     except OSError as exc:
         raise SetupError(f"{path}: cannot save the board's fit: {exc.strerror or exc}") from None
-    moved = ""
+    moved: Any = ""
     if spec.calibration.exists():  # learned on the old sheet: kept aside, not lost
         aside = spec.calibration.with_name(spec.calibration.name + ".printed")
         spec.calibration.replace(aside)
-        moved = f" (the calibration for the old sheet is kept as {aside.name})"
+        moved = P(" (the calibration for the old sheet is kept as {name})", name=aside.name)
     setup.use_sheet(sheet)
     setup.source.use(None, lock=BoardLock(sheet, lens=spec.lens))
-    return f"your board's fit is saved to {path}{moved}; now learn the empty board on it"
+    return P("your board's fit is saved to {path}{moved}; now learn the empty board on it", path=str(path), moved=moved)

@@ -15,6 +15,15 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from .auth import admin_required
+from .i18n import page_language
+
+
+def _say() -> Any:
+    """What the set-up says (a step's progress and result, why it cannot run) in the admin's
+    language: these answers are the admin's own, not shared."""
+    from tableref.i18n import catalog
+
+    return catalog(page_language()).say
 
 bp = Blueprint("setup", __name__)
 
@@ -39,7 +48,10 @@ def state() -> Any:
     camera = _camera()
     if camera is None:
         return _no_camera()
-    return jsonify(camera.state())
+    data = camera.state()
+    if camera.job() is not None:
+        data["job"] = camera.job().to_dict(_say())
+    return jsonify(data)
 
 
 @bp.get("/api/setup/snapshot.jpg")
@@ -84,8 +96,8 @@ def calibrate() -> Any:
     try:
         status = camera.calibrate(body["step"], position)
     except SetupError as exc:
-        return jsonify(error=str(exc)), 409 if "still running" in str(exc) else 400
-    return jsonify(status.to_dict()), 202
+        return jsonify(error=_say()(exc.phrase)), 409 if "still running" in str(exc) else 400
+    return jsonify(status.to_dict(_say())), 202
 
 
 @bp.get("/api/setup/lens-sheet.png")
@@ -108,7 +120,7 @@ def job() -> Any:
     if camera is None:
         return _no_camera()
     status = camera.job()
-    return jsonify(status.to_dict() if status is not None else None)
+    return jsonify(status.to_dict(_say()) if status is not None else None)
 
 
 @bp.get("/api/setup/board")
@@ -123,7 +135,7 @@ def board() -> Any:
     try:
         return jsonify(camera.board_layout())
     except SetupError as exc:
-        return jsonify(error=str(exc)), 409
+        return jsonify(error=_say()(exc.phrase)), 409
 
 
 @bp.post("/api/setup/geometry")
@@ -141,5 +153,5 @@ def geometry() -> Any:
     try:
         result = camera.fit_board(body["handles"])
     except SetupError as exc:
-        return jsonify(error=str(exc)), 409 if "still running" in str(exc) else 400
-    return jsonify(result=result, state=camera.state())
+        return jsonify(error=_say()(exc.phrase)), 409 if "still running" in str(exc) else 400
+    return jsonify(result=_say()(result), state=camera.state())

@@ -1,0 +1,63 @@
+"""The camera's set-up steps say their progress, result and why they cannot run in the admin's
+language (issue 33, item 1): French for a French browser, from the catalog, no English word
+left; English for an English one, as before."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from rules.view import View
+from setupscene import SceneCamera, finished, search_again, setup_service, until
+from webhelp import admin_client
+
+ENGLISH = {"the", "and", "to", "of", "from", "is", "are", "was", "were", "not", "found", "frames", "saved", "board",
+           "empty", "learned", "reading", "with", "it", "now", "read", "by", "tags", "colour", "colours", "learn",
+           "corner", "marker", "markers", "bottom-right", "all", "four", "must", "be", "in", "view", "uncovered",
+           "first", "collecting", "learning", "saving"}
+
+
+def english(text: str) -> list[str]:
+    text = re.sub(r"\S*/\S*", " ", text)  # paths are the machine's
+    return sorted({w.lower() for w in re.findall(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'-]*", text)} & ENGLISH)
+
+
+@pytest.fixture
+def svc(tmp_path):
+    camera = SceneCamera("gyges")
+    camera.show(View())
+    service = setup_service(tmp_path, camera, tmp_path / "cal" / "gyges.npz")
+    yield service, camera
+    service.close()
+
+
+def test_the_set_up_steps_speak_the_admins_language(svc):
+    service, camera = svc
+    client, post = admin_client(service)
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
+    until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+
+    assert post("/api/setup/calibrate", {"step": "colours"}).status_code == 202
+    job = finished(client)
+    assert job["result"] == "Gygès se lit par étiquettes, pas par couleur : aucune couleur à apprendre", job
+
+    camera.show(View(), cover_marker=2)
+    search_again(service.camera_setup.source)
+    time.sleep(0.3)
+    assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+    job = finished(client)
+    assert job["state"] == "failed" and job["result"].startswith(
+        "le repère de coin 2 (en bas à droite) n'a pas été trouvé : les quatre doivent être visibles"), job
+
+    camera.show(View())
+    until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+    assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+    job = finished(client)
+    assert job["state"] == "done" and job["result"].startswith("plateau vide : appris sur "), job
+    assert not english(job["result"]) and not english(job["progress"]), job
+    assert client.get("/api/setup").get_json()["job"]["result"] == job["result"]
+
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"  # the same job, said to an English admin
+    assert client.get("/api/setup/job").get_json()["result"].startswith("empty board learned from ")
