@@ -284,6 +284,6 @@ def sim(action: str) -> Any:
         table().sim_edit(action, over=bool(body.get("over")), **kwargs)
     except LookupError as exc:
         return _error(str(exc), 409)
-    except SimBoardError as exc:
-        return _error(str(exc), 400)
+    except SimBoardError as exc:  # shown as a toast: in the reader's language
+        return _error(catalog(page_language()).say(exc.phrase), 400)
     return jsonify(sim=table().snapshot()["sim"])

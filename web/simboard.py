@@ -15,11 +15,16 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from rules import OCCUPIED, Board, Fidelity, Observation, View
+from rules import OCCUPIED, Board, Fidelity, Observation, P, View
+from rules.phrase import Value
 
 
 class SimBoardError(ValueError):
-    """An edit that cannot be made (unknown space, empty space, piece not in hand)."""
+    """An edit the simulated board cannot make; ``phrase`` says why in the page's language."""
+
+    def __init__(self, message: Value) -> None:
+        super().__init__(str(message))
+        self.phrase = message
 
 
 class SimBoard:
@@ -82,7 +87,7 @@ class SimBoard:
         target = board if board is not None else self.board
         for space in view:
             if not target.has_space(space):
-                raise SimBoardError(f"no space {space!r} on the {target.name} board")
+                raise SimBoardError(P("no space {space} on the {board} board", space=repr(space), board=target.name))
         with self._lock:
             self.board = target
             self._contents = {s: list(t) for s, t in view.items()}
@@ -97,11 +102,12 @@ class SimBoard:
         with self._lock:
             here = self._contents.get(space, [])
             if not here:
-                raise SimBoardError(f"space {space} is empty: nothing to take")
+                raise SimBoardError(P("space {space} is empty: nothing to take", space=space))
             if token is None:
                 token = here[-1]
             elif token not in here:
-                raise SimBoardError(f"space {space} holds no {token!r} (it holds {', '.join(here)})")
+                raise SimBoardError(P("space {space} holds no {token} (it holds {here})", space=space, token=repr(token),
+                                      here=", ".join(here)))
             here.remove(token)
             if not here:
                 del self._contents[space]
@@ -115,13 +121,14 @@ class SimBoard:
         with self._lock:
             if token is None:
                 if not self._hand:
-                    raise SimBoardError("the hand is empty: take a piece first, or choose one from the box")
+                    raise SimBoardError(P("the hand is empty: take a piece first, or choose one from the box"))
                 token = self._hand[-1]
             if token in self._hand:
                 # The last one of its kind taken: the hand is a stack, newest on top.
                 del self._hand[len(self._hand) - 1 - self._hand[::-1].index(token)]
             elif token not in self._palette:
-                raise SimBoardError(f"no piece {token!r} in the hand or the box (box: {', '.join(self._palette)})")
+                raise SimBoardError(P("no piece {token} in the hand or the box (box: {box})", token=repr(token),
+                                      box=", ".join(self._palette)))
             self._contents.setdefault(space, []).append(token)
             return token
 
@@ -129,11 +136,11 @@ class SimBoard:
         """Put a piece from the hand back in the box (a captured piece taken off the table)."""
         with self._lock:
             if not self._hand:
-                raise SimBoardError("the hand is empty")
+                raise SimBoardError(P("the hand is empty"))
             if token is None:
                 token = self._hand[-1]
             if token not in self._hand:
-                raise SimBoardError(f"no {token!r} in the hand (it holds {', '.join(self._hand)})")
+                raise SimBoardError(P("no {token} in the hand (it holds {hand})", token=repr(token), hand=", ".join(self._hand)))
             del self._hand[len(self._hand) - 1 - self._hand[::-1].index(token)]
             return token
 
@@ -142,4 +149,4 @@ class SimBoard:
 
     def _check_space(self, space: str) -> None:
         if not isinstance(space, str) or not self.board.has_space(space):
-            raise SimBoardError(f"no space {space!r} on the {self.board.name} board")
+            raise SimBoardError(P("no space {space} on the {board} board", space=repr(space), board=self.board.name))

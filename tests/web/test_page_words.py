@@ -48,3 +48,11 @@ def test_the_replay_buttons_are_drawn_not_glyphs_a_font_may_lack():
     for button in ("first", "prev", "next", "last"):
         start = html.index(f'<button id="{button}"')
         assert "<svg" in html[start:html.index("</button>", start)], button
+
+
+def test_the_simulated_boards_refusals_are_in_the_readers_language(service):
+    client, post = admin_client(service)
+    assert post("/api/sim/take", {"space": "c3"}).get_json()["error"] == "space c3 is empty: nothing to take"
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr"
+    r = post("/api/sim/take", {"space": "c3"})
+    assert r.status_code == 400 and r.get_json()["error"] == "la case c3 est vide : rien à prendre"  # a toast
