@@ -332,6 +332,11 @@ class GygesState(State):
             return {}
         return {y: "bounce" for y in self._reach(space)[1]}
 
+    def why_illegal(self, attempt: Any) -> Any:
+        from .gyges_why import why_illegal  # the rules a board can break live apart (rules/why.py)
+
+        return why_illegal(self, attempt)
+
     # -- notation ------------------------------------------------------------------------
 
     def move_text(self, move: Any) -> str:
