@@ -285,6 +285,11 @@ class AnacundState(State):
                            player=player, slots=", ".join(f"s{i + 1}" for i in caught)))
         return parts[0] if len(parts) == 1 else P("{move}{more}", move=parts[0], more=Joined(tuple(parts[1:]), ""))
 
+    def why_illegal(self, attempt: Any) -> Any:
+        from .anacund_why import why_illegal  # the rules a board can break live apart (rules/why.py)
+
+        return why_illegal(self, attempt)
+
     # -- sensing -----------------------------------------------------------------------------------
 
     def view(self, fidelity: Fidelity) -> View:
