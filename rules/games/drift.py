@@ -356,6 +356,11 @@ class DriftState(State):
     def fix_phrase(self, fix: SpaceFix) -> Phrase | None:
         return river_fix(fix)
 
+    def why_illegal(self, attempt: Any) -> Any:
+        from .drift_why import why_illegal  # the rules a board can break live apart (rules/why.py)
+
+        return why_illegal(self, attempt)
+
     # -- persistence --------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
