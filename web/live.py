@@ -167,8 +167,9 @@ class LiveTable:
             self._words["status"] = _fix_words(d.pending, self._state)
         elif isinstance(d, Illegal):
             self._question = []
-            self._status = {"kind": "illegal", **_fixes(d.restore, self._state)}
-            self._words["status"] = _fix_words(d.restore, self._state)
+            why, why_words = _why(d)
+            self._status = {"kind": "illegal", **_fixes(d.restore, self._state), **why}
+            self._words["status"] = {**_fix_words(d.restore, self._state), **why_words}
         elif isinstance(d, Restored):
             self._question, self._status = [], {"kind": "ok"}
         elif isinstance(d, UnseenMoves):
@@ -418,6 +419,24 @@ def _spaces(state: State, text: str) -> list[str]:
     except RulesError:
         return sorted(spaces)
     return sorted(spaces)
+
+
+SEVERAL = P("Several pieces moved: no single move explains the board")
+
+
+def _why(d: Illegal) -> tuple[dict[str, Any], dict[str, Value]]:
+    """Why the board is illegal, beside what to put back (rules/why.py): the rule it breaks —
+    the attempt and why in the game's words, and the rule text's own with its section — or
+    that several pieces moved; with their phrases, for the page's other languages."""
+    why = d.why
+    if why is not None and why.reason is not None:
+        r = why.reason
+        rule = P("{section}: “{quote}”", section=P(r.rule.section), quote=P(r.rule.quote))
+        return ({"why": {"said": r.said.text, "rule": rule.text, "id": r.rule.id, "game": r.rule.game}},
+                {r.said.text: r.said, rule.text: rule})
+    if why is not None and why.several:
+        return {"why": {"said": SEVERAL.text, "several": True}}, {SEVERAL.text: SEVERAL}
+    return {}, {}
 
 
 def _fix_words(fixes: Sequence[SpaceFix], state: State) -> dict[str, Value]:

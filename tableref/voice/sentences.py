@@ -159,7 +159,14 @@ class Narrator:
             return [Utterance(text, "hint", "normal", None, d.ply)]
         if isinstance(d, Illegal):
             self._said_status = "illegal"
-            text = c._("Illegal: {fixes}", fixes=self._fixes(d.restore, back=True))
+            fixes = self._fixes(d.restore, back=True)
+            why = d.why
+            if why is not None and why.reason is not None:  # the rule it breaks, in the game's words
+                text = c._("Illegal: {fixes}; {why}", fixes=fixes, why=c.say(why.reason.said))
+            elif why is not None and why.several:
+                text = c._("Illegal: {fixes}; several pieces moved", fixes=fixes)
+            else:
+                text = c._("Illegal: {fixes}", fixes=fixes)
             return [Utterance(text, "status", "quiet", "illegal", d.ply)]
         if isinstance(d, Partial):
             text = self._obligation(d)

@@ -231,6 +231,73 @@ def test_live_page_translations_cover_the_rules_texts(name):
     assert shown > 0
 
 
+def _wrong_boards(name, seed, n=12):
+    """Positions of a random game, each with boards no legal move explains (a piece moved to an
+    empty space, a piece added), and why not (rules.why)."""
+    from rules import Verdict, View, explain, why_not
+
+    states, rng = playout(name, seed, False)
+    spaces = get_game(name).board().space_ids
+    for s, _ in states[:n]:
+        view = s.view(Fidelity.KIND).to_dict()
+        taken = [sp for sp in view if view[sp]]
+        empty = [sp for sp in spaces if sp not in view]
+        if not taken or not empty:
+            continue
+        for _ in range(3):
+            board = {k: list(v) for k, v in view.items()}
+            src, dst = rng.choice(taken), rng.choice(empty)
+            token = board[src][0]
+            if rng.random() < 0.5:
+                board[src].remove(token)
+            board[dst] = [token]
+            seen = View({k: tuple(v) for k, v in board.items() if v})
+            if explain(s, seen, Fidelity.KIND).verdict is Verdict.ILLEGAL:
+                yield s, seen, fixes_between(s, s.successor(s.legal_moves()[0])) or (SpaceFix(dst, (), (token,)),), \
+                    why_not(s, seen, Fidelity.KIND)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_why_not_said_in_french_on_the_page_and_in_the_voice(name):
+    """The rule a board breaks (issue 31, item 2), for every game that gives one: what was
+    tried and why, the rule text's words and its section, said in French by the voice (after
+    what to put back) and on the live page (beside it); several pieces moved too."""
+    from rules.phrase import P as Phr
+
+    fr, n = catalog("fr"), Narrator("fr")
+    n.on(NewGame(1, 0, name, get_game(name).default_setup().to_dict()))
+    reasons = 0
+    for seed in SEEDS:
+        for s, seen, wrong, why in _wrong_boards(name, seed):
+            if why.reason is None:
+                continue
+            reasons += 1
+            r = why.reason
+            check(fr, r.said, f"{name} {r.rule.id}")
+            for words in (r.rule.quote, r.rule.section):
+                assert fr.untranslated(Phr(words)) == [], f"{name} {r.rule.id}: no French for {words!r}"
+                assert not english_words(fr.say(Phr(words))), fr.say(Phr(words))
+            [u] = n.on(Illegal(1, 0, wrong, why))
+            assert u.text.startswith("Illégal : ") and fr.say(r.said) in u.text and not english_words(u.text), u.text
+            table = LiveTable(game_id=1, state=s, moves=[], options={}, fidelity=Fidelity.KIND, submit=lambda c: None)
+            table.on_decision(Illegal(1, 0, wrong, why))
+            snap = table.snapshot()
+            shown = snap["board_status"]["why"]
+            said = snap["i18n"]["fr"]
+            assert shown["said"] == r.said.text and said[shown["said"]] == fr.say(r.said)
+            assert said[shown["rule"]] == f"{fr.say(Phr(r.rule.section))} : « {fr.say(Phr(r.rule.quote))} »"
+    if name in ("gyges", "anacund"):
+        assert reasons > 3, reasons
+    several = type(why)(why.attempt, None, True) if reasons else None
+    if several is not None:
+        [u] = n.on(Illegal(1, 0, wrong, several))
+        assert u.text.endswith(" ; plusieurs pièces ont bougé"), u.text
+        table.on_decision(Illegal(1, 0, wrong, several))
+        snap = table.snapshot()
+        assert snap["i18n"]["fr"][snap["board_status"]["why"]["said"]] == (
+            "Plusieurs pièces ont bougé : aucun coup seul n'explique le plateau")
+
+
 # -- a missing or broken translation is English, never a crash -----------------------------------
 
 

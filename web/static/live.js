@@ -102,11 +102,15 @@
     const st = live.board_status || { kind: "ok" };
     const last = live.last || {};
     let kind = st.kind !== "ok" ? st.kind : last.kind || "new_game";
-    let head = "", detail = "", items = [];
+    let head = "", detail = "", items = [], why = "";
     if (st.kind === "illegal") {
       head = t("Not a legal move — put the board back");
       items = handText(st);
       if (!items.length) items = st.fixes.map(fixText);
+      // The rule the board breaks, beside what to put back: the attempt and why, then the rule
+      // text's own words with its section (or: several pieces moved).
+      if (st.why) why = `<div class="why"><div class="said">${esc(rt(st.why.said))}</div>` +
+        (st.why.rule ? `<div class="rule">${esc(rt(st.why.rule))}</div>` : "") + "</div>";
       const recent = live.recent || [];
       if (recent.length > 1 && recent[0].kind === "illegal" && recent[1].kind === "taken_back") {
         // just after an undo: the board still shows the move; say what to do, not "illegal"
@@ -137,7 +141,7 @@
     card.dataset.kind = kind;
     card.innerHTML = `<div class="headline">${esc(head)}</div>` +
       (detail ? `<div class="detail">${esc(detail)}</div>` : "") +
-      (items.length ? `<ul>${items.map((i) => `<li>${esc(i)}</li>`).join("")}</ul>` : "");
+      (items.length ? `<ul>${items.map((i) => `<li>${esc(i)}</li>`).join("")}</ul>` : "") + why;
     const notice = live.notice;
     if (notice && Date.now() / 1000 - notice.at < 15) {
       const p = document.createElement("p");
