@@ -296,6 +296,12 @@ class AnnelidsState(State):
             return frozenset(geometry().squares[move.square])
         return frozenset()
 
+    def why_illegal(self, attempt: Any) -> Any:
+        """The rule an illegal board breaks (rules/why.py; the checks: annelids_why.py)."""
+        from .annelids_why import why_illegal
+
+        return why_illegal(self, attempt)
+
     # -- notation -------------------------------------------------------------------------------
 
     def move_text(self, move: Any) -> str:

@@ -192,6 +192,12 @@ class AnnihilationState(State):
         """The ex nihilo zones: a particle taken from one emerges (a placement)."""
         return frozenset(("ex_white", "ex_black"))
 
+    def why_illegal(self, attempt: Any) -> Any:
+        """The rule an illegal board breaks (rules/why.py; the checks: annihilation_why.py)."""
+        from .annihilation_why import why_illegal
+
+        return why_illegal(self, attempt)
+
     def move_spaces(self, move: Any) -> frozenset[str]:
         result = self._turns().get(move)
         return result.spaces if result is not None else frozenset()
