@@ -276,8 +276,8 @@ def _struck_only(c: Context) -> Phrase | None:
 
 def _annihilator_turn(c: Context) -> Phrase | None:
     # A placement changes its point and the placer's ex nihilo zone, nothing else.
-    own = [(s, t) for s, t in c.lifted[1] if RESERVES[s] == c.mover and t[1:] == "0"]
-    if not own or c.changed <= 2:
+    own = [t for s, t in c.lifted[1] if RESERVES[s] == c.mover and t[1:] == "0"]
+    if not own or c.changed <= 2 or not any(t == own[0] for _, t in c.placed[0]):
         return None
     return P("{mover} placed an annihilator and moved other particles too: placing an annihilator is the whole "
              "turn", mover=P(NAME[c.mover]))
@@ -300,6 +300,8 @@ def _introduced_elsewhere(c: Context) -> Phrase | None:
     own_pe = c.geo.pe_index[c.mover]
     if token[1:] == "0" or RESERVES[zone] != c.mover or at == own_pe or c.legal_board:
         return None
+    if c.board.get(own_pe) == (token[0], int(token[1:])):
+        return None  # it may as well have gone onto the point of emergence, knocking its twin on
     return P("{particle} was put on {point}: a carrier enters play on {mover}'s own point of emergence",
              particle=c.name(token), point=c.point(at), mover=P(NAME[c.mover]))
 

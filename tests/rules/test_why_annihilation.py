@@ -387,3 +387,25 @@ def test_every_reason_said_in_french():
     for p in said:
         text = fr.say(p)
         assert fr.untranslated(p) == [] and not set(re.findall(r"[A-Za-zÀ-ÿ]+", text)) & ENGLISH, text
+
+
+def test_force_lost_is_no_wrong_distance():
+    # The 5 on c2 stops on c3 against the 1 on d4, which cannot move (ruling R5): legal, so no
+    # rule finds fault with it, though c3 is 1 from c2, not 5.
+    ring = {"c4": "B1", "e4": "B2", "d5": "B3", "d3": "B5", "e5": "B8", "b2": "B1"}
+    s = pos({"c2": "W5", "d4": "W1", **ring})
+    board = shown(s, [("c2", "c3")])
+    assert explain(s, board).verdict is Verdict.LEGAL
+    attempt = attempt_of(s, board, Fidelity.KIND)
+    assert not any(holds(s, attempt, rid) for rid in RULES)
+
+
+def test_a_carrier_put_beside_its_twin_on_the_point_of_emergence_is_no_wrong_point():
+    # The reserve's 1 on b2 while White's point of emergence holds a 1: it may as well have been
+    # introduced there, knocking its twin on to b2 (2 points, with a force of 1) — not `introduce`.
+    s = pos({"W": "W1"})
+    board = shown(s, take=[("ex_white", "W1")], add=[("b2", "W1")])
+    assert explain(s, board).verdict is Verdict.ILLEGAL
+    assert not holds(s, attempt_of(s, board, Fidelity.KIND), "introduce")
+    t = GAME.start()
+    assert reason(t, shown(t, take=[("ex_white", "W1")], add=[("b2", "W1")])).rule.id == "introduce"
