@@ -119,7 +119,12 @@ def translations(words: Mapping[str, Value], game: str | None, status: Mapping[s
             lines = [c.say(words[s]) if s in words else s for s in st.get("say") or ()]
             lines += hand_lines(c, game, st).values()
             todo = "; ".join(lines)
-            if st.get("kind") == "illegal":
+            why = st.get("why") if st.get("kind") == "illegal" else None
+            if why:  # the rule the board breaks, as the decision's own line says it (rules/why.py)
+                parts = [c.say(words[k]) if k in words else k for k in (why.get("said"), why.get("rule")) if k]
+                reason = parts[0] + (f" ({parts[1]})" if len(parts) > 1 else "")
+                said[en] = c._("illegal board — put back: {fixes} — {why}", fixes=todo, why=reason)
+            elif st.get("kind") == "illegal":
                 said[en] = c._("illegal board — put back: {fixes}", fixes=todo)
             elif todo:
                 said[en] = c._("waiting: part-way to a move; still to do: {fixes}", fixes=todo)

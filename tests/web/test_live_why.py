@@ -92,3 +92,19 @@ def test_the_voice_says_the_reason_after_what_to_put_back():
     n.on(NewGame(1, 0, "gyges", s.to_dict()))
     [u] = n.on(_illegal(s, ("a1", "a2"), ("f1", "f3")))
     assert u.text.endswith("; several pieces moved"), u.text
+
+
+def test_the_logs_illegal_line_keeps_the_reason_in_every_language():
+    s = get_game("gyges").default_setup()
+    table = _table(s)
+    d = _illegal(s, ("a1", "a4"))
+    table.on_decision(d)
+    snap = table.snapshot()
+    line = next(r["text"] for r in snap["recent"] if r["kind"] == "illegal")
+    assert line == d.text().strip()
+    assert snap["i18n"]["en"][line] == (
+        "illegal board — put back: move the single ring from a4 back to a1 — a single ring moves exactly 1 space: "
+        "it cannot get from a1 to a4 (Playing a ring: “The number of spaces it can move is equal to its height.”)")
+    assert snap["i18n"]["fr"][line].endswith(
+        " — l'anneau simple se déplace d'exactement 1 case : il ne peut pas aller de a1 à a4 (Jouer un anneau : "
+        "« Le nombre de cases qu'il parcourt est égal à sa hauteur. »)")
