@@ -13,6 +13,7 @@ The rules, with the seed's words, are listed in ``docs/rules/anacund.md`` ("Rule
 from __future__ import annotations
 
 from ..phrase import Joined, P, Phrase
+from ..view import OCCUPIED
 from ..why import Attempt, Reason, Rule
 from .anacund import PLAYERS, AnacundState, Place
 from .anacund_track import FREE, OTHER
@@ -91,7 +92,7 @@ def capture_fault(state: AnacundState, attempt: Attempt, square: int | None,
             astray = [j for j in taken if j not in {n for n, _ in laid}]
             return ("beside", astray[0], k) if len(astray) == 1 and len(laid) == len(taken) else None
     for k, token in laid:
-        if token != captor:
+        if token not in (captor, OCCUPIED):  # at occupancy a piece's side is not seen
             return "turned", k, None
     return None
 
@@ -137,6 +138,8 @@ def why_illegal(state: AnacundState, attempt: Attempt) -> Reason | None:
                 return None
     if put:
         (space, colour), = put
+        if colour == OCCUPIED:
+            colour = state.to_move  # its side is not seen: the player to move's (ruling R9)
         square = _square(space)
         rule = placement_fault(state, square, colour)
         if rule is not None:
@@ -148,7 +151,7 @@ def why_illegal(state: AnacundState, attempt: Attempt) -> Reason | None:
         return None
     rule, k, extra = found
     if rule == "not-landlocked":
-        colour = dict(attempt.lifted)[f"t{k}"]
+        colour = state.cells[k - 1]  # whose piece it is, by the position (seen or not)
     elif rule == "turned":
         caught_by = OTHER[state.to_move] if square is not None and state.captures(square)[1] else state.to_move
         colour = caught_by

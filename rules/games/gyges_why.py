@@ -16,6 +16,7 @@ from collections import Counter
 from typing import NamedTuple
 
 from ..phrase import P, Phrase
+from ..view import OCCUPIED
 from ..why import Attempt, Reason, Rule
 from .gyges import (
     HEIGHT_NAMES, PLAYERS, SETUP_PER_HEIGHT, SOUTH, THRONE, GygesState, RingMove, _geometry, _opponent, _row,
@@ -179,23 +180,28 @@ def _fault(state: GygesState, move: RingMove) -> str | None:
 
 
 def readings(state: GygesState, attempt: Attempt) -> tuple[RingMove, ...]:
-    """The ring moves the board may show, against ``state`` (kind fidelity: rings by height)."""
+    """The ring moves the board may show, against ``state``: rings by height (kind fidelity),
+    or all alike (occupancy: only a ring that left one space for another reads)."""
     lifted, placed = Counter(attempt.lifted), Counter(attempt.placed)
     lift_only = [(s, t) for s, t in lifted if s not in {p for p, _ in placed}]
     place_only = [(s, t) for s, t in placed if s not in {p for p, _ in lifted}]
     both = sorted({s for s, _ in lifted} & {s for s, _ in placed})
-    if any(not t.isdigit() for _, t in attempt.lifted + attempt.placed) or sum(lifted.values()) > 2:
+    tokens = [t for _, t in attempt.lifted + attempt.placed]
+    occupancy = all(t == OCCUPIED for t in tokens)
+    if not (occupancy or all(t.isdigit() for t in tokens)) or sum(lifted.values()) > 2:
         return ()
     if attempt.is_single:
         # A ring from start to end; or, the same, one that landed on a ring of its own height
-        # and bumped it to ``end`` (they leave one position: R8) when it may land there.
+        # (of any height, where heights are not seen) and bumped it to ``end`` (R8, R11).
         (start, token), = attempt.lifted
         end = attempt.placed[0][0]
         out = [RingMove(start, end)]
         if end not in "NS":
             out += [RingMove(start, y, end) for y in sorted(reach(state, start).landings)
-                    if str(state._occ[y]) == token and y != end]
+                    if (occupancy or str(state._occ[y]) == token) and y != end]
         return tuple(out)
+    if occupancy:
+        return ()  # a bump shows as a plain move, a swap as nothing: nothing else reads
     if len(lift_only) == 1 and len(place_only) == 1 and len(both) == 1:
         # A bump: the start emptied, the landed-on ring replaced by the mover, that ring moved on.
         (start, mover), end, (to, token) = lift_only[0], both[0], place_only[0]
@@ -211,10 +217,12 @@ def readings(state: GygesState, attempt: Attempt) -> tuple[RingMove, ...]:
 
 
 def setup_fault(state: GygesState, attempt: Attempt) -> tuple[str, Phrase] | None:
-    if attempt.lifted or len(attempt.placed) != 1 or not attempt.placed[0][1].isdigit():
+    if attempt.lifted or len(attempt.placed) != 1:
         return None
     (space, token), = attempt.placed
-    height = int(token)
+    if not token.isdigit() and token != OCCUPIED:
+        return None
+    height = int(token) if token.isdigit() else 0  # occupancy: the height is not seen
     geo = _geometry()
     side = next((p for p in PLAYERS if space in geo.starting_line[p]), None)
     if side is None:

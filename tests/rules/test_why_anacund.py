@@ -111,6 +111,19 @@ def test_game_over():
     assert r.rule.id == "game-over" and r.rule.section == "End of the game"
 
 
+def test_at_occupancy_the_square_and_the_captures_still_read():
+    s = GAME.start()
+    seen = board(s, put=[("t1", "A")]).at_fidelity(Fidelity.OCCUPANCY)
+    assert why_not(s, seen, Fidelity.OCCUPANCY).reason.rule.id == "group-number"
+    assert why_not(s, board(s, put=[("t10", "B")]).at_fidelity(Fidelity.OCCUPANCY), Fidelity.OCCUPANCY).reason is None
+    s = doc("double-capture")
+    seen = board(s, put=[("t12", "A"), ("s11", "A"), ("s13", "A"), ("s20", "A")], take=["t11", "t13", "t20"])
+    r = why_not(s, seen.at_fidelity(Fidelity.OCCUPANCY), Fidelity.OCCUPANCY).reason
+    assert r.rule.id == "not-landlocked" and r.said.text.startswith("B's piece on t20")
+    unturned = board(s, put=[("t12", "A"), ("s11", "A"), ("s13", "B")], take=["t11", "t13"])
+    assert explain(s, unturned.at_fidelity(Fidelity.OCCUPANCY), Fidelity.OCCUPANCY).verdict is Verdict.LEGAL
+
+
 # -- two rules could apply: the true one -----------------------------------------------------------
 
 
