@@ -390,11 +390,16 @@ def fault(st: "DriftState", t: Try) -> Fault | None:
     m = _action(t)
     if m is None:
         return None
+    if t.what == REMOVE and (t.start != st.home_list[st.seat] or any(st.roster.owner[q] != st.seat for q in t.removed)):
+        return None  # only the mover's crowded home has pieces leave play (D5)
     owner = _owner(st, m)
     if st.stage == "play" and owner != st.seat and owner == (st.seat + 1) % len(st.players) \
             and Action(END) in _ends(st):
         return fault(st._ended(()), t)  # the next player's piece moved: the turn ends first (D19)
     rule = first_broken(st, m)
+    if t.what == PILFER and st.home_owner.get(t.start) != t.repo and rule in (None, "pilfer"):
+        # taken from the repository of a home it is not in: no move of the generator says that
+        return Fault("pilfer", said(st, "pilfer", m), st, None)
     if rule is not None:
         return Fault(rule, said(st, rule, m), st, m)
     if t.what == STEP and t.coin and is_legal(st, m):
@@ -403,9 +408,6 @@ def fault(st: "DriftState", t: Try) -> Fault | None:
         rule = first_broken(after, take)  # walked, then took up the coin it reached
         return None if rule is None else Fault(rule, said(after, rule, take), after, take)
     if not is_legal(st, m):
-        if t.what == PILFER and st.home_owner.get(t.start) != t.repo:
-            # taken from the repository of a home it is not in: no move of the generator says that
-            return Fault("pilfer", said(st, "pilfer", m), st, None)
         return None
     rule = carried_out(st, t, m)
     return None if rule is None else Fault(rule, said(st, rule, m, t), st, m)

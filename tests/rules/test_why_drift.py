@@ -291,7 +291,22 @@ def test_a_coin_taken_on_a_walk_too_far_is_the_walk():
     assert rule_of(s, ("O11", "O13", "blue-I"), ("O13", None, "copper"), (None, "O13", "carried:copper")) == "points"
 
 
+def test_a_coin_taken_from_a_repository_across_the_board_is_pilfering_wrong():
+    # Blue I-1 stands alone in Green's home, whose repository has a gold too: taking Red's is not it.
+    s = position({"blue-I-1": "O16", "red-III-1": "O3", "green-II-1": "O18"}, to_move="blue", players=THREE,
+                 repos={"red": ["gold"], "green": ["gold"]})
+    assert any(s.move_text(m) == "blue-I-1 pilfer gold" for m in s.legal_moves())
+    assert rule_of(s, ("repo-circle", None, "gold"), (None, "O16", "carried:gold")) == "pilfer"
+
+
 # -- no single rule ---------------------------------------------------------------------------------
+
+
+def test_pieces_lifted_off_another_players_home_give_no_rule():
+    # Green's pieces lifted off its home on Red's turn: no crowded home of the mover's, no rule
+    s = position({"red-III-1": "O3", "blue-II-1": "O10", "green-II-1": "O16", "green-I-1": "O16"}, to_move="red",
+                 players=THREE)
+    assert reason(s, ("O16", None, "green-I")) is None
 
 
 def test_several_pieces_moved_give_no_rule():
@@ -335,6 +350,9 @@ def wrong_boards(state, rng, count):
     river turned by any amount."""
     ro = state.roster
     spaces = list(GEO.ids)
+    if state.stage == "setup":  # a coin of any type put on any space
+        return [_view({**_tokens(state), **{sp: _tokens(state).get(sp, []) + [c]}})
+                for sp, c in ((rng.choice(spaces), rng.choice(("copper", "gold", "silver"))) for _ in range(count))]
     pieces = [p for p, s in enumerate(state.locs) if s >= 0]
     attacks = [m for m in state.legal_moves() if m.kind == ATTACK]
     out = []
@@ -417,9 +435,9 @@ def check_reason(state, view):
     return w.reason.rule.id
 
 
-def playout_states(players, seed, plies):
+def playout_states(players, seed, plies, setup=False):
     rng = random.Random(seed)
-    s = GAME.default_setup({"players": players})
+    s = (GAME.start if setup else GAME.default_setup)({"players": players})
     out = []
     for _ in range(plies):
         moves = s.legal_moves()
@@ -432,10 +450,11 @@ def playout_states(players, seed, plies):
     return out, rng
 
 
-@pytest.mark.parametrize("players, seed", [("red:circle,blue:square", 1), ("red:circle,blue:square,green:hexagon", 2),
-                                           ("red:circle,blue:triangle,green:pentagon,yellow:star", 3)])
-def test_every_reason_over_random_play_is_true_of_the_move_it_names(players, seed):
-    states, rng = playout_states(players, seed, 90)
+@pytest.mark.parametrize("players, seed, setup", [("red:circle,blue:square", 1, False),
+                                                  ("red:circle,blue:square,green:hexagon", 2, True),
+                                                  ("red:circle,blue:triangle,green:pentagon,yellow:star", 3, False)])
+def test_every_reason_over_random_play_is_true_of_the_move_it_names(players, seed, setup):
+    states, rng = playout_states(players, seed, 90, setup)
     seen = {}
     for s in states[::3]:
         for view in wrong_boards(s, rng, 8):
@@ -453,7 +472,7 @@ MOVE_RULES = [r for r in RULES if r not in CARRIED_OUT and r not in ("drift-turn
 @pytest.mark.parametrize("players, seed", [("red:circle,blue:square", 4), ("red:circle,blue:square,green:hexagon", 5)])
 def test_no_rule_is_broken_by_a_legal_move(players, seed):
     """The other half of agreeing with legal_moves: a rule's check never holds of a legal move."""
-    states, rng = playout_states(players, seed, 120)
+    states, rng = playout_states(players, seed, 120, setup=seed % 2 == 1)
     checked = 0
     for s in states[::2]:
         moves = list(s.legal_moves())
