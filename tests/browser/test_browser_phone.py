@@ -71,6 +71,8 @@ def test_every_page_fits_a_phone_and_the_instructions_are_on_the_first_screen(br
     assert card["y"] < page.locator("#board").bounding_box()["y"]  # above the board
     if (locale, width) == ("fr-FR", 360):
         assert "ramenez l'anneau triple de c3 en c1" in page.inner_text("#decision")
+        page.evaluate("() => document.querySelector('#toast').classList.remove('show')")  # "logged in" faded
+        page.wait_for_timeout(300)
         page.screenshot(path=str(artifacts / "phone-360-fr-putback.png"))
     svc.table.sim_edit("move", space="c3", to="c1")
     page.wait_for_selector("#decision:not(:has(li))")
