@@ -41,6 +41,11 @@ RULES: dict[str, Rule] = {r.id: r for r in (
           "playing in its place."),
     _rule("bump-behind", "Playing a ring", "You can't reposition a ring to a space behind the line of rings "
           "closest to your opponent."),
+    # The seed writes "**entirety**" (bold, from its layout): said without the stars.
+    _rule("game-over", "End of the game", "If you end the entirety of your move on your opponent's throne space, "
+          "you win the game."),
+    _rule("kings-reposition", "Variant: GAME OF KINGS", "When you seize your opponent's throne, they must "
+          "reposition your winning ring elsewhere on the board, following normal repositioning rules."),
 )}
 
 
@@ -235,12 +240,29 @@ def setup_fault(state: GygesState, attempt: Attempt) -> tuple[str, Phrase] | Non
     return None
 
 
-def why_illegal(state: GygesState, attempt: Attempt) -> Reason | None:
-    if state.stage == "setup":
-        found = setup_fault(state, attempt)
-        return None if found is None else Reason(RULES[found[0]], found[1])
-    if state.stage != "play":
+def reposition_fault(state: GygesState, attempt: Attempt) -> tuple[str, Phrase] | None:
+    """Game of Kings: the winning ring taken off the throne to a space behind the winner's line."""
+    throne = THRONE[state.player]
+    if not attempt.is_single or attempt.origin != throne:
         return None
+    to = attempt.target
+    legal = {m.end for m in state.legal_moves()}
+    if to in "NS" or to in legal or to in state._occ:
+        return None  # a throne, or a space it may go to: not this rule
+    return "kings-reposition", P("the winning ring may not go to {to}, behind the line of rings closest to your "
+                                 "opponent", to=to)
+
+
+def why_illegal(state: GygesState, attempt: Attempt) -> Reason | None:
+    found = None
+    if state.stage == "over":
+        found = "game-over", P("the game is over: {winner} captured the throne", winner=P(state.winner.capitalize()))
+    elif state.stage == "setup":
+        found = setup_fault(state, attempt)
+    elif state.stage == "reposition":
+        found = reposition_fault(state, attempt)
+    if found is not None or state.stage != "play":
+        return None if found is None else Reason(RULES[found[0]], found[1])
     moves = readings(state, attempt)
     if not moves:
         return None

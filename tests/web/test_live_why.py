@@ -108,3 +108,41 @@ def test_the_logs_illegal_line_keeps_the_reason_in_every_language():
     assert snap["i18n"]["fr"][line].endswith(
         " — l'anneau simple se déplace d'exactement 1 case : il ne peut pas aller de a1 à a4 (Jouer un anneau : "
         "« Le nombre de cases qu'il parcourt est égal à sa hauteur. »)")
+
+
+def test_every_games_rules_have_their_words_and_sections_in_french():
+    """Each game's list of rules a board can break (rules/games/<game>_why.py, RULES): the
+    page shows the quote and its section, so both are catalog messages — also the rules that
+    random wrong boards seldom reach (Gygès' game over, the Game of Kings' repositioning)."""
+    import importlib
+
+    from rules import P, game_names
+    from tableref.i18n import catalog
+
+    fr = catalog("fr")
+    seen = 0
+    for name in game_names():
+        try:
+            module = importlib.import_module(f"rules.games.{name}_why")
+        except ModuleNotFoundError:
+            continue
+        for rule in getattr(module, "RULES", {}).values():
+            for words in (rule.quote, rule.section):
+                assert fr.untranslated(P(words)) == [], (name, rule.id, words)
+            seen += 1
+    assert seen >= 18  # Gygès' 11 and Anacund's 7 at least
+
+
+def test_gyges_reasons_after_the_game_and_in_the_kings_repositioning_said_in_french():
+    from tableref.i18n import catalog
+
+    fr = catalog("fr")
+    g = get_game("gyges")
+    over = g.from_dict({"game": "gyges", "winner": "south", "rings": {"N": 2, "c2": 1, "b3": 3, "d5": 2}})
+    kings = g.from_dict({"game": "gyges", "to_move": "north", "phase": "reposition", "variant": "kings",
+                         "rings": {"N": 2, "a2": 1, "b2": 1, "c2": 1, "d2": 3, "e2": 3, "f2": 1, "d5": 2},
+                         "captures": {"south": 1, "north": 0}})
+    said = [_illegal(over, ("c2", "c1")).why.reason.said, _illegal(kings, ("N", "c1")).why.reason.said]
+    assert [fr.say(p) for p in said] == [
+        "la partie est finie : Sud a pris le trône",
+        "l'anneau gagnant ne peut pas aller en c1, derrière la ligne d'anneaux la plus proche de votre adversaire"]
