@@ -159,8 +159,8 @@ class Context:
             if token[0] != self.mine or token[1:] == "0" or self.geo.ids[start] not in self.geo.central_set:
                 continue
             ends = [i for i, t in pp if t == token and i != start]
-            if not rest:
-                return Emission(start, int(token[1:]), ends[0]) if ends else None
+            if not rest:  # with a twin on the board, a chain through it looks the same: not read
+                return Emission(start, int(token[1:]), ends[0]) if ends and self.alone(token, start) else None
             (struck, other), = rest
             lands = [i for i, t in pp if t == other and i != struck]
             if struck in ends and lands and self.alone(token, start) and self.alone(other, struck):
@@ -533,17 +533,12 @@ CHECKS: tuple[tuple[str, Check], ...] = (
 
 
 def named(state: AnnihilationState, attempt: Attempt) -> Attempt | None:
-    """The attempt with every particle named: at occupancy a particle lifted from a point is the
-    one the position has there, and a single particle moved point to point is that one; else None."""
-    if not any(t == OCCUPIED for _, t in attempt.lifted + attempt.placed):
-        return attempt
-    here = dict(state.particles)
-    if len(attempt.lifted) != 1 or len(attempt.placed) != 1 or attempt.lifted[0][0] not in here:
+    """The attempt with every particle named, or None at occupancy: there a chain reads as one
+    particle moved (a strike leaves the struck point occupied, by the striker), so what was
+    tried cannot be told."""
+    if any(t == OCCUPIED for _, t in attempt.lifted + attempt.placed):
         return None
-    token = here[attempt.lifted[0][0]]
-    if attempt.placed[0][0] in RESERVES:
-        return None
-    return Attempt(((attempt.lifted[0][0], token),), ((attempt.placed[0][0], token),))
+    return attempt
 
 
 def diagnose(state: AnnihilationState, attempt: Attempt) -> tuple[str, Phrase] | None:

@@ -234,11 +234,23 @@ def test_several_pieces_moved_no_rule():
     assert explain(s, legal).verdict is Verdict.LEGAL and why_not(s, legal, Fidelity.KIND).reason is None
 
 
-def test_reason_at_occupancy():
-    s = doc("rule6-lone")
-    v = s.view(Fidelity.OCCUPANCY).to_dict()
-    v["e5"] = v.pop("d4")
-    assert reason(s, View(v), Fidelity.OCCUPANCY).rule.id == "special-exception"
+def test_no_reason_at_occupancy():
+    # A strike reads at occupancy as one particle moved (the struck point stays occupied, by the
+    # striker): what was tried cannot be told, so no rule is said.
+    s = pos({"d4": "W2", "c3": "B3"})
+    v = shown(s, [("c3", "a1"), ("d4", "c3")]).at_fidelity(Fidelity.OCCUPANCY)
+    assert explain(s, v, Fidelity.OCCUPANCY).verdict is Verdict.ILLEGAL
+    why = why_not(s, v, Fidelity.OCCUPANCY)
+    assert why.attempt.lifted == (("d4", "occupied"),) and why.reason is None
+
+
+def test_a_carrier_with_a_twin_is_not_read_as_moved_alone():
+    # The 1 on d4 to f4 — or the 1 on d4 striking its twin on e4, which moved on to f4?
+    s = pos({"d4": "W1", "e4": "W1"})
+    board = shown(s, [("d4", "f4")])
+    assert explain(s, board).verdict is Verdict.ILLEGAL and why_not(s, board, Fidelity.KIND).reason is None
+    lone = pos({"d4": "W1", "e4": "W2"})
+    assert reason(lone, shown(lone, [("d4", "f4")])).rule.id == "self-emission-distance"
 
 
 # -- random play: every reason agrees with legal_moves and its own check ------------------------------------
