@@ -158,7 +158,7 @@ def test_a_camera_without_its_calibration_starts_in_setup_mode(tmp_path):
 
     cfg = tmp_path / "t.toml"
     cfg.write_text('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
-                   'device = "none.avi"\nbackend = "opencv"\n')
+                   'device = "/dev/video9"\nbackend = "opencv"\n')  # a camera not plugged in: waited for
     config = load_config(cfg)
     config.check_files()  # a calibration not made yet is the set-up state, not an error
     feed = _open_camera(config.source, "gyges")

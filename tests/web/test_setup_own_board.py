@@ -113,7 +113,7 @@ def test_the_service_starts_on_a_saved_fit(tmp_path):
     own_geometry().save(tmp_path / "cal-geometry.json")
     cfg = tmp_path / "t.toml"
     cfg.write_text('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
-                   'device = "none.avi"\nbackend = "opencv"\n')
+                   'device = "/dev/video9"\nbackend = "opencv"\n')  # a camera not plugged in: waited for
     feed = _open_camera(load_config(cfg).source, "gyges")
     assert feed.camera.lock.sheet.markers is not None and feed.camera.reader is None  # the fit; set-up mode
     (tmp_path / "cal-geometry.json").write_text('{"version": 1}')
@@ -132,7 +132,7 @@ def test_the_geometry_key_says_where_the_fit_is(tmp_path):
     own_geometry().save(tmp_path / "boards" / "mine.json")
     cfg = tmp_path / "t.toml"
     cfg.write_text('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
-                   'geometry = "boards/mine.json"\ndevice = "none.avi"\nbackend = "opencv"\n')
+                   'geometry = "boards/mine.json"\ndevice = "/dev/video9"\nbackend = "opencv"\n')
     config = load_config(cfg)
     config.check_files()
     assert config.source.geometry == tmp_path / "boards" / "mine.json"
