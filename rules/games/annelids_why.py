@@ -19,7 +19,7 @@ from collections.abc import Callable
 from ..phrase import P, Phrase
 from ..view import OCCUPIED, Fidelity
 from ..why import Attempt, Reason, Rule
-from .annelids import BLUE, FIRST_TURN, SEGMENT, AnnelidsState, Place, opponent
+from .annelids import BLUE, FIRST_TURN, SEGMENT, START_TAILS, AnnelidsState, Place, opponent
 from .annelids_geometry import geometry
 
 GAME = "annelids"
@@ -68,11 +68,13 @@ def _is_tail(token: str) -> bool:
 def _first_turn(state: AnnelidsState) -> bool:
     """Blue's first turn is under way (or, Green to move with none placed, just ended): every
     segment on the board is one of its four."""
+    if len(state.annelids) != sum(len(t) for t in START_TAILS.values()) or any(
+            a.segments for a in state.annelids if a.colour != BLUE):
+        return False  # an annelid removed, or Green has grown: later than the first turn
     segments = sum(len(a.segments) for a in state.annelids)
     if state.player == BLUE:
         return state.quota == FIRST_TURN and segments == state.placed
-    return state.placed == 0 and segments == FIRST_TURN and not any(
-        a.segments for a in state.annelids if a.colour != BLUE)
+    return state.placed == 0 and segments == FIRST_TURN
 
 
 # -- one segment put down ---------------------------------------------------------------------------

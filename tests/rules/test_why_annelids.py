@@ -124,6 +124,16 @@ def test_first_turn_green_moves_before_blue_has_placed_four():
                            "this turn")
 
 
+def test_first_turn_a_fifth_segment_after_blues_four():
+    s = GAME.start()
+    for m in ("b1e-b1ne", "e1e-e1ne", "h1e-h1ne", "k1e-k1ne"):
+        s = s.apply_text(m)
+    assert s.to_move == "green" and s.placed == 0
+    edge = next(e for e in geometry().onward[("b1ne", s.head("b1e")[1])])
+    r = reason(s, board(s, [edge]))
+    assert r.rule.id == "first-turn" and "Blue's turn is over: Green to move" in r.said.text
+
+
 def test_quota_fewer_segments_than_surviving_annelids():
     s = doc("removal-other").apply_text("b2e-b2ne")  # Blue has 2 annelids... and 3: quota 2, one placed
     assert s.to_move == "blue" and s.left == 1
