@@ -58,7 +58,16 @@ class Reach(NamedTuple):
 def reach(state: GygesState, start: str, *, through: bool = False, reuse: bool = False) -> Reach:
     """Where the ring on ``start`` may go, as the engine's search (``GygesState._reach``) but
     with one rule dropped: ``through`` lets a segment pass occupied spaces, ``reuse`` lets it
-    take a connector again. Both ``False`` is the rules as they are."""
+    take a connector again. Both ``False`` is the rules as they are. Memoised on the (frozen)
+    state: one board's readings ask the same searches several times."""
+    cache = state.__dict__.setdefault("_why_reach", {})
+    key = (start, through, reuse)
+    if key not in cache:
+        cache[key] = _search(state, start, through, reuse)
+    return cache[key]
+
+
+def _search(state: GygesState, start: str, through: bool, reuse: bool) -> Reach:
     geo, occ, mover = _geometry(), state._occ, state.player
     own, enemy = THRONE[mover], THRONE[_opponent(mover)]
     ends: set[str] = set()
