@@ -254,7 +254,11 @@ def test_a_wrong_drift_puts_back_only_the_wrong_river_on_the_page_and_in_speech(
         assert _fixes(illegal.restore, state)["say"] == ["turn the inner river one arrow clockwise"]
         narrator = Narrator("en")
         narrator.on(NewGame(1, 6, "drift", state.to_dict()))
-        assert [u.text for u in narrator.on(illegal)] == ["Illegal: turn the inner river one arrow clockwise"]
+        # and why (issue 31, item 2): the rule of the seed it breaks, said after what to put back
+        assert illegal.why.reason.rule.id == "drift-turn"
+        assert [u.text for u in narrator.on(illegal)] == [
+            "Illegal: turn the inner river one arrow clockwise; the inner river is turned the wrong way or too far: "
+            "in the DRIFT phase it turns one arrow clockwise"]
         # The inner river put back: the board is part-way to the drift, the inner river still to turn.
         [partial] = ref.handle(StableView(edit(wrong, put={"rotation:inner": ("0",)})))
         assert partial.kind == "partial" and partial.candidates == ("drift",)
