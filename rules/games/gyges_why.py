@@ -209,6 +209,8 @@ def readings(state: GygesState, attempt: Attempt) -> tuple[RingMove, ...]:
         # (of any height, where heights are not seen) and bumped it to ``end`` (R8, R11).
         (start, token), = attempt.lifted
         end = attempt.placed[0][0]
+        if end in state._occ:
+            return ()  # set on another ring (a stack): landed there, the turn not finished — no rule
         out = [RingMove(start, end)]
         if end not in "NS":
             out += [RingMove(start, y, end) for y in sorted(reach(state, start).landings)

@@ -188,6 +188,14 @@ def test_a_bump_read_as_a_plain_move_gets_no_rule_when_the_readings_disagree():
     assert rule_of(s, board(s, ("c1", "f6"))) is None
 
 
+def test_a_ring_set_on_another_gets_no_rule():
+    # a1's single on b1's double: it may land there (and jump off, or bump): not "too far".
+    s = GAME.default_setup()
+    view = board(s, ("a1", "b1"))
+    assert view.get_tokens("b1") == ("1", "2")
+    assert why_not(s, view, Fidelity.KIND).reason is None
+
+
 def test_several_rings_moved():
     s = GAME.default_setup()
     why = why_not(s, board(s, ("a1", "a2"), ("f1", "f3")), Fidelity.KIND)
