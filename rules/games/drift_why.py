@@ -75,6 +75,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     _rule("one-coin", _MOVE, "A (I) may carry only a single coin at a time."),
     _rule("coin-move", _MOVE, "This must be done in the movement turn and is considered its one-point move. This "
           "means that once a (I) has picked up or dropped a DRIFT coin, its movement for that turn would be complete."),
+    _rule("coin-here", _MOVE, "A (I) may pick up or drop a DRIFT coin on any land space or river arrow it occupies."),
     _rule("pilfer", _MOVE, "A (I) may take a DRIFT coin from the repository of another player's unoccupied home "
           "space."),
     _rule("deposit-home", "Repositories", "When a player deposits a DRIFT coin in their home space it is placed on "
@@ -106,6 +107,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     _rule("winner-moves-in", _ATTACK, "After winning an attack, the attacking piece must immediately move into and "
           "finish its turn in the space which it attacked."),
     _rule("loser-home", _ATTACK, "The defeated player's piece is removed to its home space."),
+    _rule("loser-coin", _MOVE, "If a (I) that is carrying a DRIFT coin is defeated in battle, it is removed to its home "
+          "space and the DRIFT coin it was carrying is dropped on the space where the piece was attacked."),
     _rule("exodus-strand", _MOVE, _BARRED),
 )}
 
@@ -365,7 +368,7 @@ def first_broken(st: "DriftState", m: Action) -> str | None:
 
 # Rules of a legal move carried out wrong on the board: the move is in legal_moves, and what the
 # board shows is not where its successor puts the pieces or the coin.
-CARRIED_OUT = ("winner-moves-in", "loser-home", "deposit-home", "deposit-repository", "deposit-once")
+CARRIED_OUT = ("winner-moves-in", "loser-home", "loser-coin", "deposit-home", "deposit-repository", "deposit-once")
 
 
 def _action(t: Try) -> Action | None:
@@ -400,6 +403,9 @@ def fault(st: "DriftState", t: Try) -> Fault | None:
     if t.what == PILFER and st.home_owner.get(t.start) != t.repo and rule in (None, "pilfer"):
         # taken from the repository of a home it is not in: no move of the generator says that
         return Fault("pilfer", said(st, "pilfer", m), st, None)
+    if t.what in (TAKE, DROP) and t.end != t.start and rule in (None, "pilfer", "exodus-strand"):
+        # a coin taken up from, or dropped on, another space than the piece's: nor that
+        return Fault("coin-here", said(st, "coin-here", m, t), st, None)
     if rule is not None:
         return Fault(rule, said(st, rule, m), st, m)
     if t.what == STEP and t.coin and is_legal(st, m):
@@ -421,7 +427,7 @@ def carried_out(st: "DriftState", t: Try, m: Action) -> str | None:
             return "winner-moves-in"
         if t.sent != -2 and after.locs[t.other] != t.sent:
             return "loser-home"
-        return None
+        return None if t.coin_left else "loser-coin"
     p, ro = t.piece, st.roster
     own = st.home_list[ro.owner[p]]
     if t.what == DEPOSIT:

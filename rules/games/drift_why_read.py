@@ -42,6 +42,7 @@ class Try:
     repo: int = -1  # deposit, pilfer: the seat whose repository
     removed: tuple[int, ...] = ()  # remove: the pieces lifted off
     rivers: tuple[tuple[int, int], ...] = ()  # turn: (river, the step its marker shows)
+    coin_left: bool = True  # attack: the loser's coin (if it carried one) is shown lying where it was attacked
 
 
 def _piece_kind(token: str) -> str | None:
@@ -97,7 +98,7 @@ def readings(st: "DriftState", attempt: Attempt) -> tuple[Try, ...]:
     if len(pl) == 1 and len(pp) == 1 and _piece_kind(pl[0][1]) == _piece_kind(pp[0][1]):
         return _one_piece(st, pl[0], pp[0], cl, cp)
     if len(pl) == 2 and len(pp) in (1, 2):
-        return _attack(st, pl, pp)
+        return _attack(st, pl, pp, cp)
     if pl and not pp and not cp and all(s == pl[0][0] for s, _ in pl):
         return _removal(st, pl)
     return ()
@@ -110,10 +111,12 @@ def _coin_readings(st, cl, cp, repo_l, repo_p) -> tuple[Try, ...]:
     out: list[Try] = []
     if len(cl) == 1 and len(cp) == 1 and not repo_l and not repo_p:
         (a, was), (b, now) = cl[0], cp[0]
-        if a == b and was in COIN_TYPES and now == CARRIED + was:
-            out += [Try(TAKE, q, a, a, coin=was) for q in st.occ.get(a, ())]
-        elif a == b and now in COIN_TYPES and was == CARRIED + now:
-            out += [Try(DROP, q, a, a, coin=now) for q in st.occ.get(a, ()) if st.carried[q] == now]
+        # ``end``: where the coin lay (taken up) or was put (dropped); another space than the piece's
+        # breaks "on any land space or river arrow it occupies"
+        if was in COIN_TYPES and now == CARRIED + was:
+            out += [Try(TAKE, q, b, a, coin=was) for q in st.occ.get(b, ())]
+        elif now in COIN_TYPES and was == CARRIED + now:
+            out += [Try(DROP, q, a, b, coin=now) for q in st.occ.get(a, ()) if st.carried[q] == now]
         return tuple(out)
     if len(cl) == 1 and not cp and len(repo_p) == 1 and not repo_l:
         (a, was), (seat, coin) = cl[0], repo_p[0]
@@ -160,7 +163,7 @@ def _one_piece(st, lifted, placed, cl, cp) -> tuple[Try, ...]:
     return tuple(out)
 
 
-def _attack(st, pl, pp) -> tuple[Try, ...]:
+def _attack(st, pl, pp, cp) -> tuple[Try, ...]:
     """Two pieces lifted: an attacker moved in (or beside) and the piece attacked put elsewhere
     (or lifted off). Coins carried or dropped in the battle do not change which attack it is."""
     owner = st.roster.owner
@@ -179,7 +182,8 @@ def _attack(st, pl, pp) -> tuple[Try, ...]:
                 sent = theirs[0] if theirs else -1
                 # Beside the target, the attacker was meant to attack only if the loser was sent home.
                 if mine[0] == t or sent == st.home_list[owner[q]]:
-                    out.append(Try(ATTACK, p, a, t, other=q, put=mine[0], sent=sent))
+                    left = not st.carried[q] or (t, st.carried[q]) in cp
+                    out.append(Try(ATTACK, p, a, t, other=q, put=mine[0], sent=sent, coin_left=left))
     return tuple(out)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..phrase import P, Phrase
 from .drift_geometry import COIN_RING, geometry
-from .drift_moves import END, PLACE, Action
+from .drift_moves import END, PLACE, TAKE, Action
 
 if TYPE_CHECKING:
     from .drift import DriftState
@@ -109,6 +109,12 @@ def said(st: "DriftState", rule: str, m: Action | None, t: Try | None = None) ->
     if rule == "exodus-strand":
         return P("{piece} may not move yet: it would keep pieces in the crowded home {space} that can still get out",
                  piece=piece, space=ids[st.home_list[st.seat]])
+    if rule == "coin-here":
+        if m.kind == TAKE:
+            return P("{piece} on {start} may take up a coin only on its own space, not on {end}", piece=piece,
+                     start=here, end=ids[t.end])
+        return P("{piece} on {start} may drop its coin only on its own space, not on {end}", piece=piece, start=here,
+                 end=ids[t.end])
     if rule in ("coin-carrier", "one-coin", "coin-move", "pilfer"):
         return {
             "coin-carrier": lambda: P("{piece} may not pick up or carry a coin: only a I may", piece=piece),
@@ -131,6 +137,9 @@ def said(st: "DriftState", rule: str, m: Action | None, t: Try | None = None) ->
     if rule == "winner-moves-in":
         return P("{piece} wins the attack on {space}: it moves into {space}, not {put}", piece=piece, space=end,
                  put=ids[t.put])
+    if rule == "loser-coin":
+        return P("{other} loses the battle carrying {coin}: the coin is dropped on {space}", other=ro.label_phrase(other),
+                 coin=_coin("the", st.carried[other]), space=end)
     if rule == "loser-home":
         home = st.home_list[ro.owner[other]]
         if home == m.space:
