@@ -219,6 +219,24 @@ def test_a_position_per_rule(rule, make, changes, words):
     assert r.rule == RULES[rule] and r.rule.game == "drift"
 
 
+def identity(state, changes):
+    """The same changes with each piece named by its tag, as an identity sensor reads it."""
+    ro, used, out = state.roster, set(), []
+    for a, b, token in changes:
+        if a is not None and token.count("-") == 1 and not token.startswith("carried:"):
+            token = next(ro.ids[q] for q in state.occ[GEO.index[a]] if ro.kind[q] == token and q not in used)
+            used.add(ro.index[token])
+        out.append((a, b, token))
+    return out
+
+
+@pytest.mark.parametrize("rule, make, changes, words", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_a_position_per_rule_at_identity_fidelity(rule, make, changes, words):
+    s = make()
+    r = reason(s, *identity(s, changes), fidelity=Fidelity.IDENTITY)
+    assert r is not None and (r.rule.id, r.said.text) == (rule, words)
+
+
 def test_every_rule_has_a_position():
     assert {c[0] for c in CASES} | {"drift-turn", "drift-when"} == set(RULES)
 
