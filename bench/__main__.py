@@ -12,7 +12,9 @@ Sections (each row has its target, from the issue that set it, and met / MISSED)
   (bench/vision_speed.py, bench/vision_accuracy.py, when present);
 * ``e2e``     — a board change to the decision arriving at an SSE client (bench/sse_latency.py);
 * ``serve``   — ``tableref serve`` start-up time and peak resident memory (bench/serve_bench.py's
-  ``one_run``, when present).
+  ``one_run``, when present);
+* ``opponent`` — the computer opponent's think time per turn, levels 1 and top, every game
+  (bench/opponent.py; its strength tables are that script's own run).
 
 A section that cannot run prints a ``not measured: <reason>`` row; no figure is ever made
 up. ``--quick`` runs every section with small counts (a smoke run: figures are noisier).
@@ -313,9 +315,27 @@ def section_serve(quick: bool) -> list[Row]:
     ]
 
 
+def section_opponent(quick: bool) -> list[Row]:
+    """The computer opponent's think time per turn, levels 1 and top, every game, at a Pi 4's
+    pace (its clock is this process's CPU time ÷ 0.25); bench/opponent.py has the strength."""
+    try:
+        from bench import opponent
+    except ImportError as exc:
+        return [not_measured("opponent", "think time per turn", f"cannot import bench/opponent.py: {exc}")]
+    pace = 0.25
+    rows = []
+    for key, f in opponent.think_times(quick, levels=[1, opponent.TOP], pace=pace).items():
+        limit = opponent.THINK_TARGET[int(key.rsplit("L", 1)[1])]
+        pi = f["cpu_p95"] / pace
+        rows.append(Row("opponent", f"{key} think time per turn (CPU ÷ {pace:g}: a Pi 4 core)",
+                        f"p95 {pi:.2f} s on a Pi 4 (CPU here p50 {f['cpu_p50']:.3f} · p95 {f['cpu_p95']:.3f} s, n {f['n']})",
+                        pi, Target("<=", limit, "s p95", "issue 30"), f))
+    return rows
+
+
 SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "explain": section_explain, "serial": section_serial, "vision": section_vision,
-    "e2e": section_e2e, "serve": section_serve,
+    "e2e": section_e2e, "serve": section_serve, "opponent": section_opponent,
 }
 
 
@@ -359,7 +379,11 @@ def main(argv: list[str] | None = None) -> int:
         from bench import budget
 
         out = args.json if args.json != DEFAULT_JSON else DEFAULT_JSON.with_name(f"budget-{args.cpu_budget:g}.json")
-        return budget.main(["--budget", str(args.cpu_budget), "--json", str(out), *(["--quick"] if args.quick else [])])
+        rc = budget.main(["--budget", str(args.cpu_budget), "--json", str(out), *(["--quick"] if args.quick else [])])
+        from bench import opponent  # the opponent's think time in the same quota (its own probe)
+
+        print()
+        return rc or opponent.print_think(args.cpu_budget, args.quick)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown or not chosen:
