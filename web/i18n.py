@@ -63,6 +63,7 @@ def _opponent_messages() -> tuple[str, ...]:
         "Took back your move and the computer's reply", "Hint: what the computer (level {n}) would play",
         "Not played: make your own move on the board", "hint", "{player}: the computer (level {n})",
         "{player}: a person", "a person here", "the computer, level {n} ({name})",
+        "thinking", "computer move",  # the log's kinds of the computer's decisions
         *(text for lv in LEVELS for text in (lv.name, lv.description)),
     )
 

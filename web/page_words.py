@@ -10,7 +10,9 @@ from typing import Any
 
 from flask import request
 
-from decisions import Ambiguous, Decision, GameOver, NewGame, Rejected, TakenBack, UnseenChosen, UnseenMoves
+from decisions import (
+    Ambiguous, ComputerMove, Decision, GameOver, Hint, NewGame, Rejected, TakenBack, Thinking, UnseenChosen, UnseenMoves,
+)
 from rules import P, RulesError, State, game_names, get_game
 from rules.phrase import Joined, Value
 from tableref.i18n import DEFAULT_LANGUAGE, catalog, languages
@@ -114,6 +116,26 @@ def log_phrase(d: Decision, state: State | None) -> Value | None:
                  choices="; ".join(f"[{i + 1}] {a}" for i, a in enumerate(d.alternatives)))
     if isinstance(d, UnseenChosen):
         return P("moves from {n} recorded as played: {moves}", n=d.first_ply + 1, moves=" ".join(d.moves))
+    return _computer_phrase(d)
+
+
+def _computer_phrase(d: Decision) -> Value | None:
+    """The computer's lines (issue 30): thinking, its move to make on the board, a hint."""
+    if isinstance(d, Thinking):
+        side = P(d.side.capitalize())
+        if d.purpose == "hint":
+            return P("a hint for {side}: the computer (level {level}) is thinking", side=side, level=d.level)
+        return P("the computer ({side}, level {level}) is thinking", side=side, level=d.level)
+    if isinstance(d, (ComputerMove, Hint)):
+        done = getattr(d, "done", 0)
+        moves = Joined(tuple(Joined((s.move, " (", s.phrase if s.phrase is not None else s.description, ")"), "")
+                             for s in d.steps[done:]), "; ")
+        if isinstance(d, Hint):
+            return P("hint for {side} (level {level}): {moves}", side=P(d.side.capitalize()), level=d.level,
+                     moves=moves)
+        return P("the computer ({side}, level {level}) plays again: {moves} — make it on the board" if d.repeated
+                 else "the computer ({side}, level {level}) plays: {moves} — make it on the board",
+                 side=P(d.side.capitalize()), level=d.level, moves=moves)
     return None
 
 

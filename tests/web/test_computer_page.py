@@ -111,3 +111,20 @@ def test_the_simulated_boards_box_has_every_drift_reading_a_game_needs():
     assert {str(i) for i in range(24)} <= box
     assert {"carried:copper", "carried:silver", "carried:gold"} <= box
     assert "red-III" in box and "copper" in box
+
+
+def test_the_logs_computer_lines_are_said_in_french(tmp_path):
+    svc = make_service(tmp_path, seats=parse_seats("north:1"))
+    try:
+        client, post = admin_client(svc)
+        move(post, "a1", "a2")
+        st = state(client)
+        fr = st["i18n"]["fr"]
+        thinking = next(r["text"] for r in st["recent"] if r["kind"] == "thinking")
+        plays = next(r["text"] for r in st["recent"] if r["kind"] == "computer_move")
+        assert fr[thinking] == "l'ordinateur (Nord, niveau 1) réfléchit"
+        assert fr[plays].startswith("l'ordinateur (Nord, niveau 1) joue : ") and "anneau" in fr[plays], fr[plays]
+        assert fr[plays].endswith("— jouez-le sur le plateau")
+        assert st["i18n"]["en"][plays].startswith("the computer (North, level 1) plays: ")  # the side as the page names it
+    finally:
+        svc.close()
