@@ -394,6 +394,29 @@ def prints(w) -> None:
         if not (w.cwd / "charuco.png").read_bytes().startswith(b"\x89PNG"):
             raise Failed("charuco.png is not a PNG")
         row.detail = done.stdout.strip()
+    with w.step("tableref calibrate-lens --source shot0.png,… --out lens.json") as row:
+        names = charuco_shots(w.cwd)
+        out = json.loads(w.run(["calibrate-lens", "--source", ",".join(names), "--out", "lens.json"]).stdout)
+        if not (w.cwd / "lens.json").is_file() or out["frames_used"] < 6 or out["reprojection_error_px"] > 1:
+            raise Failed(f"{out}")
+        row.detail = (f"the lens measured from {out['frames_used']} shots of the sheet: reprojection error "
+                      f"{out['reprojection_error_px']} px, {out['hfov_deg']}° across; lens.json")
+
+
+def charuco_shots(where: Path) -> list[str]:
+    """The sheet held up at several angles before a wide lens, as a person's photos would show it:
+    here the project's camera model (vision/scene_film.py) takes them."""
+    import cv2
+    from vision.camera_model import CameraSetup
+    from vision.lens import charuco_board
+    from vision.scene_film import charuco_shots as shots
+
+    names = []
+    setup = CameraSetup(size=(1280, 720), tilt_deg=25, fill=0.6, k1=-0.25, yaw_deg=3.0)
+    for k, shot in enumerate(shots(charuco_board(), setup)):
+        names.append(f"shot{k}.png")
+        cv2.imwrite(str(where / names[-1]), shot.image)
+    return names
 
 
 def demo(w) -> None:
