@@ -599,7 +599,6 @@
     $("#ng-game").addEventListener("change", () => { fillOptions(); fillSeats(); });
     $("#ng-options").addEventListener("input", (e) => { if (e.target.name === "players") fillSeats(); });
     $("#hint-btn").addEventListener("click", () => act("/api/hint", {}));
-
     $("#ng-form").addEventListener("submit", submitNewGame);
     $("#ng-cancel").addEventListener("click", () => $("#newgame-dialog").close());
     $("#hand-over").addEventListener("change", (e) => simAct("hand_over", { over: e.target.checked }));
