@@ -117,9 +117,9 @@ class Engine:
         visited = [c for c in node.children if c.visits]
         if visited:
             return search.ranked(node)[0]
-        # Nothing searched here (the budget or stop() ran out): the knowledge's first choice.
+        # Nothing searched here (the budget or stop() ran out): the knowledge's cheap choice.
         if node.untried is None:
-            first = know.order(node.state, know.moves(node.state), rng)[0]
+            first = know.fallback(node.state, know.moves(node.state), rng)
         else:
             first = node.untried[-1] if node.untried else node.children[0].move
         return self._child(search, node, first)

@@ -43,6 +43,10 @@ class Knowledge:
         rng.shuffle(out)
         return out
 
+    def fallback(self, state: State, moves: Sequence, rng: random.Random):
+        """A move of a turn under way when the budget is spent before it was searched: cheap."""
+        return moves[rng.randrange(len(moves))]
+
     def playout_move(self, state: State, moves: Sequence, rng: random.Random):
         return moves[rng.randrange(len(moves))]
 

@@ -70,6 +70,18 @@ class Drift(Knowledge):
         scored.sort(key=lambda x: -x[0])
         return [m for _, m in scored]
 
+    def fallback(self, state, moves, rng):
+        # Out of time mid-turn: make the race's move if there is one, else end the turn (the
+        # pieces stay where the search left them) rather than wander.
+        if state.stage == "play":
+            urgent = self._urgent(state, moves)
+            if urgent:
+                return urgent[0]
+            ends = [m for m in moves if m.kind == END]
+            if ends:
+                return ends[0]
+        return moves[rng.randrange(len(moves))]
+
     def playout_move(self, state, moves, rng):
         if state.stage == "play":
             urgent = self._urgent(state, moves)

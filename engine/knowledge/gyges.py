@@ -37,6 +37,9 @@ class Gyges(Knowledge):
         rng.shuffle(rest)
         return wins + rest
 
+    def fallback(self, state, moves, rng):
+        return self.playout_move(state, moves, rng)
+
     def playout_move(self, state, moves, rng):
         wins = _wins(state, moves)
         return wins[0] if wins else moves[rng.randrange(len(moves))]

@@ -47,13 +47,14 @@ def play_turn(state, result: PlayResult):
 
 @pytest.mark.parametrize("name,options", SETUPS, ids=[f"{n}{'-2p' if o else ''}" for n, o in SETUPS])
 def test_level_1_plays_every_game_to_the_end(name, options):
-    state, rng, engine = start(name, options), random.Random(7), Engine(1)
+    # Level 1's search on a small node budget: whole games stay quick to test.
+    state, rng, engine, limit = start(name, options), random.Random(7), Engine(1), Limit(nodes=8)
     turns = 0
     while not state.is_game_over():
         assert turns < MAX_TURNS, f"{name}: no end after {turns} turns"
-        result = engine.play(state, rng=rng)
+        result = engine.play(state, limit, rng=rng)
         assert 0.0 <= result.evaluation <= 1.0 and result.level == 1 and not result.stopped
-        assert result.nodes <= get_level(1).limit.nodes and result.time == 0.0
+        assert result.nodes <= 8 and result.time == 0.0
         state = play_turn(state, result)
         turns += 1
     assert state.outcome() is not None
@@ -164,7 +165,7 @@ def test_drift_engine_never_plays_another_players_move():
     know = knowledge_for("drift")
     rng = random.Random(1)
     for _ in range(20):
-        result = Engine(1).play(state, rng=rng)
+        result = Engine(1).play(state, Limit(nodes=20), rng=rng)
         assert not any(getattr(m, "after_end", False) for m in result.moves)
         state = play_turn(state, result)
     assert all(not m.after_end for m in know.moves(state))

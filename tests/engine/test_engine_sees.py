@@ -83,11 +83,12 @@ def test_drift_deposits_the_last_coin():
 
 def test_gyges_blocks_or_avoids_a_throne_threat_better_than_random():
     """From seeded random openings, positions where some of South's moves leave North a win in
-    one and some do not: level 2 almost never allows it; random play often does."""
+    one and some do not (at least half of them do): level 2 rarely allows it; random play would
+    half the time or more."""
     game, know = get_game("gyges"), knowledge_for("gyges")
     rng = random.Random(23)
     found = []
-    while len(found) < 6:
+    while len(found) < 4:
         state = game.default_setup()
         for _ in range(rng.randrange(4, 30)):
             if state.is_game_over():
