@@ -26,11 +26,11 @@ class Level:
 
 
 LEVELS: tuple[Level, ...] = (
-    Level(1, "beginner", "a child can win: a glance at each move, no plan", Limit(nodes=60, time=0.35),
+    Level(1, "beginner", "a child can win: a glance at each move, no plan", Limit(nodes=40, time=0.15),
           SearchSettings(explore=1.2)),
-    Level(2, "casual", "sees simple threats and wins", Limit(nodes=200, time=0.6)),
-    Level(3, "club", "plans its turn and the reply", Limit(nodes=600, time=1.0)),
-    Level(4, "strong", "deeper search in 1.5 s on a Pi 4 core", Limit(nodes=1500, time=1.5)),
+    Level(2, "casual", "sees simple threats and wins", Limit(nodes=150, time=0.35)),
+    Level(3, "club", "plans its turn and the reply", Limit(nodes=500, time=0.7)),
+    Level(4, "strong", "deeper search in 1.3 s on a Pi 4 core", Limit(nodes=1500, time=1.3)),
     Level(5, "strongest", "all a Pi 4 core affords in 2.5 s", Limit(nodes=5000, time=2.5)),
 )
 

@@ -1,9 +1,9 @@
 """Gygès: random games last 250–430 plies at 3,600 plies/s with a branching of ~200, and the
 result hangs on one thing random play never sees — a ring that can reach the throne. So:
-moves that reach the opponent's throne are tried first (in the tree and in playouts, which take
-such a win at once), playouts are short, and the cut-off is judged by throne threats: a mover
-that can win now has won; the more rings the opponent could bring to the mover's throne, the
-worse for the mover."""
+moves that reach the opponent's throne are tried first (in the tree, and by the fallback); no
+playout at all (a random ply or two after a leaf only adds noise); a leaf is judged by throne
+threats: a mover that can win now has won; the more rings the opponent could bring to the
+mover's throne, the worse for the mover."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _threats(state, player: str) -> int:
 
 class Gyges(Knowledge):
     game = "gyges"
-    playout_depth = 2
+    playout_depth = 0  # the threat count judges a leaf better than random plies after it
 
     def order(self, state, moves, rng):
         wins = _wins(state, moves)
