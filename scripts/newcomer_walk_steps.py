@@ -326,7 +326,7 @@ def serial(w) -> None:
     with w.step("tableref referee-serial --port DEVICE --wiring firmware_bridge/wiring/gyges.json") as row:
         w.needs("device")
         ref = w.start(["referee-serial", "--port", w.facts["device"], "--wiring", w.repo_file(WIRING), "--setup",
-                       "default", "--journal", "serial.sqlite3", "--json", "--timeout", "15"], "referee-serial",
+                       "default", "--journal", "serial.sqlite3", "--json", "--timeout", "20"], "referee-serial",
                       stdin=True)
         asked = ref.wait_line(r'"kind": "ambiguous"')
         ref.send("1\n")  # the terminal's answer: choice 1, a1-a2
