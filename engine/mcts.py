@@ -19,6 +19,9 @@ from .evaluator import Evaluator
 from .knowledge import outcome_values
 
 
+LEAN = 256  # nodes: a bigger tree keeps no state's memo (Gygès: ~40 kB of moves a state)
+
+
 @dataclass(frozen=True)
 class SearchSettings:
     explore: float = 0.7  # UCT's exploration constant (values are in [0, 1])
@@ -88,6 +91,7 @@ class Search:
         self.index = {p: i for i, p in enumerate(self.players)}
         self.rng = rng
         self.widen_base = settings.widen_base
+        self.created = 0  # nodes made: past LEAN, states drop their memo (legal moves and the like)
 
     def widen_for(self, knowledge) -> None:
         """The game's own widening where the level sets none."""
@@ -136,6 +140,9 @@ class Search:
                     values = child.terminal
                 else:
                     values = self.evaluator.evaluate(child.state, self.players, self.rng)
+                self.created += 1
+                if self.created > LEAN:
+                    child.state.forget()
                 break
             node = self._select(node)
             path.append(node)
@@ -159,6 +166,8 @@ class Search:
             node.untried = []
             return
         node.untried = know.order(node.state, moves, self.rng)[::-1]
+        if self.created > LEAN:
+            node.state.forget()
 
     def _width(self, node: Node) -> int:
         base = self.widen_base
