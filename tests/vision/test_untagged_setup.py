@@ -23,7 +23,7 @@ from vision.video import write_video
 
 UNTAGGED = replace(BASE_SCENE, tags=False)
 CONFIG = ('[game]\nname = "{game}"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
-          'device = "none.avi"\nbackend = "opencv"\nrings = "rings.json"\n'
+          'device = "/dev/video9"\nbackend = "opencv"\nrings = "rings.json"\n'
           '[web]\nport = 0\n[panel]\nenabled = false\n[data]\ndir = "d"\n')
 
 
