@@ -34,11 +34,16 @@ def run_check(args: argparse.Namespace, *, out: TextIO | None = None, pin_factor
     out = out if out is not None else sys.stdout
     found = default_pin_factory() if pin_factory is None else None
     if found is not None and found.factory is None:
-        print(found.notice, file=out)
+        print(_unavailable(found), file=out)
         return 1
     factory = pin_factory if pin_factory is not None else found.factory
     print(f"GPIO: using {type(factory).__name__}", file=out)
     return 0
+
+
+def _unavailable(found: Any) -> str:
+    # Not the service's notice ("running without the panel..."): these commands run nothing.
+    return f"GPIO not available ({found.reason})"
 
 
 def grid_text(wiring: MatrixWiring, occupied: set[str], unsettled: set[str]) -> str:
@@ -66,7 +71,7 @@ def run_scan(args: argparse.Namespace, *, out: TextIO | None = None, pin_factory
     if pin_factory is None:
         found = default_pin_factory()
         if found.factory is None:
-            print(found.notice, file=out)
+            print(_unavailable(found), file=out)
             return 1
         pin_factory = found.factory
     last = None

@@ -355,6 +355,8 @@ def gpio(w) -> None:
     on_pi = "raspberry pi" in _read("/proc/device-tree/model").lower()
     with w.step() as row:
         done = w.run(["gpio", "check"], expect=0 if on_pi else 1)
+        if not on_pi and (not done.stdout.startswith("GPIO not available (") or "running without" in done.stdout):
+            raise Failed(f"off a Pi it should say GPIO is not available and why, no more: {done.stdout!r}")
         row.detail = (done.stdout or done.stderr).strip().split(" (")[0] + (
             "" if on_pi else ": off a Pi, exit 1 with the reason (docs/wiring.md)")
     with w.step("tableref gpio scan") as row:
