@@ -187,7 +187,7 @@ class Referee(ComputerSeats, Teaching):
             judged = self._on_view_computer(view)
             if judged is not None:
                 return judged
-        e = explain(self.state, view, self.fidelity, max_sequence=self.max_sequence)
+        e = self._people_only(explain(self.state, view, self.fidelity, max_sequence=self.max_sequence), view)
         takeback = self._takeback_depth(view)
         if e.verdict is Verdict.UNCHANGED:
             self._choices = ()

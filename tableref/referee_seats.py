@@ -12,9 +12,10 @@ the same search for a person's seat, shown and never played.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from decisions import ComputerMove, Decision, Hint, Illegal, Partial, PlayComputerMove, ShowHint, Thinking
-from rules import RulesError, Verdict, View, explain
+from rules import Explanation, RulesError, Verdict, View, explain
 
 from .computer_turn import ComputerTurn, put_back
 
@@ -98,6 +99,31 @@ class ComputerSeats:
         if out:  # the computer's move, said again beside what to put back
             out.append(self._announce(turn, repeated=True))
         return out
+
+    def _people_only(self, e: Explanation, view: View) -> Explanation:
+        """A board judged for a person: only moves made by people at this table. Several moves
+        shown at once (the person's, then the next side's) must not carry a computer seat's move
+        in with them — that one is the computer's to choose (DRIFT: a person's turn ended
+        unseen, then a computer's piece moved by hand)."""
+        if not self.seats.computers or e.verdict not in (Verdict.LEGAL, Verdict.AMBIGUOUS, Verdict.PARTIAL):
+            return e
+        kept = tuple(c for c in e.candidates if not self._moves_a_computer(c.moves))
+        if len(kept) == len(e.candidates):
+            return e
+        if not kept:
+            fixes = put_back(self.state.view(self.fidelity), view)
+            return Explanation(Verdict.ILLEGAL, restore=fixes)
+        if e.verdict is Verdict.PARTIAL:
+            return replace(e, candidates=kept)
+        return replace(e, verdict=Verdict.LEGAL if len(kept) == 1 else Verdict.AMBIGUOUS, candidates=kept)
+
+    def _moves_a_computer(self, moves: tuple) -> bool:
+        s = self.state
+        for m in moves:
+            if self.seats.is_computer(s.to_move):
+                return True
+            s = s.successor(m)
+        return False
 
     def _declare_unseen_steps(self) -> list[Decision]:
         """The next steps of the computer's turn that the board cannot show (DRIFT's end of a

@@ -236,3 +236,18 @@ def test_run_does_not_resume_a_game_the_computer_plays(tmp_path):
         with pytest.raises(ValueError, match="tableref serve"):
             Referee.start(j, "gyges", fidelity=Fidelity.KIND, setup="start", resume=False, computer=False,
                           seats=parse_seats("north:1"))
+
+
+def test_moves_shown_at_once_may_not_carry_a_computer_move_in_with_a_persons(journal):
+    """The board shows south's move and then a move of north's ring as well (two moves unseen
+    one by one): north is the computer's, so that is refused, not recorded as two moves."""
+    ref, _ = make(journal, seats="north:1")
+    s = GYGES.default_setup().apply_text("a1-a2")
+    both = s.successor(next(m for m in s.legal_moves() if not s.successor(m).is_game_over()))
+    out = see(ref, both)
+    assert kinds(out) == ["illegal"] and ref.ply == 0
+    # With people on both sides the same board is two moves, recorded (as before).
+    with Journal(journal.path.with_name("people.sqlite3")) as j2:
+        people = Referee.start(j2, "gyges", fidelity=Fidelity.KIND, start=GYGES.default_setup())
+        people.handle(StableView(both.view(Fidelity.KIND)))
+        assert people.ply == 2
