@@ -31,6 +31,7 @@ PAGE_MESSAGES = (
     "cannot read the journal", "No games yet.", "{player} won", "draw", "abandoned", "in progress",
     "{player} won ({reason})", "a draw ({reason})", "{title} · game {id} · {n} moves · {result}", "{title} · game {id} · 1 move · {result}",
     "{n}. {player}: {move}", "Start position", "(never seen on its own)",
+    "{n}. {player} (the computer): {move}", "{player}: the computer (level {n})",
     # board.js
     "space {id}",
 )

@@ -128,3 +128,16 @@ def test_the_logs_computer_lines_are_said_in_french(tmp_path):
         assert st["i18n"]["en"][plays].startswith("the computer (North, level 1) plays: ")  # the side as the page names it
     finally:
         svc.close()
+
+
+def test_the_replay_says_which_side_the_computer_played(tmp_path):
+    svc = make_service(tmp_path, seats=parse_seats("north:1"))
+    try:
+        client, post = admin_client(svc)
+        move(post, "a1", "a2")
+        carry_out(svc, state(client)["computer"]["steps"])
+        game = client.get(f"/api/journal/{state(client)['game_id']}").get_json()
+        assert game["seats"] == {"north": "computer:1"}
+        assert [s.get("computer") for s in game["steps"][1:]] == [None, 1]  # south a person, north the computer
+    finally:
+        svc.close()

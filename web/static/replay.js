@@ -68,8 +68,11 @@
     const result = o ? (o.winner ? t("{player} won ({reason})", { player: t(cap(o.winner)), reason: rt(o.reason) })
       : t("a draw ({reason})", { reason: rt(o.reason) })) : t(game.finished ? "abandoned" : "in progress");
     const n = game.moves.length;  // the scripts have no plural forms: one message each
-    $("#replay-title").textContent = t(n === 1 ? "{title} · game {id} · 1 move · {result}" : "{title} · game {id} · {n} moves · {result}",
-      { title: t(game.title), id: game.id, n, result });
+    // The sides the computer played, at its level (the journal's seats).
+    const seats = Object.entries(game.seats || {}).map(([side, seat]) =>
+      t("{player}: the computer (level {n})", { player: t(cap(side)), n: seat.split(":")[1] }));
+    $("#replay-title").textContent = [t(n === 1 ? "{title} · game {id} · 1 move · {result}" : "{title} · game {id} · {n} moves · {result}",
+      { title: t(game.title), id: game.id, n, result }), ...seats].join(" · ");
     const ol = $("#moves");
     game.moves.forEach((m, i) => {
       const li = document.createElement("li");
@@ -92,7 +95,8 @@
       card.innerHTML = "";
       const head = document.createElement("div");
       head.className = "headline";
-      head.textContent = at ? t("{n}. {player}: {move}", { n: at, player: t(cap(s.player)), move: s.move }) : t("Start position");
+      const said = s.computer ? "{n}. {player} (the computer): {move}" : "{n}. {player}: {move}";
+      head.textContent = at ? t(said, { n: at, player: t(cap(s.player)), move: s.move }) : t("Start position");
       const detail = document.createElement("div");
       detail.className = "detail";
       detail.textContent = (at ? rt(s.description) + (s.unseen ? " " + t("(never seen on its own)") : "") + " — " : "") +
