@@ -310,6 +310,53 @@ class Rejected(Decision):
         return f"     {self.command} refused: {self.reason}"
 
 
+@dataclass(frozen=True)
+class LessonStep(Decision):
+    """A first lesson (issue 31, item 3; rules/lessons): step ``number`` of ``count`` — what to
+    do (``do``), what the step before did (``then``), and the moves to make on the board
+    (``steps``, lift/place as for the computer's move; none: set the board up as the game
+    starts). ``by``: ``you`` (the learner's move) or ``lesson`` (the other side's, carried out by
+    hand). ``done``: moves of the step already on the board. Said again (``repeated``) after a
+    wrong board, with ``wrong``: why, when the board shows a legal move that is not this step's
+    (an illegal one has its reason in the Illegal before it)."""
+
+    kind: ClassVar[str] = "lesson_step"
+    game: str
+    number: int
+    count: int
+    by: str
+    do: str
+    then: str
+    steps: tuple[Step, ...] = ()
+    done: int = 0
+    repeated: bool = False
+    wrong: str = ""
+    do_phrase: Phrase | None = field(default=None, compare=False, repr=False, metadata={"json": False})
+    then_phrase: Phrase | None = field(default=None, compare=False, repr=False, metadata={"json": False})
+    wrong_phrase: Phrase | None = field(default=None, compare=False, repr=False, metadata={"json": False})
+
+    def text(self) -> str:
+        again = " (again)" if self.repeated else ""
+        return f"     lesson step {self.number}/{self.count}{again}: {self.do}"
+
+
+@dataclass(frozen=True)
+class LessonDone(Decision):
+    """The lesson is over (``stopped``: ended before its last step); ``end``: how the game is won
+    or scored. The game goes on as any game."""
+
+    kind: ClassVar[str] = "lesson_done"
+    game: str
+    then: str
+    end: str
+    stopped: bool = False
+    then_phrase: Phrase | None = field(default=None, compare=False, repr=False, metadata={"json": False})
+    end_phrase: Phrase | None = field(default=None, compare=False, repr=False, metadata={"json": False})
+
+    def text(self) -> str:
+        return "     lesson stopped" if self.stopped else f"     lesson done: {self.end}"
+
+
 # -- what goes into the referee's queue -------------------------------------------------------
 
 
@@ -389,6 +436,20 @@ class SetTeaching:
 
 
 @dataclass(frozen=True)
+class StartLesson:
+    """Begin the game's first lesson (a new game from the lesson's start; ``board``: the board as
+    the command set it up, as for :class:`StartGame`)."""
+
+    game: str
+    board: View | None = None
+
+
+@dataclass(frozen=True)
+class StopLesson:
+    """End the lesson; the game goes on as any game."""
+
+
+@dataclass(frozen=True)
 class ChooseUnseen:
     """The players say which of the sequences never seen one by one they played (1-based)."""
 
@@ -397,4 +458,4 @@ class ChooseUnseen:
 
 
 Command = (StableView | Confirm | Undo | Declare | StartGame | ChooseUnseen | PlayComputerMove | AskHint | ShowHint
-           | SetTeaching)
+           | SetTeaching | StartLesson | StopLesson)

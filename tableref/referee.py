@@ -41,6 +41,8 @@ from decisions import (
     Restored,
     StableView,
     StartGame,
+    StartLesson,
+    StopLesson,
     TakenBack,
     Undo,
     UnseenChosen,
@@ -49,6 +51,7 @@ from decisions import (
 from .computer_turn import ComputerTurn
 from .referee_seats import ComputerSeats
 from .referee_teach import Teaching
+from .referee_lesson import IN_LESSON, Lessons
 from .journal import GameRecord, Journal, JournalError, UnseenGroup, parse_sequence
 
 log = logging.getLogger(__name__)
@@ -56,7 +59,7 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[Decision], None]
 
 
-class Referee(ComputerSeats, Teaching):
+class Referee(ComputerSeats, Teaching, Lessons):
     def __init__(self, journal: Journal, record: GameRecord, *, max_sequence: int = 2) -> None:
         self.journal = journal
         self.record = record
@@ -156,11 +159,18 @@ class Referee(ComputerSeats, Teaching):
             return self._on_show_hint(item)
         if isinstance(item, Confirm):
             return self._on_confirm(item.number, item.text)
+        if isinstance(item, StartLesson):
+            return self._on_start_lesson(item)
+        if isinstance(item, StopLesson):
+            return self._on_stop_lesson()
+        if isinstance(item, (Undo, Declare)) and self._lesson is not None:
+            return [self.refuse("undo" if isinstance(item, Undo) else f"declare {item.move}", IN_LESSON)]
         if isinstance(item, Undo):
             return self._on_undo()
         if isinstance(item, Declare):
             return self._on_declare(item.move)
         if isinstance(item, StartGame):
+            self._lesson = None  # a new game ends a lesson under way
             return self._on_start(item)
         if isinstance(item, ChooseUnseen):
             return self._on_choose_unseen(item.first_ply, item.number)
@@ -169,6 +179,8 @@ class Referee(ComputerSeats, Teaching):
     # -- board views --------------------------------------------------------------------------------
 
     def _on_view(self, view: View) -> list[Decision]:
+        if self._lesson is not None:
+            return self._on_view_lesson(view)  # only the lesson's step (tableref/referee_lesson.py)
         self.last_view = view
         if view != self._held_view:
             self._held_view = None

@@ -80,6 +80,15 @@ def _teach_messages() -> tuple[str, ...]:
 SCRIPT_MESSAGES = SCRIPT_MESSAGES + _teach_messages()
 
 
+def _lesson_messages() -> tuple[str, ...]:
+    from .lesson import SCRIPT_WORDS  # a first lesson's card (web/static/lesson.js)
+
+    return SCRIPT_WORDS
+
+
+SCRIPT_MESSAGES = SCRIPT_MESSAGES + _lesson_messages()
+
+
 def page_language() -> str:
     shipped = languages()
     chosen = request.cookies.get(COOKIE, "")

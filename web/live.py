@@ -20,8 +20,8 @@ from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, Sta
 from rules.phrase import Value
 from decisions import (
     Accepted, Ambiguous, AskHint, Command, ComputerMove, Confirm, Decision, Declare, GameOver, Hint, Illegal, Lifted,
-    NewGame, Partial, ChooseUnseen, Rejected, Restored, Seats, SetTeaching, StartGame, TakenBack, Thinking, Undo,
-    UnseenChosen, UnseenMoves,
+    NewGame, Partial, ChooseUnseen, Rejected, Restored, Seats, SetTeaching, StartGame, StartLesson, StopLesson,
+    TakenBack, Thinking, Undo, UnseenChosen, UnseenMoves,
 )
 
 from .boards import palette, space_labels
@@ -29,6 +29,7 @@ from .broadcast import Broadcaster
 from .i18n import translations
 from .page_words import log_phrase
 from .simboard import SimBoard
+from .lesson import LessonDesk
 from .teach import TeachDesk
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ class LiveTable:
         self._log_status: dict[str, dict[str, Any]] = {}  # the log's illegal and part-way lines
         self._i18n: dict[str, dict[str, str]] | None = None
         self.teach = TeachDesk(teach)  # teaching: on or off, and the piece the board shows lifted (web/teach.py)
+        self.lesson = LessonDesk()  # a first lesson's step (web/lesson.py)
         self._set_game(game_id, state, list(moves), dict(options))
 
     # -- the referee's side ------------------------------------------------------------------
@@ -97,6 +99,7 @@ class LiveTable:
             return
         with self._lock:
             self.teach.fold(decision)
+            self.lesson.fold(decision)
             self._fold(decision)
             entry = {**decision.to_dict(), "text": decision.text().strip()}
             self._recent.appendleft({"kind": decision.kind, "text": entry["text"], "ply": decision.ply,
@@ -272,7 +275,7 @@ class LiveTable:
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
             "seats": self._seats.to_dict(), "computer": self._computer, "hint": self._hint,
-            "teach": self.teach.to_dict(),
+            "teach": self.teach.to_dict(), "lesson": self.lesson.to_dict(),
             "i18n": self._translations(),
         }
 
@@ -285,6 +288,7 @@ class LiveTable:
                 words.update(self._words[part])
             for st in self._log_status.values():
                 words.update(st["words"])
+            words.update(self.lesson.words)
             self._i18n = translations(words, self._game, self._status, self._log_status)
         return self._i18n
 
@@ -348,6 +352,26 @@ class LiveTable:
         self.sim.reset(board, palette(game_name, opts), game.board())
         self._sim_changed()
         return opts
+
+    def start_lesson(self, game_name: str) -> None:
+        """The game's first lesson (rules/lessons): a new game from its start, the simulated board
+        set up for it, as for a new game."""
+        from rules.lessons import lesson  # checked against the rules once, when first asked
+
+        found = lesson(game_name)
+        start = found.start()
+        with self._lock:
+            self._pending_options = (game_name, dict(found.options))
+        if self.sim is None:
+            self._submit(StartLesson(game_name))
+            return
+        board = start.view(self.fidelity)
+        self._submit(StartLesson(game_name, board))
+        self.sim.reset(board, palette(game_name, found.options), get_game(game_name).board())
+        self._sim_changed()
+
+    def stop_lesson(self) -> None:
+        self._submit(StopLesson())
 
     def sim_edit(self, action: str, space: str | None = None, token: str | None = None,
                  to: str | None = None, over: bool | None = None) -> None:

@@ -210,7 +210,7 @@
      spaces only lifted from start an arrow, spaces only put down on end one, a space both
      lifted from and put down on (a bumped ring's) lies between. */
   function drawTurn(svg, board, turn, r, mark, part) {
-    const kind = turn.hint ? "hint" : "computer";
+    const kind = turn.kind || (turn.hint ? "hint" : "computer");  // a lesson's step: "lesson"
     const id = `${svg.id}-turn-${kind}`;
     if (!svg.querySelector(`#${id}`)) {
       const mk = el("marker", { id, viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 4, markerHeight: 4,

@@ -409,6 +409,7 @@
     const c = live.computer, h = live.hint;
     if (mine(c) && !c.thinking) out.push({ steps: c.steps, done: c.done });
     if (mine(h) && !h.thinking) out.push({ steps: h.steps, done: 0, hint: true, label: t("hint") });
+    if (window.TRLesson) out.push(...window.TRLesson.turns(live));  // a first lesson's step (lesson.js)
     return out;
   }
 
@@ -570,6 +571,7 @@
     renderSeats();
     renderComputer();
     if (window.TRTeach) window.TRTeach.render(live, renderBoard);
+    if (window.TRLesson) window.TRLesson.render(live);
     renderLists();
     renderBoard();
     renderSim();
