@@ -10,6 +10,9 @@ end turn   on press: ``Declare(end_turn_move)`` — a turn end the board cannot 
 cycle      on press: highlight the next choice of an open question (wrapping); beeps its number
 hold       the *hold button* (confirm) held ``hold_time`` s: ``StartGame`` — the configured new
            game (``new_game``), or the game being played if another was started from the page
+lesson     cycle pressed within ``LESSON_WINDOW`` s of that new game: ``StartLesson`` — the new
+           game's first lesson instead (issue 31, item 3; no question is open on a new game, so
+           cycle has nothing else to do then)
 ========== =================================================================================
 
 A question of more than ``MAX_PANEL_CHOICES`` (9) choices is answered on the page: it sounds
@@ -45,7 +48,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from decisions import Choice, Command, Confirm, Decision, Declare, StartGame, Undo
+from decisions import Choice, Command, Confirm, Decision, Declare, StartGame, StartLesson, Undo
+from rules.lessons import GAMES as LESSON_GAMES
 
 from .beeper import (  # noqa: F401  (the patterns are part of the panel's interface)
     CHIRP, COMPUTER, COMPUTER_AGAIN, COUNT_FIVE, COUNT_ONE, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION,
@@ -55,6 +59,8 @@ from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pi
 from .schedule import Scheduler, ThreadScheduler, Timer
 
 log = logging.getLogger(__name__)
+
+LESSON_WINDOW = 3.0  # seconds after a long press's new game in which cycle starts its first lesson
 
 
 class _Managed:
@@ -361,6 +367,7 @@ class Panel(_Managed):
         self._mode = LightMode.READY
         self._phase: str | None = None
         self._game: str | None = None
+        self._lesson_offer: tuple[str, float] | None = None  # (the long press's game, until when)
         self.connected = True
 
     # -- life cycle -------------------------------------------------------------------------------
@@ -488,8 +495,14 @@ class Panel(_Managed):
             self._undo_held()
             return
         with self._lock:
+            offer, self._lesson_offer = self._lesson_offer, None
             if held:
                 command = self.next_game()
+                sound = HELD if command is not None else CHIRP
+                if command is not None:
+                    self._lesson_offer = (command.game, self.scheduler.now() + LESSON_WINDOW)
+            elif name == "cycle" and offer is not None and self.scheduler.now() <= offer[1]:
+                command = StartLesson(offer[0]) if offer[0] in LESSON_GAMES else None
                 sound = HELD if command is not None else CHIRP
             elif name in ("confirm", "cycle") and not self.on_panel:
                 sound = CHIRP  # too many choices to count by beeps: answered on the page
@@ -509,7 +522,7 @@ class Panel(_Managed):
             highlighted = self.highlighted
         if sound is not None:
             self.beeper.play(sound)
-        if name == "cycle" and self.on_highlight is not None and sound is not CHIRP:
+        if name == "cycle" and self.on_highlight is not None and sound is not CHIRP and not isinstance(command, StartLesson):
             self.on_highlight(highlighted)
         if command is not None:
             self.submit(command)  # outside the lock: a synchronous referee calls on_decision back

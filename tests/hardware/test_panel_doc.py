@@ -24,7 +24,7 @@ from hardware.schedule import ManualScheduler
 from rules import get_game
 from decisions import (
     Accepted, Ambiguous, Choice, ComputerMove, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored,
-    StartGame, Step, TakenBack, Undo,
+    StartGame, StartLesson, Step, TakenBack, Undo,
 )
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "wiring.md").read_text(encoding="utf-8")
@@ -251,7 +251,7 @@ BUTTON_ROWS = table("button")
 def test_the_button_table_says_when_each_button_acts():
     acts = {r[0]: r[1] for r in BUTTON_ROWS}
     assert acts == {"confirm": "release, before 3 s", "confirm held 3 s": "the 3 s mark, still held",
-                    "undo": "press", "end turn": "press", "cycle": "press"}
+                    "undo": "press", "end turn": "press", "cycle": "press", "cycle within 3 s of a held new game": "press"}
     assert f"held {HOLD:g} s" in DOC and PanelPins().confirm == 23
 
 
@@ -385,3 +385,47 @@ def test_the_drift_pattern_and_the_amber_blink_keep_time_on_the_real_clock():
         amber.assert_states_and_times([(0.0, False), (0.0, True), (0.5, False), (0.5, True), (0.5, False)])
     finally:
         factory.reset()
+
+
+def test_cycle_within_three_seconds_of_a_held_new_game_starts_its_first_lesson(rig):
+    """The lesson's gesture (docs/teaching.md): hold confirm for a new game, then cycle."""
+    panel, sched, sent, factory = rig
+    panel.on_decision(NewGame(1, 0, "gyges", position()))
+    press(factory, "confirm")
+    sched.advance(HOLD)
+    release(factory, "confirm")
+    sched.advance(2.9)
+    press(factory, "cycle")
+    release(factory, "cycle")
+    assert sent == [StartGame("gyges", {}, "default"), StartLesson("gyges")]
+    assert panel.beeper.last_pattern == HELD
+    sched.advance(1.0)
+    press(factory, "cycle")  # the offer is taken: cycle is cycle again (nothing to choose: a chirp)
+    release(factory, "cycle")
+    assert sent[-1] == StartLesson("gyges") and len(sent) == 2 and panel.beeper.last_pattern == CHIRP
+
+
+@pytest.mark.parametrize("wait, between", [(3.1, None), (1.0, "undo")])
+def test_cycle_too_late_or_after_another_button_is_only_cycle(rig, wait, between):
+    panel, sched, sent, factory = rig
+    panel.on_decision(NewGame(1, 0, "gyges", position()))
+    press(factory, "confirm")
+    sched.advance(HOLD)
+    release(factory, "confirm")
+    if between:
+        press(factory, between)
+        release(factory, between)
+    sched.advance(wait)
+    press(factory, "cycle")
+    release(factory, "cycle")
+    assert not any(isinstance(c, StartLesson) for c in sent)
+
+
+def test_a_held_new_game_with_no_lesson_yet_chirps_on_cycle(rig):
+    panel, sched, sent, factory = rig
+    panel.on_decision(NewGame(2, 0, "drift", {"game": "drift", "phase": "setup"}))
+    press(factory, "confirm")
+    sched.advance(HOLD)
+    release(factory, "confirm")
+    press(factory, "cycle")
+    assert sent == [StartGame("drift", {}, "default")] and panel.beeper.last_pattern == CHIRP
