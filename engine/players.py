@@ -76,8 +76,8 @@ class Engine:
         root = node = search.new_root(state)
         # A turn of several moves keeps half the budget for the moves after the first, each
         # searched again from where the tree is thin.
-        first_next = state.successor(moves[0])
-        several = not first_next.is_game_over() and first_next.to_move == mover
+        several = any(not after.is_game_over() and after.to_move == mover
+                      for after in (state.successor(m) for m in moves[:3]))
         chosen: list[tuple[State, object]] = []
         evaluation = None
         while len(chosen) < MAX_TURN:
