@@ -364,6 +364,9 @@ class LessonDone(Decision):
 class StableView:
     view: View
     time: float = 0.0
+    # When the board came to show it (the hand leaving, a sensor's change; None: ``time``): the
+    # moment a game clock switches (docs/clock.md).
+    made: float | None = None
 
 
 @dataclass(frozen=True)
@@ -400,6 +403,7 @@ class StartGame:
     setup: str = "start"  # start | default
     board: View | None = None
     seats: Seats | None = None
+    clock: str | None = None  # the time control ("10+5", "off"; None: the game's configured one)
 
 
 @dataclass(frozen=True)

@@ -513,6 +513,13 @@ class Journal:
             data["players"] = dict(players)
         if record.seats.by_side:  # the sides the computer played, at its level
             data["seats"] = record.seats.to_dict()
+        from .clock_journal import control_of, move_times  # the game clock's own tables (docs/clock.md)
+
+        control = control_of(self, game_id)
+        if control is not None:  # each player's milliseconds left after each move
+            data["clock"] = {"control": control, "times": move_times(self, game_id)}
+            if outcome is None and record.finished:  # a result the board did not give: lost on time
+                data["outcome"] = self.summary(game_id).outcome
         return data
 
 

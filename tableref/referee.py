@@ -51,6 +51,7 @@ from decisions import (
 from .computer_turn import ComputerTurn
 from .referee_seats import ComputerSeats
 from .referee_teach import Teaching
+from .referee_clock import GameClock
 from .referee_lesson import IN_LESSON, Lessons
 from .journal import GameRecord, Journal, JournalError, UnseenGroup, parse_sequence
 
@@ -59,7 +60,7 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[Decision], None]
 
 
-class Referee(ComputerSeats, Teaching, Lessons):
+class Referee(ComputerSeats, Teaching, Lessons, GameClock):
     def __init__(self, journal: Journal, record: GameRecord, *, max_sequence: int = 2) -> None:
         self.journal = journal
         self.record = record
@@ -143,8 +144,8 @@ class Referee(ComputerSeats, Teaching, Lessons):
     # -- the one entry point ----------------------------------------------------------------------
 
     def handle(self, item: Command) -> list[Decision]:
-        out = self._handle(item)
-        return out + self._think()
+        out = self._clocked(item, self._handle)  # the game clock moves with the game (referee_clock.py)
+        return out if self.record.finished else out + self._think()  # a game lost on time: nobody thinks
 
     def _handle(self, item: Command) -> list[Decision]:
         if isinstance(item, StableView):

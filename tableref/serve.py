@@ -344,7 +344,7 @@ class Service:
         with self._scan_lock:
             obs = sim.observation(time.monotonic())
             view = self.stabiliser.feed(obs)
-            candidate, last = self.stabiliser.candidate, self.stabiliser.last_stable
+            candidate, last, made = self.stabiliser.candidate, self.stabiliser.last_stable, self.stabiliser.made
         if sim.hand_over:
             self.table.set_source_status("hand", "hand over the board: waiting for it to move away")
         elif candidate is not None and candidate != last and view is None:
@@ -352,7 +352,7 @@ class Service:
         else:
             self.table.set_source_status("steady", "simulated board connected")
         if view is not None:
-            self.submit(StableView(view, obs.time))
+            self.submit(StableView(view, obs.time, made))
 
     def _scan_forever(self) -> None:
         while not self._stop.wait(self.scan_interval):

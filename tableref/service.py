@@ -60,7 +60,7 @@ def play_observations(
         for obs in observations:
             view = stabiliser.feed(obs)
             if view is not None:
-                loop.submit(StableView(view, obs.time))
+                loop.submit(StableView(view, obs.time, stabiliser.made))
     finally:
         loop.stop()
 

@@ -187,7 +187,7 @@ class Pump:
                             feed.set_status("connected", True)  # for a feed that says nothing more itself
                     view = self.stabiliser.feed(obs)
                     if view is not None:
-                        self.submit(StableView(view, obs.time))
+                        self.submit(StableView(view, obs.time, self.stabiliser.made))
                 return  # the source ended (a recording played out) or was stopped
             except Exception as exc:  # a device error must not take the page and the journal down
                 if self._stopping.is_set():

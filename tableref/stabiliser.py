@@ -57,6 +57,7 @@ class Stabiliser:
     def reset(self) -> None:
         """Forget everything: the candidate and the last stable view."""
         self._last_stable: View | None = None
+        self._made: float | None = None
         self._forget_candidate()
 
     def _forget_candidate(self) -> None:
@@ -70,6 +71,13 @@ class Stabiliser:
     def last_stable(self) -> View | None:
         """The view most recently reported stable, or ``None``."""
         return self._last_stable
+
+    @property
+    def made(self) -> float | None:
+        """When the board came to show the view last reported: the hand leaving it (a camera's
+        ``hands_clear_since``), else the view's first reading (a sensor's change). A game clock
+        switches then, not when the view settled (docs/clock.md)."""
+        return self._made
 
     @property
     def candidate(self) -> View | None:
@@ -102,6 +110,10 @@ class Stabiliser:
         if self._candidate == self._last_stable:
             return None  # back where we were after a flicker or a hand: nothing new
         self._last_stable = self._candidate
+        clear = obs.hands_clear_since
+        # A view first read long after the hand left (a flicker, the light) was not made by it
+        self._made = clear if clear is not None and math.isfinite(clear) and self._since - clear <= self.settle_time \
+            else self._since
         return self._candidate
 
     def _steady(self, obs: Observation) -> bool:

@@ -80,7 +80,8 @@ def _step(state: State, move: str | None, ply: int) -> dict[str, Any]:
 
 # The JSON record's keys (docs/journal.md); a club hub's copy adds where and when it was played.
 RECORD_REQUIRED = ("tableref_game", "game", "start", "moves")
-RECORD_OPTIONAL = ("options", "fidelity", "outcome", "board", "game_id", "players", "round", "created", "seats")
+RECORD_OPTIONAL = ("options", "fidelity", "outcome", "board", "game_id", "players", "round", "created", "seats",
+                   "clock")
 
 
 def import_record(journal: Journal, data: object) -> int:

@@ -1,0 +1,305 @@
+"""The referee's side of the game clock (issue 34, part 1; a mixin of
+:class:`~tableref.referee.Referee`; docs/clock.md).
+
+Whose clock runs follows the game: the clock runs for ``state.to_move`` and passes when an
+accepted move hands the turn on, at the moment the move was made on the board
+(``StableView.made``: the hand leaving, the sensor's change) — not when the referee judged it.
+Every board that moves nothing on (a move part-way, an obligation still to carry out, an illegal
+board, a question waiting for its answer) leaves the mover's clock running, because the clock
+only ever moves with an ``Accepted``. A turn of several moves keeps the clock too: ``to_move``
+does not change between them.
+
+A flag falls when the running time is out: checked on every item the referee handles, at that
+item's time (a board view at its ``made``; a tick ``grace`` seconds back, so that a move made
+just in time and still settling is not beaten by the tick). The game is then over on time,
+journalled. The clock's state is journalled at every change and every few seconds while it runs
+(tableref/clock_journal.py), so a restart resumes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from decisions import (Accepted, Confirm, Decision, Declare, GameOver, NewGame, StableView, StartGame,
+                       TakenBack, Undo, ChooseUnseen, PlayComputerMove)
+from decisions.clock import Clocks, ClockTick, ClockWarning, FlagFall, PauseClock, ResumeClock
+from rules import State, get_game
+
+from . import clock_journal
+from .clock import UNDO_POLICIES, Clock, ClockError, TimeControl, default_control, ms, parse_control
+
+log = logging.getLogger("tableref.referee")
+
+CLOCK_COMMANDS = (ClockTick, PauseClock, ResumeClock)
+# Phases that are the last mover's obligation, whoever the position names to move: DRIFT's rivers
+# are turned by the round's last player, whose turn ends only when they are (docs/rules/drift.md,
+# D19), though the position already names the first player.
+OBLIGATION_PHASES = frozenset({"drift"})
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """``[clock]`` (tableref/clock_config.py). ``control``: a time control, ``"default"`` (each
+    game's own, tableref.clock.DEFAULTS) or None (no clock); ``games``: a control per game over
+    it. ``undo``: ``restore`` | ``keep`` (tableref.clock.Clock). ``grace``: seconds a tick waits for
+    a move still settling before a flag falls. ``warn``: seconds left said aloud."""
+
+    control: str | None = None
+    games: Mapping[str, str] = field(default_factory=dict)
+    undo: str = "restore"
+    grace: float = 1.0
+    warn: tuple[int, ...] = (60, 10)
+    save_every: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.undo not in UNDO_POLICIES:
+            raise ClockError(f"clock undo must be one of {', '.join(UNDO_POLICIES)}, got {self.undo!r}")
+        for text in (self.control, *self.games.values()):
+            if text not in (None, "default"):
+                parse_control(text)  # refused now, not at the first game
+
+    def control_for(self, game: str, chosen: str | None = None) -> TimeControl | None:
+        """The control for a new game of ``game``: ``chosen`` at new game, else the game's own
+        setting, else ``control``."""
+        text = chosen if chosen is not None else self.games.get(game, self.control)
+        if text is None:
+            return None
+        return default_control(game) if text.strip().lower() == "default" else parse_control(text)
+
+
+def players_of(state: State) -> tuple[str, ...]:
+    sides = getattr(state, "players", None)  # DRIFT's 2-6 colours
+    return sides if isinstance(sides, tuple) and sides else tuple(get_game(state.game_name).players)
+
+
+class GameClock:
+    """Mixed into the referee. ``clock``: the current game's, or None (no clock)."""
+
+    clock: Clock | None = None
+    clock_settings: ClockSettings = ClockSettings()
+    # The time base of the observations, for commands that carry no time (a confirmation, an
+    # undo): time.monotonic in the service; None: the latest time any item carried.
+    clock_now: Callable[[], float] | None = None
+    clock_wall: Callable[[], float] = staticmethod(time.time)  # only to say how long the service was off
+    _clock_seen = 0.0
+    _clock_saved = 0.0
+    _clock_warned: frozenset = frozenset()
+
+    # -- start-up -----------------------------------------------------------------------------------
+
+    def setup_clock(self, settings: ClockSettings | None = None, at: float | None = None) -> list[Decision]:
+        """At start-up: resume the current game's journalled clock (the time the service was off
+        is nobody's, and shown), or start one for a game not begun yet."""
+        if settings is not None:
+            self.clock_settings = settings
+        at = self._clock_time_now() if at is None else at
+        self._clock_seen = max(self._clock_seen, at)
+        self.clock = None
+        if self.record.finished:
+            return []
+        saved = clock_journal.load_state(self.journal, self.record.id)
+        if saved is None:
+            if self.ply:
+                return []  # begun without a clock: it stays without one
+            return self._clock_new(None, at)
+        state, wall = saved
+        try:
+            clock = Clock.from_dict(state, at)
+        except (ClockError, KeyError, TypeError, ValueError) as exc:
+            log.error("game %s: the journalled clock is unreadable (%s): the game goes on without one",
+                      self.record.id, exc)
+            return []
+        # A power cut between a move's commit and the clock's: the clock catches up, the move
+        # counted as made now (or an undo, taken back now).
+        while len(clock.history) < self.ply:
+            self.clock = clock
+            clock.moved(self._clock_side(self.record.states[len(clock.history) + 1]), at)
+        while len(clock.history) > self.ply:
+            clock.undo(at)
+        self.clock = clock
+        off = max(0, ms(self.clock_wall() - wall))
+        self._clock_save(at)
+        return [self._clock_said(at, "restart", off)]
+
+    def _clock_new(self, chosen: str | None, at: float) -> list[Decision]:
+        try:
+            control = self.clock_settings.control_for(self.record.game, chosen)
+        except ClockError as exc:
+            self.clock = None
+            return [self.refuse("clock", str(exc))]
+        if control is None:
+            self.clock = None
+            return []
+        self.clock = Clock(control, players_of(self.state), undo=self.clock_settings.undo)
+        self.clock.start(self.state.to_move, at)
+        self._clock_warned = frozenset()
+        self._clock_save(at)
+        return [self._clock_said(at, "new game")]
+
+    def _clock_side(self, state: State) -> str | None:
+        """Whose clock runs in ``state``: the side to move, but for an obligation phase's."""
+        if state.phase in OBLIGATION_PHASES and self.clock is not None and self.clock.running is not None:
+            return self.clock.running
+        return state.to_move
+
+    # -- around every item ----------------------------------------------------------------------------
+
+    def _clocked(self, item: Any, handle: Callable[[Any], list[Decision]]) -> list[Decision]:
+        """Handle ``item`` (with ``handle``) on the clock: a flag first, then whatever the item did
+        to the game moves the clock at the item's time."""
+        at, check = self._clock_times(item)
+        if isinstance(item, CLOCK_COMMANDS):
+            return self._on_clock_command(item, at, check)
+        out: list[Decision] = []
+        over_on_time = self.clock is not None and self.clock.flagged is not None
+        if not over_on_time:
+            out += self._clock_flag(check)
+            over_on_time = bool(out)
+        if over_on_time and not isinstance(item, StartGame):
+            return out + self._over_on_time(item)
+        done = handle(item)
+        return out + done + self._clock_follow(item, done, at)
+
+    def _clock_times(self, item: Any) -> tuple[float, float]:
+        """When ``item`` happened, and when to check the flag for it."""
+        if isinstance(item, StableView):
+            self._clock_seen = max(self._clock_seen, item.time)
+            at = item.time if item.made is None else item.made
+            return at, at
+        if isinstance(item, ClockTick):
+            self._clock_seen = max(self._clock_seen, item.at)
+            return item.at, item.at - self.clock_settings.grace
+        given = getattr(item, "at", None)
+        at = self._clock_time_now() if given is None else given
+        return at, at - self.clock_settings.grace
+
+    def _clock_time_now(self) -> float:
+        if self.clock_now is None:
+            return self._clock_seen
+        now = self.clock_now()
+        self._clock_seen = max(self._clock_seen, now)
+        return now
+
+    def _on_clock_command(self, item: Any, at: float, check: float) -> list[Decision]:
+        clock = self.clock
+        if clock is None:
+            return [] if isinstance(item, ClockTick) else [self.refuse("clock", "this game has no clock")]
+        if isinstance(item, PauseClock) or isinstance(item, ResumeClock):
+            if clock.flagged is not None or self.record.finished:
+                return [self.refuse("clock", "the game is over")]
+            out = self._clock_flag(check)
+            if out:
+                return out
+            (clock.pause if isinstance(item, PauseClock) else clock.resume)(at)
+            self._clock_save(at)
+            return [self._clock_said(at, "paused" if clock.paused else "resumed")]
+        out = self._clock_flag(check)
+        if out or clock.running is None:
+            return out
+        out += self._clock_warnings(at)
+        if at - self._clock_saved >= self.clock_settings.save_every:
+            self._clock_save(at)  # a power cut loses at most this much of the running clock
+        return out
+
+    def _clock_follow(self, item: Any, done: list[Decision], at: float) -> list[Decision]:
+        """Move the clock with what handling the item did to the game."""
+        out: list[Decision] = []
+        new = next((d for d in done if isinstance(d, NewGame) and not d.resumed), None)
+        if new is not None:  # decisions before it were the old game's, closed as it stood
+            chosen = item.clock if isinstance(item, StartGame) else "off"  # a lesson is not on the clock
+            out += self._clock_new(chosen, at)
+            done = done[done.index(new) + 1:]
+        clock = self.clock
+        if clock is None:
+            return out
+        why, seqs = "", None
+        for d in done:
+            if isinstance(d, Accepted) and d.game_id == self.record.id and d.ply <= self.ply:
+                clock.moved(self._clock_side(self.record.states[d.ply]), at)
+                if seqs is None:
+                    seqs = self.journal._standing_seqs(self.record.id)  # noqa: SLF001
+                clock_journal.save_move(self.journal, self.record.id, seqs[d.ply - 1], clock.times(at),
+                                        clock.to_dict(at), self.clock_wall())
+                self._clock_saved = at
+                why = "move"
+            elif isinstance(d, TakenBack) and clock.history:
+                clock.undo(at)
+                why = "undo"
+            elif isinstance(d, GameOver):
+                clock.stop(at)
+                why = "game over"
+        if why:
+            self._clock_save(at)
+            out.append(self._clock_said(at, why))
+        return out
+
+    # -- the flag -------------------------------------------------------------------------------------
+
+    def _clock_flag(self, at: float) -> list[Decision]:
+        clock = self.clock
+        if clock is None or clock.flagged is not None or self.record.finished:
+            return []
+        side = clock.flag(at)
+        if side is None:
+            return []
+        others = [s for s in clock.sides if s != side]
+        # Loss on time; with more than two players no winner is named: the event's arbiter says
+        outcome = {"winner": others[0] if len(others) == 1 else None, "reason": f"{side} loses on time",
+                   "scores": {}}
+        self._outdate()
+        clock_journal.finish_on_time(self.journal, self.record, outcome, clock.to_dict(at), self.clock_wall())
+        self._clock_saved = at
+        times = clock.times(at)
+        return [self._emit(FlagFall(self.record.id, self.ply, side, outcome, times)),
+                self._emit(GameOver(self.record.id, self.ply, outcome)),
+                self._clock_said(at, "flag")]
+
+    def _over_on_time(self, item: Any) -> list[Decision]:
+        """The game is over on time: the board is not judged, commands on it are refused."""
+        if isinstance(item, StableView):
+            self.last_view = item.view  # a new game holds the board as it is
+            return []
+        if isinstance(item, (Confirm, Undo, Declare, ChooseUnseen, PlayComputerMove)):
+            return [self.refuse(type(item).__name__.lower(), f"the game is over: {self.clock.flagged} lost on time")]
+        return []
+
+    def _clock_warnings(self, at: float) -> list[Decision]:
+        clock = self.clock
+        side = clock.running
+        left = clock.remaining_ms(side, at)
+        warned = {(s, w) for s, w in self._clock_warned if s != side or left <= w * 1000}  # an increment re-arms
+        out = []
+        for w in sorted(self.clock_settings.warn, reverse=True):
+            if left <= w * 1000 and (side, w) not in warned:
+                warned.add((side, w))
+                if left > (w - 1) * 1000:  # only as the clock passes it, not all at once after a restart
+                    out.append(self._emit(ClockWarning(self.record.id, self.ply, side, w)))
+        self._clock_warned = frozenset(warned)
+        return out[-1:]
+
+    # -- saying and saving ----------------------------------------------------------------------------
+
+    def _clock_said(self, at: float, why: str, off_ms: int = 0) -> Decision:
+        clock = self.clock
+        return self._emit(Clocks(self.record.id, self.ply, clock.control.text(), clock.times(at), clock.running,
+                                 clock.paused, clock.flagged, off_ms, why))
+
+    def _clock_save(self, at: float) -> None:
+        clock_journal.save_state(self.journal, self.record.id, self.clock.to_dict(at), self.clock_wall())
+        self._clock_saved = at
+
+    def clock_snapshot(self, at: float | None = None) -> dict[str, Any] | None:
+        """The clocks now, for a page that opens mid-game (as :class:`Clocks`' JSON)."""
+        if self.clock is None:
+            return None
+        at = self._clock_time_now() if at is None else at
+        return self._clock_said_quiet(at)
+
+    def _clock_said_quiet(self, at: float) -> dict[str, Any]:
+        clock = self.clock
+        return Clocks(self.record.id, self.ply, clock.control.text(), clock.times(at), clock.running,
+                      clock.paused, clock.flagged).to_dict()
