@@ -35,6 +35,7 @@ from .hub.settings import HubConfig, read_board_hub
 from .hub.settings import check_files as check_hub_files
 from .opponent_config import OpponentConfig, read_opponent
 from .teach_config import TeachConfig, read_teach
+from .clock_config import ClockSettings, read_clock
 from .voice.settings import VoiceConfig, read_voice
 
 DEFAULT_GAME = "gyges"
@@ -181,6 +182,7 @@ class Config:
     hub: HubConfig | None = None  # [hub]: publish to the club hub (docs/hub.md)
     opponent: OpponentConfig = field(default_factory=OpponentConfig)  # [opponent]: docs/opponent.md
     teach: TeachConfig = field(default_factory=TeachConfig)  # [teach]: docs/teaching.md
+    clock: ClockSettings = field(default_factory=ClockSettings)  # [clock]: docs/clock.md
 
     @property
     def journal_path(self) -> Path:
@@ -353,8 +355,9 @@ class _Reader:
         hub = read_board_hub(self, top.table("hub"))
         opponent = read_opponent(self, top.table("opponent"))
         teach = read_teach(self, top.table("teach"))
+        clock = read_clock(self, top.table("clock"))
         top.done()
-        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent, teach)
+        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent, teach, clock)
 
 
     def game(self, t: _Table) -> GameConfig:

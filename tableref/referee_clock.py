@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from decisions import (Accepted, Confirm, Decision, Declare, GameOver, NewGame, StableView, StartGame,
@@ -30,7 +29,8 @@ from decisions.clock import Clocks, ClockTick, ClockWarning, FlagFall, PauseCloc
 from rules import State, get_game
 
 from . import clock_journal
-from .clock import UNDO_POLICIES, Clock, ClockError, TimeControl, default_control, ms, parse_control
+from .clock import Clock, ClockError, ms
+from .clock_config import ClockSettings
 
 log = logging.getLogger("tableref.referee")
 
@@ -39,36 +39,6 @@ CLOCK_COMMANDS = (ClockTick, PauseClock, ResumeClock)
 # are turned by the round's last player, whose turn ends only when they are (docs/rules/drift.md,
 # D19), though the position already names the first player.
 OBLIGATION_PHASES = frozenset({"drift"})
-
-
-@dataclass(frozen=True)
-class ClockSettings:
-    """``[clock]`` (tableref/clock_config.py). ``control``: a time control, ``"default"`` (each
-    game's own, tableref.clock.DEFAULTS) or None (no clock); ``games``: a control per game over
-    it. ``undo``: ``restore`` | ``keep`` (tableref.clock.Clock). ``grace``: seconds a tick waits for
-    a move still settling before a flag falls. ``warn``: seconds left said aloud."""
-
-    control: str | None = None
-    games: Mapping[str, str] = field(default_factory=dict)
-    undo: str = "restore"
-    grace: float = 1.0
-    warn: tuple[int, ...] = (60, 10)
-    save_every: float = 5.0
-
-    def __post_init__(self) -> None:
-        if self.undo not in UNDO_POLICIES:
-            raise ClockError(f"clock undo must be one of {', '.join(UNDO_POLICIES)}, got {self.undo!r}")
-        for text in (self.control, *self.games.values()):
-            if text not in (None, "default"):
-                parse_control(text)  # refused now, not at the first game
-
-    def control_for(self, game: str, chosen: str | None = None) -> TimeControl | None:
-        """The control for a new game of ``game``: ``chosen`` at new game, else the game's own
-        setting, else ``control``."""
-        text = chosen if chosen is not None else self.games.get(game, self.control)
-        if text is None:
-            return None
-        return default_control(game) if text.strip().lower() == "default" else parse_control(text)
 
 
 def players_of(state: State) -> tuple[str, ...]:

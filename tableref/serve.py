@@ -40,6 +40,9 @@ from .journal import Journal, JournalError
 from .malloc_tuning import tune_malloc
 from .opponent import Opponent, OpponentSettings
 from .opponent_config import OpponentConfig
+from decisions.clock import ClockTick
+from .clock import ClockError
+from .clock_config import ClockSettings, with_clock_flag
 from .referee import Referee, RefereeLoop
 from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
 from .stabiliser import Stabiliser
@@ -89,6 +92,7 @@ class Service:
         seats: Seats | None = None,
         opponent: OpponentConfig | None = None,
         teach: bool | None = None,
+        clock: ClockSettings | None = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
@@ -97,6 +101,8 @@ class Service:
         self.opponent_config = opponent or OpponentConfig()
         self.opponent: Opponent | None = None
         self.teach = (hub is None) if teach is None else teach  # [teach] destinations: on at home, off at a club
+        self.clock_settings = clock or ClockSettings()  # [clock], --clock: docs/clock.md
+        self._ticker: threading.Thread | None = None
         self.fidelity, self.new, self.threaded = fidelity, new, threaded
         self.scan_interval, self.heartbeat, self.pin_hash = scan_interval, heartbeat, pin_hash
         self.settle, self.readings = settle, readings
@@ -139,7 +145,7 @@ class Service:
                    settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
                    source=None if browser else src, panel=config.panel if config.panel.enabled else None,
                    voice=config.voice, hub=config.hub, seats=config.game.seats, opponent=config.opponent,
-                   teach=config.teach.on(club=config.hub is not None), **kw)
+                   teach=config.teach.on(club=config.hub is not None), clock=config.clock, **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -176,6 +182,7 @@ class Service:
             raise
         record = self.referee.record
         self.referee.teach = self.teach  # a Lifted decision for a piece in the hand (docs/teaching.md)
+        self.referee.clock_now = time.monotonic  # the observations' own time base (docs/clock.md)
         if feed is not None and self.referee.ply > 0:
             feed.resume([s.view(self.fidelity) for s in record.states], Stabiliser(self.settle, self.readings))
         sim = None
@@ -231,6 +238,7 @@ class Service:
         if self.threaded:
             self.opponent.start()
         self.referee.greeting()
+        self.referee.setup_clock(self.clock_settings, time.monotonic())  # resumed from the journal, or begun
         if self.threaded:
             if self.publisher is not None:
                 self.publisher.start()
@@ -240,6 +248,8 @@ class Service:
             else:
                 self._scanner = threading.Thread(target=self._scan_forever, name="board-scanner", daemon=True)
                 self._scanner.start()
+            self._ticker = threading.Thread(target=self._tick_forever, name="clock-tick", daemon=True)
+            self._ticker.start()
         if sim is not None:
             self.scan()
         return self
@@ -303,6 +313,9 @@ class Service:
         if self._scanner is not None:
             self._scanner.join(5)
             self._scanner = None
+        if self._ticker is not None:
+            self._ticker.join(5)
+            self._ticker = None
         if self.opponent is not None:
             self.opponent.stop()  # a search in hand is cut short; its answer is never sent
         if self._loop is not None:
@@ -361,6 +374,11 @@ class Service:
             except Exception:  # a bad scan must not stop the board being read
                 log.exception("board scan failed")
 
+    def _tick_forever(self) -> None:
+        """Once a second, the game clock's tick: a flag may fall with no board change at all."""
+        while not self._stop.wait(1.0):
+            self.submit(ClockTick(time.monotonic()))
+
     # -- watching ---------------------------------------------------------------------------
 
     def _on_source_status(self, status: SourceStatus) -> None:
@@ -414,6 +432,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--computer", metavar="SIDE:LEVEL", action="append", default=[],
                    help="the computer plays SIDE at LEVEL 1-5 (north:3; DRIFT: red:2); repeatable; "
                         "over the config's [game.seats]; a new game only (a resumed game keeps its seats)")
+    p.add_argument("--clock", metavar="CONTROL", default=None,
+                   help='the game clock: "10+5" (Fischer), "10d5" (Bronstein), "40/90,30", "default" (the '
+                        'game\'s own) or "off" (over [clock] control; docs/clock.md)')
     p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     p.add_argument("--journal", type=Path, default=None,
                    help="journal file (default: the config's data.dir, else $TABLEREF_JOURNAL or "
@@ -470,7 +491,11 @@ def build_service(args: argparse.Namespace) -> tuple[Config, Service]:
         game = replace(game, seats=Seats({**game.seats.by_side, **seats.by_side}))
     stab = replace(config.stabiliser, **{k: v for k, v in (("settle", args.settle), ("readings", args.readings))
                                          if v is not None})
-    config = replace(config, source=src, game=game, stabiliser=stab)
+    try:
+        clock = with_clock_flag(config.clock, getattr(args, "clock", None))
+    except ClockError as exc:
+        raise ConfigError("<command line>", "--clock", str(exc)) from None
+    config = replace(config, source=src, game=game, stabiliser=stab, clock=clock)
     return config, Service.from_config(config, admin_path=args.admin_file, new=args.new)
 
 
