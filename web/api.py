@@ -17,6 +17,7 @@ from decisions.seats import MAX_LEVEL, MIN_LEVEL
 from rules import RulesError, game_names, get_game
 from rules.strict import refuse_duplicates
 from tableref.i18n import catalog
+from tableref.clock import ClockError, parse_control
 from tableref.journal import Journal, JournalError
 
 from . import records
@@ -246,10 +247,14 @@ def new_game() -> Any:
     seats = body.get("seats") or {}
     if not isinstance(seats, dict):
         return _error("'seats' must be an object of side -> 'person' or 'computer:N'", 400)
+    clock = body.get("clock") or None  # the time control: "10+5", "off"; none: the configured one
     try:
+        if clock is not None:
+            parse_control(str(clock))  # ClockError (a ValueError) says what is wrong
         opts = table().new_game(str(body.get("game") or table().snapshot()["game"]), options,
-                                str(body.get("setup") or "start"), Seats.from_dict(seats))
-    except (RulesError, SimBoardError, SeatError) as exc:
+                                str(body.get("setup") or "start"), Seats.from_dict(seats),
+                                None if clock is None else str(clock))
+    except (RulesError, SimBoardError, SeatError, ClockError) as exc:
         return _error(str(exc), 400)
     return jsonify(queued=True, options=opts), 202
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template
 
-from . import api, auth, i18n, lesson, setup, stream, teach, voice
+from . import api, auth, clock, i18n, lesson, setup, stream, teach, voice
 from .auth import AdminStore, Throttle
 from .live import LiveTable
 
@@ -51,6 +51,7 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     app.register_blueprint(setup.bp)  # the camera's set-up page (/setup)
     app.register_blueprint(teach.bp)  # teaching: the toggle, "show me" (web/teach.py)
     app.register_blueprint(lesson.bp)  # a first lesson (web/lesson.py)
+    app.register_blueprint(clock.bp)  # the game clock: pause, resume (web/clock.py)
     app.context_processor(i18n.context)  # the page's strings in the reader's language
 
     @app.after_request

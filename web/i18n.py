@@ -89,6 +89,15 @@ def _lesson_messages() -> tuple[str, ...]:
 SCRIPT_MESSAGES = SCRIPT_MESSAGES + _lesson_messages()
 
 
+def _clock_messages() -> tuple[str, ...]:
+    from .clock import SCRIPT_WORDS  # the game clock (web/static/clock.js)
+
+    return SCRIPT_WORDS
+
+
+SCRIPT_MESSAGES = SCRIPT_MESSAGES + _clock_messages()
+
+
 def page_language() -> str:
     shipped = languages()
     chosen = request.cookies.get(COOKIE, "")

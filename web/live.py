@@ -30,6 +30,8 @@ from .i18n import translations
 from .page_words import log_phrase
 from .simboard import SimBoard
 from .lesson import LessonDesk
+from .clock import CLOCK_DECISIONS, ClockDesk
+from decisions.clock import PauseClock, ResumeClock
 from .teach import TeachDesk
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,7 @@ class LiveTable:
         self._i18n: dict[str, dict[str, str]] | None = None
         self.teach = TeachDesk(teach)  # teaching: on or off, and the piece the board shows lifted (web/teach.py)
         self.lesson = LessonDesk()  # a first lesson's step (web/lesson.py)
+        self.clock = ClockDesk()  # the game clock (web/clock.py)
         self._set_game(game_id, state, list(moves), dict(options))
 
     # -- the referee's side ------------------------------------------------------------------
@@ -97,7 +100,14 @@ class LiveTable:
                 snapshot = self._snapshot()
             self.broadcaster.publish("decision", {"decision": decision.to_dict(), "live": snapshot})
             return
+        if isinstance(decision, CLOCK_DECISIONS):  # the game clock: shown large, never a line of the log
+            with self._lock:
+                self.clock.fold(decision)
+                snapshot = self._snapshot()
+            self.broadcaster.publish("decision", {"decision": decision.to_dict(), "live": snapshot})
+            return
         with self._lock:
+            self.clock.fold(decision)
             self.teach.fold(decision)
             self.lesson.fold(decision)
             self._fold(decision)
@@ -275,7 +285,7 @@ class LiveTable:
             "recent": list(self._recent), "source": dict(self._source),
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
             "seats": self._seats.to_dict(), "computer": self._computer, "hint": self._hint,
-            "teach": self.teach.to_dict(), "lesson": self.lesson.to_dict(),
+            "teach": self.teach.to_dict(), "lesson": self.lesson.to_dict(), "clock": self.clock.to_dict(),
             "i18n": self._translations(),
         }
 
@@ -331,7 +341,7 @@ class LiveTable:
         self._submit(AskHint(level))
 
     def new_game(self, game_name: str, options: Mapping[str, Any] | Sequence[str], setup: str,
-                 seats: Seats | None = None) -> dict[str, Any]:
+                 seats: Seats | None = None, clock: str | None = None) -> dict[str, Any]:
         """Check the game, options and seats (``RulesError``/``SeatError`` say what is wrong),
         set the simulated board up for it, then ask the referee for the new game."""
         if setup not in SETUPS:
@@ -343,15 +353,19 @@ class LiveTable:
         with self._lock:
             self._pending_options = (game_name, dict(opts))
         if self.sim is None:
-            self._submit(StartGame(game_name, opts, setup, seats=seats))
+            self._submit(StartGame(game_name, opts, setup, seats=seats, clock=clock))
             return opts
         # The new game is asked for first, carrying the board it sets up: the old game closes
         # as it stood and never judges the reset board (it would read it as a takeback).
         board = start.view(self.fidelity)
-        self._submit(StartGame(game_name, opts, setup, board=board, seats=seats))
+        self._submit(StartGame(game_name, opts, setup, board=board, seats=seats, clock=clock))
         self.sim.reset(board, palette(game_name, opts), game.board())
         self._sim_changed()
         return opts
+
+    def pause_clock(self, pause: bool) -> None:
+        """The admin stops or starts every clock (web/clock.py)."""
+        self._submit(PauseClock() if pause else ResumeClock())
 
     def start_lesson(self, game_name: str) -> None:
         """The game's first lesson (rules/lessons): a new game from its start, the simulated board

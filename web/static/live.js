@@ -383,7 +383,7 @@
     }
     try {
       await window.TR.post("/api/new-game", { game: $("#ng-game").value, setup: $("#ng-setup").value, options,
-        seats: dialogSeats() });
+        seats: dialogSeats(), clock: ($("#ng-clock") && $("#ng-clock").value.trim()) || undefined });
       $("#newgame-dialog").close();
     } catch (e) {
       $("#ng-error").textContent = e.message;
@@ -572,6 +572,7 @@
     renderComputer();
     if (window.TRTeach) window.TRTeach.render(live, renderBoard);
     if (window.TRLesson) window.TRLesson.render(live);
+    if (window.TRClock) window.TRClock.render(live);  // the game clock (clock.js)
     renderLists();
     renderBoard();
     renderSim();
