@@ -3,6 +3,10 @@
 Each event has an id ``<run>-<seq>``. A client that reconnects with ``Last-Event-ID`` gets
 every event it missed, if the log still holds them and the id is from this run of the
 server; otherwise (``None`` from :meth:`Broadcaster.after`) it must be sent a snapshot.
+
+The log is bounded in bytes as well as in events: every event carries the whole live table,
+so a backlog longer than a minute or so is worth no more to a client than one snapshot, and
+500 whole tables were 4-15 MB held for good (the club-evening soak, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -38,16 +42,25 @@ def to_json(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+# About a minute of a busy table's events (a Gygès table's are ~8 KB): EventSource comes back
+# within seconds of a dropped connection; a client away longer gets one snapshot instead.
+LOG_BYTES = 1024 * 1024
+
+
 class Broadcaster:
     """Thread-safe: the referee thread publishes, request threads wait and read."""
 
-    def __init__(self, capacity: int = 500) -> None:
+    def __init__(self, capacity: int = 500, max_bytes: int = LOG_BYTES) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity!r}")
+        if max_bytes < 1:
+            raise ValueError(f"max_bytes must be >= 1, got {max_bytes!r}")
         # A new run token per server start, so an id from before a restart is never
         # mistaken for one of this run's (sequence numbers start again at 0).
         self.run = secrets.token_hex(4)
-        self._log: deque[Event] = deque(maxlen=capacity)
+        self.capacity, self.max_bytes = capacity, max_bytes
+        self._log: deque[Event] = deque()
+        self._bytes = 0  # the texts' length in the log (compact JSON is ASCII: bytes too)
         self._seq = 0
         self._closed = False
         self._cond = threading.Condition()
@@ -62,6 +75,12 @@ class Broadcaster:
         return f"{self.run}-{self.last_seq}"
 
     @property
+    def log_bytes(self) -> int:
+        """The length of the event texts the log holds (at most ``max_bytes``, or one event)."""
+        with self._cond:
+            return self._bytes
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
@@ -71,6 +90,10 @@ class Broadcaster:
             self._seq += 1
             event = Event(self.run, self._seq, kind, payload)
             self._log.append(event)
+            self._bytes += len(payload)
+            # The oldest go first; the newest always stays, however large.
+            while len(self._log) > 1 and (len(self._log) > self.capacity or self._bytes > self.max_bytes):
+                self._bytes -= len(self._log.popleft().payload)
             self._cond.notify_all()
             return event
 
