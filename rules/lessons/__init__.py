@@ -2,10 +2,12 @@
 board, as data.
 
 A :class:`Lesson` is a start (the game's ``start`` or ``default`` setup, with options) and
-:class:`Step` values. Each step is either the learner's (``by="you"``: one move to make on the
-board) or the lesson's (``by="lesson"``: the other side's moves, which the learner carries out
-by hand like the computer's), with what to do and what just happened as phrases (the catalogs
-translate them). A step with no moves is the set-up: done when the board shows the start.
+:class:`Step` values. Each step is either the learner's (``by="you"``: a move to make on the
+board — or a few, the rest of a turn, drawn one by one) or the lesson's (``by="lesson"``: the
+other side's moves, which the learner carries out by hand like the computer's), with what to do
+and what just happened as phrases (the catalogs translate them). A move the board cannot show
+(DRIFT's ``end``) is declared by the referee as soon as the moves before it are on the board. A
+step with no moves is the set-up: done when the board shows the start.
 
 :func:`lesson` checks a lesson against the rules when it is loaded: every move is legal in turn,
 every step reaches what it says (its ``reaches`` check on the positions before and after) and
@@ -29,7 +31,7 @@ from ..registry import get_game
 YOU, BY_LESSON = "you", "lesson"
 
 # The games with a lesson, each a module of this package holding ``LESSON``.
-GAMES = ("gyges", "anacund")
+GAMES = ("gyges", "anacund", "annihilation", "drift", "annelids")
 
 
 class LessonError(RulesError):
@@ -40,7 +42,7 @@ class LessonError(RulesError):
 class Step:
     do: Phrase  # what to do ("Move your single ring from f1 one space forward, to f2")
     then: Phrase  # what just happened, said once the board shows it
-    moves: tuple[str, ...] = ()  # notation; none: the set-up (the board shows the start)
+    moves: tuple[str, ...] = ()  # notation, made in turn; none: the set-up (the board shows the start)
     by: str = YOU  # YOU: the learner's move; BY_LESSON: the other side's, carried out like the computer's
     # What the step shows, checked on (before, moves, after): a bounce, a bump, a capture…
     reaches: Callable[[State, tuple[str, ...], State], bool] | None = field(default=None, compare=False)
@@ -77,8 +79,6 @@ def _walk(lesson: Lesson) -> tuple[State, ...]:
             raise LessonError(f"{where}: 'by' is {step.by!r}, not {YOU!r} or {BY_LESSON!r}")
         if not step.moves and i != 1:
             raise LessonError(f"{where}: only the first step (the set-up) may have no move")
-        if step.by == YOU and len(step.moves) > 1:
-            raise LessonError(f"{where}: the learner's step is one move")
         before = s
         for text in step.moves:
             if s.is_game_over():
@@ -87,9 +87,10 @@ def _walk(lesson: Lesson) -> tuple[State, ...]:
             if (mover == lesson.you) != (step.by == YOU):
                 raise LessonError(f"{where}: {text} is {mover}'s, not the {step.by}'s to play")
             try:
-                s = s.apply(s.parse_move(text))  # parse_move refuses a move that is not legal here
+                after = s.apply(s.parse_move(text))  # parse_move refuses a move that is not legal here
             except RulesError as exc:
                 raise LessonError(f"{where}: {exc}") from exc
+            s = after
         if step.reaches is not None and not step.reaches(before, step.moves, s):
             raise LessonError(f"{where}: {' '.join(step.moves)} does not show {step.shows or 'what it says'}")
         if s.is_game_over() and i != len(lesson.steps):

@@ -1,8 +1,8 @@
 """A first lesson in a real browser (issue 31, item 3), against ``tableref serve``'s simulated
 board: started from the new-game dialog's "First lesson", every step made by clicking the board
 as the card says and draws it, to the end; one wrong step refused with the reason and put right.
-Screenshots at 1280 and 390 px, English and French, into tests/artifacts/ and docs/
-(lesson-<game>-<width>[-fr].png)."""
+Screenshots at 1280 and 390 px, English and French, into tests/artifacts/
+(lesson-<game>-<width>[-fr].png), Gygès' and Anacund's copied into docs/."""
 
 from __future__ import annotations
 
@@ -13,20 +13,22 @@ import pytest
 
 from browserhelp import choose_pin, open_page
 from opponenthelp import carry_out, live, poll, position, serving
-from rules import Fidelity
-from rules.lessons import lesson
+from rules import Fidelity, View
+from rules.lessons import GAMES, lesson
 
 KIND = Fidelity.KIND
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
-# The wrong step each lesson puts right: (before step n, the move tried, what the card says why)
+# The wrong step each lesson puts right: before step n, a piece moved from a space (None: from the
+# box) to another, and what the card says why.
 WRONG = {
-    # the bounce step: a ring off the closest line (row 1 still has rings)
-    "gyges": (8, ("f2", "f3"), "is not on your closest line"),
-    # the capture step: a piece from a group of 5 on a square numbered 2
-    "anacund": (8, (None, "t14"), "t14 is a 2"),
+    "gyges": (8, "f2", "1", "f3", "is not on your closest line"),  # the bounce step; row 1 still has rings
+    "anacund": (8, None, "A", "t14", "t14 is a 2"),  # the capture step; a group of 2 is not A's
+    "annihilation": (6, "ex_white", "W5", "c3", "a carrier enters play on White's own point of emergence"),
+    "drift": (3, "O0", "red-II", "O5", "moves at 2"),  # river entry
+    "annelids": (2, None, "segment", "a4n", "touches no annelid"),
 }
-
+IN_DOCS = ("gyges", "anacund")  # the docs keep these two games' screenshots; tests/artifacts has all
 
 def card_step(page) -> str:
     return page.get_attribute("#lesson", "data-step") or ""
@@ -47,34 +49,30 @@ def shoot(page, artifacts, name, width):
     bottom = max(card["y"] + card["height"], board["y"] + board["height"]) + 8
     page.screenshot(path=str(artifacts / name), full_page=True, clip={"x": 0, "y": 0, "width": width,
                                                                       "height": min(bottom, 1000 if width > 600 else 2000)})
-    shutil.copy(artifacts / name, DOCS / name)
+    if name.split("-")[1] in IN_DOCS:
+        shutil.copy(artifacts / name, DOCS / name)
 
 
 def wrong_step(page, game, snap):
-    """The board shows something else than the step: refused, the reason, the step said again;
-    then put back."""
-    _, (src, dst), why = WRONG[game]
+    """The board shows something else than the step: refused, the reason, the step said again."""
+    _, src, token, dst, why = WRONG[game]
     state = position(snap)
-    tried = dict(state.view(KIND))
-    if src is None:  # a piece from the box
-        tried[dst] = ["A"]
-    else:
-        tried[dst] = tried.pop(src)
-    from rules import View
-
+    tried = {space: list(tokens) for space, tokens in dict(state.view(KIND)).items()}
+    if src is not None:
+        tried[src].remove(token)
+    tried.setdefault(dst, []).append(token)
     tried = View(tried)
     carry_out(page, state.view(KIND), tried)
     page.wait_for_selector("#decision[data-kind='illegal'] .why .said")
     said = page.inner_text("#decision .why .said")
-    if why:
-        assert why in said, said
+    assert why in said, said
     assert page.locator("#decision li").count() >= 1  # what to put back
     poll(lambda: live(page)["lesson"]["repeated"], "the step said again")
     assert live(page)["moves"] == snap["moves"]
     return state, tried
 
 
-@pytest.mark.parametrize("game", ["gyges", "anacund"])
+@pytest.mark.parametrize("game", GAMES)
 def test_a_first_lesson_to_its_end_with_a_wrong_step_put_right(browser, tmp_path, artifacts, game):
     found = lesson(game)
     with serving(tmp_path, "--game", game) as url:
@@ -107,20 +105,23 @@ def test_a_first_lesson_to_its_end_with_a_wrong_step_put_right(browser, tmp_path
                 assert fr.inner_text("#lesson .headline").startswith("Leçon : étape")
                 carry_out(page, tried, state.view(KIND))  # put right
                 poll(lambda: live(page)["board_status"]["kind"] == "ok", "the board put back")
-            for k, text in enumerate(step.moves):
+            for text in step.moves:
+                made += 1
+                snap = live(page)
+                if len(snap["moves"]) >= made:
+                    continue  # a move the board cannot show (DRIFT's end of a turn): declared by the lesson
                 shown = todo(page)[0]
                 assert shown["move"] == text
-                for sp in shown["lift"]:  # the move drawn on the board
-                    assert page.locator(f'#board .b-lift.lesson[data-space="{sp}"]').count(), sp
-                snap = live(page)
+                for sp in shown["lift"] or shown["place"]:  # the move drawn on the board
+                    assert page.locator(f'#board .b-lift.lesson[data-space="{sp}"], '
+                                        f'#board .b-place.lesson[data-space="{sp}"]').count(), sp
                 state = position(snap)
                 carry_out(page, state.view(KIND), state.apply_text(text).view(KIND), lift=shown["lift"],
                           place=shown["place"])
-                made += 1
-                poll(lambda: len(live(page)["moves"]) == made, f"{text} accepted")
+                poll(lambda: len(live(page)["moves"]) >= made, f"{text} accepted")
         page.wait_for_selector("#lesson[data-step='done']")
         assert page.inner_text("#lesson .end") == found.end.text
-        assert live(page)["moves"] == [m for s in found.steps for m in s.moves]
+        poll(lambda: live(page)["moves"] == [m for s in found.steps for m in s.moves], "every move of the lesson")
         fr.wait_for_selector("#lesson[data-step='done']")
         assert fr.inner_text("#lesson .headline") == "Leçon terminée"
         if found.game_over:

@@ -421,7 +421,10 @@ def test_cycle_too_late_or_after_another_button_is_only_cycle(rig, wait, between
     assert not any(isinstance(c, StartLesson) for c in sent)
 
 
-def test_a_held_new_game_with_no_lesson_yet_chirps_on_cycle(rig):
+def test_a_held_new_game_with_no_lesson_yet_chirps_on_cycle(rig, monkeypatch):
+    import hardware.panel
+
+    monkeypatch.setattr(hardware.panel, "LESSON_GAMES", ("gyges",))  # every game has one now: pretend
     panel, sched, sent, factory = rig
     panel.on_decision(NewGame(2, 0, "drift", {"game": "drift", "phase": "setup"}))
     press(factory, "confirm")

@@ -19,7 +19,7 @@ def test_every_step_is_legal_in_turn_and_shows_what_it_says(game):
     assert len(states) == len(found.steps) + 1
     assert not found.steps[0].moves, "the first step is the set-up"
     mine = [s for s in found.steps[1:] if s.by == YOU]
-    assert mine and all(len(s.moves) == 1 for s in mine)
+    assert mine and all(s.moves for s in found.steps[1:])
     assert any(s.by == BY_LESSON for s in found.steps)
     for step, before in zip(found.steps, states):
         for text in step.moves:
@@ -32,6 +32,23 @@ def test_gyges_covers_each_height_the_closest_line_a_bounce_a_bump_and_the_thron
     assert {"a single ring's move", "a double ring's move", "a triple ring's move", "a bounce from the closest line",
             "a bump and reposition", "the throne captured"} <= shows
     assert lesson("gyges").states()[-1].outcome().winner == "south"
+
+
+def test_annihilation_covers_each_kind_of_turn_transference_and_annihilation_at_the_point_of_emergence():
+    shows = {s.shows for s in lesson("annihilation").steps}
+    assert {"a carrier introduced", "emission transference", "an annihilator placed", "a self-emission",
+            "annihilation at the point of emergence"} <= shows
+    assert lesson("annihilation").states()[-1].scores() == {"white": 2, "black": 0}
+
+
+def test_drift_covers_a_move_by_rank_river_entry_the_drift_phase_and_a_river_exit():
+    shows = {s.shows for s in lesson("drift").steps}
+    assert {"a rank III move", "river entry", "the drift phase", "a river exit"} <= shows
+
+
+def test_annelids_covers_the_first_turn_the_quota_a_reconnection_and_a_removal():
+    shows = {s.shows for s in lesson("annelids").steps}
+    assert {"a segment placed", "the first turn's segments", "a turn's quota", "a reconnection", "a removal"} <= shows
 
 
 def test_anacund_covers_placing_by_group_a_capture_a_landlocked_piece_and_a_conqueror():
@@ -53,9 +70,12 @@ def test_a_lesson_that_teaches_a_wrong_move_is_refused(change, said):
         bad.states()
 
 
-def test_a_game_without_a_lesson_is_named():
-    with pytest.raises(KeyError, match="no lesson for 'drift'"):
-        lesson("drift")
+def test_every_game_has_a_lesson_and_a_game_without_one_is_named():
+    from rules import game_names
+
+    assert set(GAMES) == set(game_names())
+    with pytest.raises(KeyError, match="no lesson for 'chess'"):
+        lesson("chess")
 
 
 @pytest.mark.parametrize("game", GAMES)

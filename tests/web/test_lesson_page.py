@@ -23,8 +23,9 @@ def test_a_lesson_started_from_the_page_shows_each_step_and_refuses_a_wrong_one(
                          environ_base=LAN)
         assert r.status_code == 403
         client, post = admin_client(svc)
-        assert client.get("/api/lesson").get_json() == {"games": ["gyges", "anacund"]}
-        assert post("/api/lesson", {"game": "drift"}).status_code == 400
+        assert client.get("/api/lesson").get_json() == {"games": ["gyges", "anacund", "annihilation", "drift",
+                                                                  "annelids"]}
+        assert post("/api/lesson", {"game": "chess"}).status_code == 400
         assert post("/api/lesson", {"game": "gyges"}).status_code == 202
         s = state(client)
         l = s["lesson"]

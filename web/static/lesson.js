@@ -84,11 +84,13 @@
         li.dataset.lift = step.lift.join(" ");
         li.dataset.place = step.place.join(" ");
         li.textContent = `${step.move} — ${rt(step.description)}`;
-        const where = document.createElement("span");
-        where.className = "where";
-        where.textContent = t("lift from {lift} · put down on {place}",
-          { lift: step.lift.join(", ") || "—", place: step.place.join(", ") || "—" });
-        li.append(where);
+        if (step.lift.length || step.place.length) {  // none: declared, the board cannot show it
+          const where = document.createElement("span");
+          where.className = "where";
+          where.textContent = t("lift from {lift} · put down on {place}",
+            { lift: step.lift.join(", ") || "—", place: step.place.join(", ") || "—" });
+          li.append(where);
+        }
         ol.append(li);
       });
       card.append(ol);
