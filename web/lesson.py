@@ -16,7 +16,7 @@ from flask import Blueprint, current_app, jsonify, request
 
 from decisions import Decision, LessonDone, LessonStep, NewGame
 from rules.lessons import GAMES
-from rules.phrase import Value
+from rules.phrase import P, Value
 
 from .auth import admin_required
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SCRIPT_WORDS = (
     "First lesson", "Lesson: step {n} of {count}", "Your move", "The other side's move: make it on the board",
     "What just happened", "Not this step", "Stop the lesson", "Lesson done", "Close", "This game has no lesson yet.",
+    "lesson step", "lesson done",  # the log's kinds of a lesson's decisions
 )
 
 
@@ -52,6 +53,16 @@ class LessonDesk:
 
     def to_dict(self) -> dict[str, Any] | None:
         return self.shown
+
+
+def log_line(d: Decision) -> Value | None:
+    """The log's line for a lesson's decision, as a phrase (the page says it in its language)."""
+    if isinstance(d, LessonStep) and d.do_phrase is not None:
+        said = "lesson step {n}/{count} (again): {do}" if d.repeated else "lesson step {n}/{count}: {do}"
+        return P(said, n=d.number, count=d.count, do=d.do_phrase)
+    if isinstance(d, LessonDone):
+        return P("lesson stopped") if d.stopped or d.end_phrase is None else P("lesson done: {end}", end=d.end_phrase)
+    return None
 
 
 # -- the API ---------------------------------------------------------------------------------------

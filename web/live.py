@@ -29,7 +29,7 @@ from .broadcast import Broadcaster
 from .i18n import translations
 from .page_words import log_phrase
 from .simboard import SimBoard
-from .lesson import LessonDesk
+from .lesson import LessonDesk, log_line as lesson_log
 from .clock import CLOCK_DECISIONS, ClockDesk
 from decisions.clock import PauseClock, ResumeClock
 from .teach import TeachDesk
@@ -116,7 +116,8 @@ class LiveTable:
                                      "game_id": decision.game_id})
             if isinstance(decision, (Illegal, Partial)):
                 self._log_status[entry["text"]] = {**self._status, "words": dict(self._words["status"])}
-            said = log_phrase(decision, self._state)  # the log's other lines in the page's words
+            # the log's other lines in the page's words (a lesson's: web/lesson.py)
+            said = log_phrase(decision, self._state) or lesson_log(decision)
             if said is not None:
                 self._words["log"][entry["text"]] = said
             shown = {r["text"] for r in self._recent}

@@ -55,3 +55,20 @@ def test_the_lesson_cards_words_are_sent_to_the_page_and_said_in_french():
     for literal in re.findall(r"\bt\(\s*\"([^\"]+)\"", text):
         assert literal in SCRIPT_MESSAGES, literal
         assert fr.messages((literal,)).get(literal, literal) != literal, literal
+
+
+def test_the_lessons_log_lines_are_said_in_french(tmp_path):
+    svc = make_service(tmp_path)
+    try:
+        client, post = admin_client(svc)
+        post("/api/lesson", {"game": "gyges"})
+        s = state(client)
+        line = next(r for r in s["recent"] if r["kind"] == "lesson_step")
+        assert line["text"].startswith("lesson step 2/12: Move the single ring on f1")
+        assert s["i18n"]["fr"][line["text"]].startswith("étape de leçon 2/12 : Avancez l'anneau simple de f1")
+        post("/api/lesson/stop", {})
+        s = state(client)
+        line = next(r for r in s["recent"] if r["kind"] == "lesson_done")
+        assert s["i18n"]["fr"][line["text"]] == "leçon arrêtée"
+    finally:
+        svc.close()
