@@ -312,7 +312,7 @@ class Rejected(Decision):
 
 @dataclass(frozen=True)
 class LessonStep(Decision):
-    """A first lesson (issue 31, item 3; rules/lessons): step ``number`` of ``count`` — what to
+    """A first lesson (issue 31, item 3; rules/lessons.py): step ``number`` of ``count`` — what to
     do (``do``), what the step before did (``then``), and the moves to make on the board
     (``steps``, lift/place as for the computer's move; none: set the board up as the game
     starts). ``by``: ``you`` (the learner's move) or ``lesson`` (the other side's, carried out by

@@ -1,5 +1,5 @@
 """The referee's side of a first lesson (issue 31, item 3; a mixin of
-:class:`~tableref.referee.Referee`; the lessons are data in ``rules/lessons``).
+:class:`~tableref.referee.Referee`; the lessons are data: ``rules/lessons.py``, ``rules/games/<game>_lesson.py``).
 
 ``StartLesson`` begins a new game from the lesson's start, journalled like any game: what is
 played is legal, on a real board, and the referee writes down every accepted move before it says

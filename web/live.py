@@ -369,7 +369,7 @@ class LiveTable:
         self._submit(PauseClock() if pause else ResumeClock())
 
     def start_lesson(self, game_name: str) -> None:
-        """The game's first lesson (rules/lessons): a new game from its start, the simulated board
+        """The game's first lesson (rules/lessons.py): a new game from its start, the simulated board
         set up for it, as for a new game."""
         from rules.lessons import lesson  # checked against the rules once, when first asked
 

@@ -6,7 +6,7 @@ Green."""
 from __future__ import annotations
 
 from ..phrase import P
-from . import BY_LESSON, Lesson, Step
+from ..lessons import BY_LESSON, Lesson, Step
 
 
 def _annelid(state, tail: str) -> dict | None:

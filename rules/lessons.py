@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from ..errors import RulesError
-from ..game import State
-from ..phrase import Phrase
-from ..registry import get_game
+from .errors import RulesError
+from .game import State
+from .phrase import Phrase
+from .registry import get_game
 
 YOU, BY_LESSON = "you", "lesson"
 
-# The games with a lesson, each a module of this package holding ``LESSON``.
+# The games with a lesson, each holding ``LESSON`` in ``rules/games/<game>_lesson.py`` (beside its
+# ``_why`` module: a game's teaching lives with its rules).
 GAMES = ("gyges", "anacund", "annihilation", "drift", "annelids")
 
 
@@ -107,7 +108,7 @@ def lesson(game: str) -> Lesson:
     ``KeyError`` if the game has no lesson."""
     if game not in GAMES:
         raise KeyError(f"no lesson for {game!r} (lessons: {', '.join(GAMES)})")
-    found: Lesson = importlib.import_module(f"{__name__}.{game}").LESSON
+    found: Lesson = importlib.import_module(f"rules.games.{game}_lesson").LESSON
     found.states()
     return found
 

@@ -5,7 +5,7 @@ learner plays A; the lesson plays B, on the default track."""
 from __future__ import annotations
 
 from ..phrase import P
-from . import BY_LESSON, Lesson, Step
+from ..lessons import BY_LESSON, Lesson, Step
 
 
 def _group(n: int):

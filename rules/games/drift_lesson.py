@@ -6,7 +6,7 @@ the board cannot show (``end``) is declared by the lesson after the learner's la
 from __future__ import annotations
 
 from ..phrase import P
-from . import BY_LESSON, Lesson, Step
+from ..lessons import BY_LESSON, Lesson, Step
 
 
 def _pieces(state) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..phrase import P
-from . import BY_LESSON, Lesson, Step
+from ..lessons import BY_LESSON, Lesson, Step
 
 
 def _board(state) -> dict:

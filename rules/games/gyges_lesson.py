@@ -5,7 +5,7 @@ lesson plays North from the ready-to-play position (rings 1 2 3 3 2 1 on each st
 from __future__ import annotations
 
 from ..phrase import P
-from . import BY_LESSON, Lesson, Step
+from ..lessons import BY_LESSON, Lesson, Step
 
 
 def _ring(before, moves) -> tuple:
