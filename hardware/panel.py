@@ -53,7 +53,7 @@ from rules.lessons import GAMES as LESSON_GAMES
 
 from .beeper import (  # noqa: F401  (the patterns are part of the panel's interface)
     CHIRP, COMPUTER, COMPUTER_AGAIN, COUNT_FIVE, COUNT_ONE, DRIFT, GAME_OVER, HELD, MAX_PANEL_CHOICES, PAGE, QUESTION,
-    Beeper, Pattern, count_pattern,
+    TIME, Beeper, Pattern, count_pattern,
 )
 from .pins import PinConfigError, PinSpec, check_distinct, check_pin, default_pin_factory, gpio_name
 from .schedule import Scheduler, ThreadScheduler, Timer
@@ -433,6 +433,8 @@ class Panel(_Managed):
                 sound = GAME_OVER
             elif kind == "rejected":
                 sound = CHIRP
+            elif kind == "clock_warning":  # the running clock passed a threshold: a minute, ten seconds
+                sound = TIME
             elif kind == "computer_move":
                 # Its move is ready for hands to carry out, or said again after a wrong board; the
                 # next step of a turn under way is not beeped again. The lights stay as they are
@@ -522,7 +524,8 @@ class Panel(_Managed):
             highlighted = self.highlighted
         if sound is not None:
             self.beeper.play(sound)
-        if name == "cycle" and self.on_highlight is not None and sound is not CHIRP and not isinstance(command, StartLesson):
+        lesson = isinstance(command, StartLesson)  # the lesson's gesture: no choice was highlighted
+        if name == "cycle" and self.on_highlight is not None and sound is not CHIRP and not lesson:
             self.on_highlight(highlighted)
         if command is not None:
             self.submit(command)  # outside the lock: a synchronous referee calls on_decision back

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from decisions import Decision, Illegal, LessonDone, LessonStep, NewGame, Partial, Restored, StartGame, StartLesson
 from rules import P, Verdict, View, explain, why_not
-from rules.lessons import BY_LESSON, Lesson, LessonError, lesson
+from rules.lessons import Lesson, LessonError, lesson
 
 from .computer_turn import ComputerTurn, put_back
 

@@ -47,8 +47,8 @@ def shoot(page, artifacts, name, width):
     card = page.locator("#lesson").bounding_box()
     board = page.locator("#board").bounding_box()
     bottom = max(card["y"] + card["height"], board["y"] + board["height"]) + 8
-    page.screenshot(path=str(artifacts / name), full_page=True, clip={"x": 0, "y": 0, "width": width,
-                                                                      "height": min(bottom, 1000 if width > 600 else 2000)})
+    height = min(bottom, 1000 if width > 600 else 2000)
+    page.screenshot(path=str(artifacts / name), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
     if name.split("-")[1] in IN_DOCS:
         shutil.copy(artifacts / name, DOCS / name)
 

@@ -33,7 +33,8 @@ def test_a_lesson_started_from_the_page_shows_each_step_and_refuses_a_wrong_one(
         assert l["steps"][0]["lift"] == ["f1"] and l["steps"][0]["place"] == ["f2"]
         assert l["then"] == lesson("gyges").steps[0].then.text
         fr = s["i18n"]["fr"]
-        assert fr[l["do"]].startswith("Avancez l'anneau simple de f1") and fr[l["then"]].startswith("Le plateau est prêt")
+        assert fr[l["do"]].startswith("Avancez l'anneau simple de f1")
+        assert fr[l["then"]].startswith("Le plateau est prêt")
         post("/api/sim/move", {"space": "a1", "to": "a2"})  # legal, but not this step's
         s = state(client)
         assert s["board_status"]["kind"] == "illegal" and s["lesson"]["repeated"]
