@@ -128,4 +128,9 @@ def test_a_first_lesson_to_its_end_with_a_wrong_step_put_right(browser, tmp_path
             page.wait_for_selector("#banner:has-text('Game over')")
         page.click("#lesson-close")
         page.wait_for_selector("#lesson", state="hidden")
-        assert not errors and not phone_errors, errors + phone_errors
+        narrow, narrow_errors = open_page(browser, url, width=360, height=780)  # the narrowest phone
+        narrow.wait_for_selector("#lesson[data-step='done'] .end")
+        assert narrow.evaluate("document.documentElement.scrollWidth") <= 360
+        box = narrow.locator("#lesson").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+        assert not errors and not phone_errors and not narrow_errors, errors + phone_errors + narrow_errors
