@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from firmware_bridge.protocol import Led
 
 from decisions import (
-    Accepted, ComputerMove, Decision, Hint, Illegal, Lifted, NewGame, Partial, Restored, Step, TakenBack,
+    Accepted, ComputerMove, Decision, Hint, Illegal, LessonStep, Lifted, NewGame, Partial, Restored, Step, TakenBack,
 )
 
 
@@ -39,7 +39,7 @@ def leds_for(decision: Decision) -> dict[str, Led] | None:
         return {f.space: (Led.ON if f.expected else Led.BLINK) for f in decision.pending}
     if isinstance(decision, Illegal):
         return {f.space: Led.BLINK for f in decision.restore}
-    if isinstance(decision, ComputerMove):
+    if isinstance(decision, (ComputerMove, LessonStep)):  # a lesson's step: shown as the computer's move
         # Said again after a wrong board: the illegal board's put-right spaces stay lit until
         # the board is right (BoardLeds then shows the move again).
         return None if decision.repeated else steps_leds(decision.steps[decision.done:])
@@ -53,15 +53,15 @@ def leds_for(decision: Decision) -> dict[str, Led] | None:
 
 
 class BoardLeds:
-    """:func:`leds_for`, following the game: the computer's move waiting to be carried out is
-    shown again once a wrong board is put right (the referee then says only ``restored``).
+    """:func:`leds_for`, following the game: the computer's move (or a lesson's step) waiting to
+    be carried out is shown again once a wrong board is put right (the referee then says only ``restored``).
     One per board; called on the referee's thread."""
 
     def __init__(self) -> None:
         self._turn: dict[str, Led] | None = None  # the computer's move still to be made
 
     def show(self, decision: Decision) -> dict[str, Led] | None:
-        if isinstance(decision, ComputerMove):
+        if isinstance(decision, (ComputerMove, LessonStep)):
             self._turn = steps_leds(decision.steps[decision.done:])
         elif isinstance(decision, (Accepted, TakenBack, NewGame)):
             self._turn = None

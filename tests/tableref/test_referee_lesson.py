@@ -123,3 +123,18 @@ def test_a_game_without_a_lesson_is_refused(journal):
     out = ref.handle(StartLesson("chess"))
     assert out[0].kind == "rejected" and "no lesson for 'chess'" in out[0].reason
     assert get_game("gyges").default_setup() == ref.state
+
+
+def test_a_serial_boards_leds_show_the_step_and_show_it_again_once_a_wrong_board_is_put_right(journal):
+    from firmware_bridge.protocol import Led
+    from tableref.board_leds import BoardLeds
+
+    leds, shown = BoardLeds(), []
+    ref = Referee.start(journal, "gyges", fidelity=Fidelity.KIND, setup="default")
+    ref.subscribe(lambda d: shown.append(leds.show(d)))
+    ref.handle(StartLesson("gyges", board=lesson("gyges").start().view(Fidelity.KIND)))
+    assert shown[-1] == {"f1": Led.BLINK, "f2": Led.ON}  # lift from f1, put down on f2
+    ref.handle(StableView(board_after(ref, "a1-a2")))
+    assert shown[-2] == {"a1": Led.BLINK, "a2": Led.BLINK} and shown[-1] is None  # put right first
+    ref.handle(StableView(ref.state.view(ref.fidelity)))
+    assert shown[-1] == {"f1": Led.BLINK, "f2": Led.ON}  # restored: the step again
