@@ -35,6 +35,7 @@ PAGE = Pattern("page", ((0.6, 0.15), (0.06, 0.08), (0.06, 0.0)))  # a question t
 # the illegal board's chirp, which it would cut short: the chirp is its first beep.
 COMPUTER = Pattern("computer", ((0.06, 0.1), (0.3, 0.0)))
 COMPUTER_AGAIN = Pattern("computer_again", ((0.08, 0.25), *COMPUTER.beeps))
+TIME = Pattern("time", ((0.05, 0.1), (0.05, 0.1), (0.05, 0.0)))  # three pips: the clock is running low
 
 # Counting beeps stay countable up to here (9: long and four short); a question with more
 # choices is answered on the page.

@@ -27,6 +27,7 @@ from decisions import (
     Accepted, Ambiguous, ComputerMove, Decision, GameOver, Hint, Illegal, Lifted, NewGame, Partial, Rejected, Restored,
     Step, TakenBack,
 )
+from decisions.clock import ClockWarning, FlagFall
 from tableref.i18n import Catalog, catalog
 from tableref.i18n.pieces import piece_name, player_name
 
@@ -51,6 +52,7 @@ SUPERSEDES: Mapping[str, frozenset[str]] = {
     "notice": frozenset({"notice"}),
     "computer": frozenset({"computer"}),
     "hint": frozenset({"hint"}),
+    "clock": frozenset({"clock"}),  # the game clock: time left, a flag fall (docs/clock.md)
 }
 
 
@@ -190,6 +192,14 @@ class Narrator:
             return [Utterance(self._game_over(d.outcome), "over", "quiet", "over", d.ply)]
         if isinstance(d, Rejected):
             return [Utterance(c._("Refused: {command}", command=d.command), "notice", "normal", None, d.ply)]
+        if isinstance(d, ClockWarning):  # said at every level: a player must hear it while thinking
+            left = c.n_("{player}: {n} minute left", "{player}: {n} minutes left", d.seconds // 60,
+                        player=self.player(d.side)) if d.seconds % 60 == 0 else \
+                c.n_("{player}: {n} second left", "{player}: {n} seconds left", d.seconds, player=self.player(d.side))
+            return [Utterance(left, "clock", "quiet", None, d.ply)]
+        if isinstance(d, FlagFall):
+            return [Utterance(c._("{player} loses on time", player=self.player(d.side)), "clock", "quiet", "over",
+                              d.ply)]
         return []
 
     def _enter(self, position: Mapping[str, Any], ply: int, *, accepted: bool) -> list[Utterance]:
