@@ -14,7 +14,8 @@ from pathlib import Path
 from hardware import cli as gpio_cli
 from rules import RulesError, game_named
 
-from .. import serve
+from .. import clock_journal, serve
+from ..clock import clock_text
 from ..hub import cli as hub_cli
 from ..journal import Journal, JournalError
 from ..referee import Referee
@@ -186,6 +187,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"     {side}: the computer, level {level}")
         state = record.states[0]
         unseen = {g.ply: g for g in record.unseen}
+        control = clock_journal.control_of(journal, record.id)  # the game clock's times (docs/clock.md)
+        times = clock_journal.move_times(journal, record.id) if control else []
+        if control:
+            print(f"     clock: {control}")
         for ply, text in enumerate(record.moves, start=1):
             group = unseen.get(ply - 1)
             if group is not None:
@@ -194,11 +199,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
                       + "; ".join(group.alternatives))
             move = state.parse_move(text)
             by = " (the computer)" if record.seats.is_computer(state.to_move) else ""
-            print(f"{ply:3d}. {text:<10} {state.describe_move(move)}{by}")
+            left = times[ply - 1] if ply - 1 < len(times) else None
+            clock = "  [" + " ".join(f"{s} {clock_text(t)}" for s, t in left.items()) + "]" if left else ""
+            print(f"{ply:3d}. {text:<10} {state.describe_move(move)}{by}{clock}")
             state = state.successor(move)
         outcome = state.outcome()
+        stored = journal.summary(record.id).outcome if outcome is None and record.finished else None
         if outcome is not None:
             print(f"result: {'draw' if outcome.winner is None else outcome.winner + ' wins'} ({outcome.reason})")
+        elif stored:  # a result the board did not give: lost on time
+            won = f"{stored['winner']} wins" if stored.get("winner") else "no winner named"
+            print(f"result: {won} ({stored.get('reason')})")
         elif record.finished:
             print("result: abandoned")
         else:

@@ -281,3 +281,17 @@ def test_drift_four_clocks_pass_round_the_table(journal):
     out = see(ref, ref.state.apply(ref.state.legal_moves()[0]), made=t)
     expected["yellow"] -= 4000
     assert clocks(out).running == "red" and clocks(out).times == expected
+
+
+def test_replay_shows_the_times_and_the_loss_on_time(tmp_path, capsys):
+    from tableref.cli import main
+
+    path = tmp_path / "j.sqlite3"
+    with Journal(path) as j:
+        ref, now, _ = make(j, "1")
+        see(ref, GYGES.default_setup().apply_text("a1-a2"), made=110.0)
+        ref.handle(ClockTick(171.5))  # north's minute is out
+    assert main(["replay", "1", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "clock: 1" in out and "1. a1-a2" in out and "[south 0:50 north 1:00]" in out
+    assert "result: south wins (north loses on time)" in out
