@@ -35,6 +35,7 @@ from .clock_config import ClockSettings
 log = logging.getLogger("tableref.referee")
 
 CLOCK_COMMANDS = (ClockTick, PauseClock, ResumeClock)
+ON_THE_GAME = (Confirm, Undo, Declare, ChooseUnseen, PlayComputerMove)  # refused once the game is lost on time
 # Phases that are the last mover's obligation, whoever the position names to move: DRIFT's rivers
 # are turned by the round's last player, whose turn ends only when they are (docs/rules/drift.md,
 # D19), though the position already names the first player.
@@ -129,7 +130,7 @@ class GameClock:
         if not over_on_time:
             out += self._clock_flag(check)
             over_on_time = bool(out)
-        if over_on_time and not isinstance(item, StartGame):
+        if over_on_time and isinstance(item, (StableView, *ON_THE_GAME)):
             return out + self._over_on_time(item)
         done = handle(item)
         return out + done + self._clock_follow(item, done, at)
@@ -233,7 +234,7 @@ class GameClock:
         if isinstance(item, StableView):
             self.last_view = item.view  # a new game holds the board as it is
             return []
-        if isinstance(item, (Confirm, Undo, Declare, ChooseUnseen, PlayComputerMove)):
+        if isinstance(item, ON_THE_GAME):
             return [self.refuse(type(item).__name__.lower(), f"the game is over: {self.clock.flagged} lost on time")]
         return []
 

@@ -34,6 +34,38 @@
     return ["online", b.to_move ? `${(b.players || {})[b.to_move] || b.to_move} to move` : "online"];
   }
 
+  /* The game clock (docs/clock.md): each player's time left, the running one counted down here
+     from the board's word (its "at", the board's wall time). */
+  function clockMs(c, side) {
+    let ms = c.times[side];
+    if (side === c.running && !c.paused && !c.flagged) ms -= Date.now() - c.at * 1000;
+    return ms;
+  }
+
+  function clockFmt(ms) {
+    const secs = Math.max(0, Math.ceil(ms / 1000));
+    const h = Math.floor(secs / 3600), m = Math.floor((secs % 3600) / 60), s = String(secs % 60).padStart(2, "0");
+    return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+  }
+
+  function clockText(b) {
+    const c = b.clock;
+    if (!c || typeof c.times !== "object" || c.times === null) return "";
+    const sides = Object.keys(c.times).map((s) => `${s === c.running && !c.paused && !c.flagged ? "▶ " : ""}` +
+      `${(b.players || {})[s] || s} ${clockFmt(clockMs(c, s))}`);
+    return sides.join(" · ") + (c.paused ? " (paused)" : "") + (c.flagged ? ` — ${c.flagged} lost on time` : "");
+  }
+
+  function showClocks() {
+    for (const b of Object.values(boards)) {
+      if (!b.clock) continue;
+      const t = document.getElementById(`t-${b.name}`);
+      if (t) t.querySelector(".clock").textContent = clockText(b);
+      if (one && b.name === one && $("#table-clock")) $("#table-clock").textContent = clockText(b);
+    }
+  }
+  setInterval(showClocks, 1000);
+
   async function draw(svg, b) {
     if (!b.rules) return;
     const board = await TRBoard.load(b.rules);
@@ -47,7 +79,7 @@
       const h = el("h4"); h.append(el("span", {}, b.name), el("span", { class: "badge" }));
       const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
       svg.setAttribute("class", "board"); svg.id = `svg-${b.name}`;
-      t.append(h, el("div", { class: "players" }), svg, el("div", { class: "foot" }));
+      t.append(h, el("div", { class: "players" }), el("div", { class: "clock" }), svg, el("div", { class: "foot" }));
       const grid = $("#grid");
       const after = [...grid.children].find((c) => c.id > t.id);
       grid.insertBefore(t, after || null);
@@ -56,6 +88,7 @@
     t.classList.toggle("offline", !b.online);
     const badge = t.querySelector(".badge"); badge.className = `badge ${cls}`; badge.textContent = text;
     t.querySelector(".players").textContent = playersText(b);
+    t.querySelector(".clock").textContent = clockText(b);
     t.querySelector(".foot").textContent = `${b.rules || ""} · game ${b.game ?? "–"} · move ${b.ply}` +
       (b.last ? ` · ${b.last}` : "");
     draw(t.querySelector("svg"), b);
@@ -63,6 +96,7 @@
 
   function showTable(b) {
     $("#table-players").textContent = playersText(b);
+    if ($("#table-clock")) $("#table-clock").textContent = clockText(b);
     const [, text] = statusText(b);
     $("#table-status").textContent = `${b.rules || ""} game ${b.game ?? "–"}, move ${b.ply}` +
       (b.last ? `, last ${b.last}` : "") + ` — ${text}`;

@@ -67,6 +67,7 @@ class BoardView:
                 "ply": live.ply if live else 0, "status": live.status if live else None,
                 "last": live.last if live else None, "outcome": live.outcome if live else None,
                 "players": live.players if live else {}, "view": self.view, "to_move": self.to_move,
+                "clock": live.clock if live else None,
                 "last_event": self.last_event,
                 "seats": self.seats if live is not None and live.game == self.seats_game else {}}
 

@@ -159,6 +159,9 @@ class Live:
     outcome: dict[str, Any] | None
     players: dict[str, str]
     at: float
+    # The game clock (docs/clock.md): {"control", "times" (ms left), "running", "paused", "flagged",
+    # "at" (the board's wall time the times were said)}; None: no clock
+    clock: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,8 @@ def encode(message: Message) -> bytes:
         del data["unseen"]  # a board older than the unseen message reads this ack as before
     if isinstance(message, GameHeader) and not message.seats:
         del data["seats"]  # people only: a hub older than the computer's seats reads it as before
+    if isinstance(message, Live) and message.clock is None:
+        del data["clock"]  # no clock: a hub older than the clock reads it as before
     return json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
 
 
@@ -231,7 +236,7 @@ _CHECKS: dict[str, Any] = {
     "move": (str, type(None)), "last": (str, type(None)), "end": (str, type(None)), "unseen": (str, type(None)),
     "groups": list, "rewritten": list,
     "options": dict, "start": dict, "position": dict, "players": dict, "seats": dict,
-    "outcome": (dict, type(None)), "header": bool, "created": float, "finished": float, "at": float,
+    "outcome": (dict, type(None)), "clock": (dict, type(None)), "header": bool, "created": float, "finished": float, "at": float,
 }
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from decisions import (
     Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Restored, TakenBack, UnseenChosen, UnseenMoves,
 )
+from decisions.clock import Clocks
 from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text
 from .outbox import Cursor, Outbox
 from .protocol import Ack, Live, Pairing, ProtocolError, Status, decode, encode, topic
@@ -169,6 +170,10 @@ class HubPublisher:
                            last=d.move if isinstance(d, Accepted) else None, at=time.time())
         elif isinstance(d, GameOver):
             live = replace(live, outcome=d.outcome, at=time.time())
+        elif isinstance(d, Clocks):  # every table's clocks live on the club page (docs/clock.md)
+            shown = {"control": d.control, "times": dict(d.times), "running": d.running, "paused": d.paused,
+                     "flagged": d.flagged, "at": time.time()}
+            live = replace(live, clock=shown, at=time.time())
         elif isinstance(d, (Partial, Illegal, Ambiguous, Restored)):
             live = replace(live, status="ok" if isinstance(d, Restored) else d.kind, at=time.time())
         else:
