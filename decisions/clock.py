@@ -83,6 +83,14 @@ class PauseClock:
 
 
 @dataclass(frozen=True)
+class SetTimeControl:
+    """The time control of games from now on (the club hub's round: docs/clock.md); a game not
+    begun yet takes it at once. ``"off"``: no clock; ``"default"``: each game's own."""
+
+    control: str
+
+
+@dataclass(frozen=True)
 class ResumeClock:
     """The admin starts the clocks again."""
 

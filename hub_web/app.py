@@ -14,6 +14,7 @@ from typing import Any
 from flask import Flask, Response, abort, jsonify, render_template, request, send_from_directory
 
 from rules import Fidelity, RulesError, get_game
+from tableref.clock import ClockError, parse_control
 from tableref.hub.corrections import (
     Correction, CorrectionError, check_by, check_note, moves_correction, result_correction,
 )
@@ -176,7 +177,17 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
     @app.post("/api/rounds")
     @admin_required
     def new_round() -> Any:
-        return jsonify(round=store().add_round())
+        body = request.get_json(silent=True)
+        control = body.get("clock") if isinstance(body, dict) else None  # the round's time control
+        if control is not None:
+            try:
+                if not isinstance(control, str):
+                    raise ClockError("'clock' must be a time control such as \"10+5\"")
+                parse_control(control)
+            except ClockError as exc:
+                return jsonify(error=str(exc)), 400
+        rnd = store().add_round(control)
+        return jsonify(round=rnd) if control is None else jsonify(round=rnd, clock=control)
 
     @app.post("/api/rounds/<int:rnd>/pairings")
     @admin_required
@@ -192,7 +203,9 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
     @app.post("/api/rounds/<int:rnd>/push")
     @admin_required
     def push(rnd: int) -> Any:
-        pushed = [p["board"] for p in store().pairings(rnd) if hub.push_pairing(rnd, p["board"], p["players"])]
+        control = store().round_control(rnd)
+        pushed = [p["board"] for p in store().pairings(rnd)
+                  if hub.push_pairing(rnd, p["board"], p["players"], control)]
         if not pushed:
             return jsonify(error="nothing pushed: no pairings in this round, or the hub is not connected"), 409
         return jsonify(pushed=pushed)

@@ -21,11 +21,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from decisions import (Accepted, Confirm, Decision, Declare, GameOver, NewGame, StableView, StartGame,
                        TakenBack, Undo, ChooseUnseen, PlayComputerMove)
-from decisions.clock import Clocks, ClockTick, ClockWarning, FlagFall, PauseClock, ResumeClock
+from decisions.clock import Clocks, ClockTick, ClockWarning, FlagFall, PauseClock, ResumeClock, SetTimeControl
 from rules import State, get_game
 
 from . import clock_journal
@@ -34,7 +35,7 @@ from .clock_config import ClockSettings
 
 log = logging.getLogger("tableref.referee")
 
-CLOCK_COMMANDS = (ClockTick, PauseClock, ResumeClock)
+CLOCK_COMMANDS = (ClockTick, PauseClock, ResumeClock, SetTimeControl)
 ON_THE_GAME = (Confirm, Undo, Declare, ChooseUnseen, PlayComputerMove)  # refused once the game is lost on time
 # Phases that are the last mover's obligation, whoever the position names to move: DRIFT's rivers
 # are turned by the round's last player, whose turn ends only when they are (docs/rules/drift.md,
@@ -156,6 +157,8 @@ class GameClock:
         return now
 
     def _on_clock_command(self, item: Any, at: float, check: float) -> list[Decision]:
+        if isinstance(item, SetTimeControl):
+            return self._on_set_control(item.control, at)
         clock = self.clock
         if clock is None:
             return [] if isinstance(item, ClockTick) else [self.refuse("clock", "this game has no clock")]
@@ -175,6 +178,16 @@ class GameClock:
         if at - self._clock_saved >= self.clock_settings.save_every:
             self._clock_save(at)  # a power cut loses at most this much of the running clock
         return out
+
+    def _on_set_control(self, control: str, at: float) -> list[Decision]:
+        """The control for games from now on; a game not begun yet (no move, not over) takes it now."""
+        try:
+            self.clock_settings = replace(self.clock_settings, control=control, games={})
+        except ClockError as exc:
+            return [self.refuse("time control", str(exc))]
+        if self.ply or self.record.finished:
+            return []
+        return self._clock_new(None, at)
 
     def _clock_follow(self, item: Any, done: list[Decision], at: float) -> list[Decision]:
         """Move the clock with what handling the item did to the game."""

@@ -40,7 +40,7 @@ from .journal import Journal, JournalError
 from .malloc_tuning import tune_malloc
 from .opponent import Opponent, OpponentSettings
 from .opponent_config import OpponentConfig
-from decisions.clock import ClockTick
+from decisions.clock import ClockTick, SetTimeControl
 from .clock import ClockError
 from .clock_config import ClockSettings, with_clock_flag
 from .referee import Referee, RefereeLoop
@@ -230,6 +230,7 @@ class Service:
             extra = {"client_factory": self.hub_client_factory} if self.hub_client_factory else {}
             self.publisher = HubPublisher(self.hub_config, self.journal_path, version=version(), **extra)
             self.publisher.on_players = self.table.set_players  # the pairing's names on the board's page
+            self.publisher.on_control = lambda c: self.submit(SetTimeControl(c))  # the round's time control
             self.referee.subscribe(self.publisher.on_decision)
         if feed is not None:
             self.referee.subscribe(feed.on_decision)

@@ -279,12 +279,14 @@ class Hub:
 
     # -- the arbiter's side ----------------------------------------------------------------------------
 
-    def push_pairing(self, rnd: int, board: str, players: dict[str, str]) -> bool:
-        """The pairing to the board's command topic (retained: a board that connects later gets it)."""
+    def push_pairing(self, rnd: int, board: str, players: dict[str, str], control: str | None = None) -> bool:
+        """The pairing to the board's command topic (retained: a board that connects later gets it),
+        with the round's time control if it has one."""
         client = self._client
         if client is None or self.link != "connected":
             return False
-        client.publish(topic(board, "command"), encode(Pairing(rnd, players, self.config.event)), qos=1, retain=True)
+        client.publish(topic(board, "command"), encode(Pairing(rnd, players, self.config.event, control)), qos=1,
+                       retain=True)
         return True
 
     def snapshot(self) -> dict[str, Any]:

@@ -183,6 +183,7 @@ class Pairing:
     round: int
     players: dict[str, str]
     event: str = ""
+    control: str | None = None  # the round's time control ("10+5"; docs/clock.md); None: the board's own
 
 
 Message = Union[GameHeader, GameEvent, GameEnd, UnseenState, Ack, Live, Status, Pairing]
@@ -199,6 +200,8 @@ def encode(message: Message) -> bytes:
         del data["unseen"]  # a board older than the unseen message reads this ack as before
     if isinstance(message, GameHeader) and not message.seats:
         del data["seats"]  # people only: a hub older than the computer's seats reads it as before
+    if isinstance(message, Pairing) and message.control is None:
+        del data["control"]  # no time control: a board older than the clock reads it as before
     if isinstance(message, Live) and message.clock is None:
         del data["clock"]  # no clock: a hub older than the clock reads it as before
     return json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
@@ -236,7 +239,7 @@ _CHECKS: dict[str, Any] = {
     "move": (str, type(None)), "last": (str, type(None)), "end": (str, type(None)), "unseen": (str, type(None)),
     "groups": list, "rewritten": list,
     "options": dict, "start": dict, "position": dict, "players": dict, "seats": dict,
-    "outcome": (dict, type(None)), "clock": (dict, type(None)), "header": bool, "created": float, "finished": float, "at": float,
+    "outcome": (dict, type(None)), "clock": (dict, type(None)), "control": (str, type(None)), "header": bool, "created": float, "finished": float, "at": float,
 }
 
 

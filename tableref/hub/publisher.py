@@ -86,6 +86,7 @@ class HubPublisher:
         self._oldest: tuple | None = None  # publisher thread only: see _fill
         self.sent_messages = 0
         self.on_players: Callable[[dict[str, str], int | None], None] | None = None  # the board's page
+        self.on_control: Callable[[str], None] | None = None  # the round's time control, to the referee
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -264,6 +265,8 @@ class HubPublisher:
             elif isinstance(msg, Pairing):
                 self.pairing = msg
                 self._apply_pairing(outbox)
+                if msg.control is not None and self.on_control is not None:
+                    self.on_control(msg.control)  # the round's time control (docs/clock.md)
 
     def _apply_pairing(self, outbox: Outbox) -> None:
         """The pairing names the players of the game under way when it comes, else of the next

@@ -48,6 +48,9 @@ CREATE TABLE IF NOT EXISTS game_seats(
     board TEXT NOT NULL, game INTEGER NOT NULL, seats TEXT NOT NULL, PRIMARY KEY (board, game)
 );
 CREATE TABLE IF NOT EXISTS rounds(number INTEGER PRIMARY KEY, created REAL NOT NULL);
+-- A round's time control (docs/clock.md), pushed with its pairings; a table of its own so that
+-- stores written before the clock open unchanged. No row: the boards' own.
+CREATE TABLE IF NOT EXISTS round_clocks(number INTEGER PRIMARY KEY REFERENCES rounds(number), control TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pairings(
     round INTEGER NOT NULL REFERENCES rounds(number), board TEXT NOT NULL, players TEXT NOT NULL,
     result TEXT,  -- the arbiter's result by hand (JSON {"winner", "reason"}), over the board's
@@ -238,11 +241,20 @@ class HubStore:
 
     # -- rounds and pairings ----------------------------------------------------------------------
 
-    def add_round(self) -> int:
+    def add_round(self, control: str | None = None) -> int:
+        """A new round; ``control``: its time control (checked by the caller)."""
         with self.lock:
             row = self.db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()
             self.db.execute("INSERT INTO rounds(number, created) VALUES (?, ?)", (row[0], time.time()))
+            if control is not None:
+                self.db.execute("INSERT INTO round_clocks(number, control) VALUES (?, ?)", (row[0], control))
             return int(row[0])
+
+    def round_control(self, rnd: int) -> str | None:
+        """The round's time control, or None (the boards' own)."""
+        with self.lock:
+            row = self.db.execute("SELECT control FROM round_clocks WHERE number=?", (rnd,)).fetchone()
+            return None if row is None else str(row[0])
 
     def rounds(self) -> list[int]:
         with self.lock:
