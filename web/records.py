@@ -13,6 +13,7 @@ from typing import Any
 from decisions import SeatError, Seats
 from rules import Fidelity, RulesError, State, get_game
 from rules.strict import expect_keys
+from tableref import clock_journal
 from tableref.journal import Journal, JournalError
 
 from .boards import space_labels
@@ -49,6 +50,8 @@ def replay(journal: Journal, game_id: int) -> dict[str, Any]:
     record = journal.load(game_id)
     game = get_game(record.game)
     steps = [_step(record.states[0], None, 0)]
+    control = clock_journal.control_of(journal, game_id)  # the game clock (docs/clock.md)
+    times = clock_journal.move_times(journal, game_id) if control else []
     for ply, text in enumerate(record.moves, start=1):
         before = record.states[ply - 1]
         move = before.parse_move(text)
@@ -57,6 +60,7 @@ def replay(journal: Journal, game_id: int) -> dict[str, Any]:
                     highlight=sorted(before.move_spaces(move)),
                     computer=record.seats.computers.get(before.to_move))  # its level, or None: a person
         step["unseen"] = any(g.ply < ply <= g.ply + g.count for g in record.unseen)
+        step["clock"] = times[ply - 1] if ply - 1 < len(times) else None  # {side: ms left} after the move
         steps.append(step)
     outcome = record.state.outcome()
     return {
@@ -65,6 +69,7 @@ def replay(journal: Journal, game_id: int) -> dict[str, Any]:
         "outcome": outcome.to_dict() if outcome else None, "moves": list(record.moves), "steps": steps,
         "unseen": [g.to_dict() for g in record.unseen],  # moves never seen one by one
         "seats": record.seats.to_dict(),  # the sides the computer played: "computer:N"
+        "clock": control,  # the time control, or None: no clock
     }
 
 

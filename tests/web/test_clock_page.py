@@ -48,6 +48,9 @@ def test_the_clock_on_the_page_paused_by_the_admin_and_chosen_at_new_game(tmp_pa
         move(post, "a1", "a2")
         c = state(client)["clock"]
         assert c["running"] == "north" and 0 < c["times"]["south"] <= 303_000
+        replay = client.get(f"/api/journal/{state(client)['game_id']}").get_json()  # the replay page's times
+        assert replay["clock"] == "5+3" and replay["steps"][1]["clock"]["north"] == 300_000
+        assert replay["steps"][0].get("clock") is None
         assert "clock" not in [r["kind"] for r in state(client)["recent"]]  # shown large, not logged
         assert post("/api/new-game", {"game": "gyges", "setup": "default", "clock": "5x"}).status_code == 400
         assert post("/api/new-game", {"game": "gyges", "setup": "default", "clock": "1d5"}).status_code == 202

@@ -102,6 +102,16 @@
       detail.textContent = (at ? rt(s.description) + (s.unseen ? " " + t("(never seen on its own)") : "") + " — " : "") +
         t("{player} to move", { player: t(cap(s.to_move)) }) + (scores ? ` · ${scores}` : "");
       card.append(head, detail);
+      if (s.clock) {  // the game clock's times after the move (docs/clock.md)
+        const left = (ms) => {
+          const x = Math.max(0, Math.ceil(ms / 1000));
+          return `${Math.floor(x / 60)}:${String(x % 60).padStart(2, "0")}`;
+        };
+        const times = document.createElement("div");
+        times.className = "detail clock-times";
+        times.textContent = Object.entries(s.clock).map(([side, ms]) => `${t(cap(side))} ${left(ms)}`).join(" · ");
+        card.append(times);
+      }
       [...ol.children].forEach((li, i) => li.classList.toggle("current", i === at - 1));
       $("#first").disabled = $("#prev").disabled = at === 0;
       $("#last").disabled = $("#next").disabled = at === game.steps.length - 1;
