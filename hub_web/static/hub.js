@@ -210,8 +210,12 @@
     auditTrail();
     const round = () => parseInt($("#pair-round").value, 10);
     $("#new-round").onclick = async () => {
-      const r = await TR.act("/api/rounds");
-      if (r) { TR.toast(`Round ${r.round} created`); setTimeout(() => location.reload(), 600); }
+      const clock = ($("#round-clock") && $("#round-clock").value.trim()) || undefined;  // docs/clock.md
+      const r = await TR.act("/api/rounds", clock ? { clock } : undefined);
+      if (r) {
+        TR.toast(`Round ${r.round} created` + (r.clock ? ` (clock ${r.clock})` : ""));
+        setTimeout(() => location.reload(), 600);
+      }
     };
     $("#pair-save").onclick = async () => {
       const file = $("#pair-file").files[0];
