@@ -263,7 +263,7 @@ class GameClock:
                 if left > (w - 1) * 1000:  # only as the clock passes it, not all at once after a restart
                     out.append(self._emit(ClockWarning(self.record.id, self.ply, side, w)))
         self._clock_warned = frozenset(warned)
-        return out[-1:]
+        return out
 
     # -- saying and saving ----------------------------------------------------------------------------
 
@@ -275,15 +275,3 @@ class GameClock:
     def _clock_save(self, at: float) -> None:
         clock_journal.save_state(self.journal, self.record.id, self.clock.to_dict(at), self.clock_wall())
         self._clock_saved = at
-
-    def clock_snapshot(self, at: float | None = None) -> dict[str, Any] | None:
-        """The clocks now, for a page that opens mid-game (as :class:`Clocks`' JSON)."""
-        if self.clock is None:
-            return None
-        at = self._clock_time_now() if at is None else at
-        return self._clock_said_quiet(at)
-
-    def _clock_said_quiet(self, at: float) -> dict[str, Any]:
-        clock = self.clock
-        return Clocks(self.record.id, self.ply, clock.control.text(), clock.times(at), clock.running,
-                      clock.paused, clock.flagged).to_dict()
