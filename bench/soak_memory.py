@@ -3,6 +3,7 @@ cable is pulled now and then, a camera bumped, and viewers come and go.
 
     .venv/bin/python bench/soak_memory.py [--minutes 3] [--rate 2] [--viewers 20] [--game-length 60]
                                           [--tables sim,serial,camera] [--camera-rate 2]
+                                          [--churn 5-20 --churn-rate 6 --stay 1-6 --away 2-20] [--counts DIR]
 
 Each table is its own service process (a Pi referees one table from one source; the tables are
 bench/soak_tables.py), each with a fresh journal on a free port:
@@ -26,6 +27,11 @@ journalled exactly as the page last showed it, and that the camera's games are t
 moves (exit 1 if not). Issue 23, item 4: memory must be flat; issue 20, item 4: open files and
 threads too, the journal growing only with the moves, the page answering throughout
 (``--rate 5 --game-length 40``: an evening's games compressed into minutes).
+
+``--churn LOW-HIGH``: viewers as browsers are (bench/soak_viewers.py): each loads the page and
+its API, watches the stream, and leaves, is cut off, stalls or comes back with its
+``Last-Event-ID``; every response must be 2xx (issue 33, item 13). ``--counts DIR``: at every
+sample the service's live objects by type and its allocators' figures, diffed after warm-up.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.serve_bench import proc_status
 from bench.soak_tables import CameraTable, SerialTable, SimTable, Table
 from bench.soak_trace import memory_report
+from bench.soak_viewers import Churn
 
 TABLES = {"sim": SimTable, "serial": SerialTable, "camera": CameraTable}
 
@@ -156,9 +163,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pull-every", type=int, default=6, help="the serial cable pulled every N moves (default 6)")
     ap.add_argument("--warm-up", type=float, default=60.0,
                     help="seconds before the slopes are taken (default 60; the event log fills in ~170 moves)")
+    ap.add_argument("--churn", default=None, metavar="LOW-HIGH",
+                    help="instead of --viewers: browsers that load the page, watch, and leave, are cut off, "
+                         "stall or resume (bench/soak_viewers.py), LOW to HIGH at a time")
+    ap.add_argument("--churn-rate", type=float, default=2.0, help="--churn: viewers arriving a second at most")
+    ap.add_argument("--stay", default="2-20", metavar="A-B", help="--churn: seconds each viewer watches (default 2-20)")
+    ap.add_argument("--away", default="0.5-3", metavar="A-B",
+                    help="--churn: seconds a stalled viewer leaves its stream unread, a resuming one is gone (default 0.5-3)")
     ap.add_argument("--trace", type=Path, default=None,
                     help="run the services under tracemalloc, a snapshot at every sample, into "
                          "this directory; print what grew after warm-up (slow: for finding a leak, not for slopes)")
+    ap.add_argument("--counts", type=Path, default=None,
+                    help="as --trace without tracemalloc (so the slopes hold): at every sample the live objects "
+                         "by type and the allocators' figures (glibc's mallinfo2, CPython's arenas)")
     args = ap.parse_args(argv)
     names = [n.strip() for n in args.tables.split(",") if n.strip()]
     unknown = [n for n in names if n not in TABLES]
@@ -173,10 +190,18 @@ def main(argv: list[str] | None = None) -> int:
             tables.append(SerialTable(work, game_length=args.game_length, seed=1 + i, pull_every=args.pull_every))
         else:
             tables.append(CameraTable(work, game_length=args.camera_moves, seed=1 + i, rate=args.camera_rate))
+    if args.counts is not None:
+        os.environ["SOAK_TRACEMALLOC"] = "0"  # the services' (soak_trace.install)
     for table in tables:
-        table.trace = args.trace
+        table.trace = args.trace or args.counts
     stop = threading.Event()
     rng = random.Random(1)
+    churn = None
+    if args.churn:
+        low, high = (int(x) for x in args.churn.split("-"))
+        a, b = (float(x) for x in args.stay.split("-"))
+        c, d = (float(x) for x in args.away.split("-"))
+        churn = Churn([t.port for t in tables], low=low, high=high, rate=args.churn_rate, stay=(a, b), away=(c, d))
     players: list[threading.Thread] = []
     viewers_started = 0
     try:
@@ -194,11 +219,13 @@ def main(argv: list[str] | None = None) -> int:
                 for table in tables:
                     assert table.proc is not None
                     table.samples.append(sample(now - t0, table.proc.pid, table.journal, table.url))
-                    show(table, table.samples[-1], viewers_started)
+                    show(table, table.samples[-1], churn.seen.started if churn else viewers_started)
                     table.snapshot_memory()
                 next_sample += 10
+            if churn is not None:
+                churn.tick(stop)
             live = [t for t in live if t.is_alive()]
-            while len(live) < args.viewers:
+            while churn is None and len(live) < args.viewers:
                 port = rng.choice(tables).port
                 t = threading.Thread(target=viewer, args=(port, rng.randint(1, 8), stop), daemon=True)
                 t.start()
@@ -213,8 +240,14 @@ def main(argv: list[str] | None = None) -> int:
             table.samples.append(sample(time.monotonic() - t0, table.proc.pid, table.journal, table.url))
             table.snapshot_memory()
         time.sleep(3 if args.trace else 0)  # the last snapshots written
-        print(f"\n{len(tables)} tables, {viewers_started} viewers")
+        print(f"\n{len(tables)} tables, {churn.seen.started if churn else viewers_started} viewers")
         good = [summary(table, args.warm_up) for table in tables]
+        if churn is not None:
+            churn.join(10)
+            print(churn.seen.line())
+            for error in churn.seen.errors[:5]:
+                print(f"viewer trouble: {error}")
+            good.append(churn.seen.failures() == 0)
     finally:
         stop.set()
         for table in tables:

@@ -140,7 +140,8 @@ class Table(abc.ABC):
 
     def start(self) -> None:
         env = {"PYTHONPATH": str(ROOT), "HOME": str(self.work), "PATH": "/usr/bin:/bin"}
-        env.update({k: v for k, v in os.environ.items() if k.startswith("MALLOC_")})  # glibc's, as a unit file sets
+        # glibc's, as a unit file sets; and soak_trace's choice of tracemalloc or counts only
+        env.update({k: v for k, v in os.environ.items() if k.startswith("MALLOC_") or k == "SOAK_TRACEMALLOC"})
         self.proc = subprocess.Popen(self.command(), cwd=self.work, stdout=subprocess.DEVNULL,
                                      stderr=(self.work / "stderr.log").open("wb"), env=env)
         for _ in range(300):
