@@ -170,6 +170,7 @@ class Reader(Occlusion, ColourReading):
         empty_max = np.where(g.is_area, AREA_EMPTY_MAX, EMPTY_MAX)
         v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
         foreign = _share(foreign_pt, starts, counts)
+        hide = np.zeros(len(g.probes), bool)
         if pose.camera is not None and (harsh > LIGHT_SPREAD).any():
             # A standing piece's side and top cover bare paper round its space (the probes):
             # the light is judged again without the probes a piece seen may cover.
@@ -193,6 +194,17 @@ class Reader(Occlusion, ColourReading):
         shadowy = self._shadow_pt = self._shadowy(v, dark_pt, cast_pt)
         if self.cal.mode == "tags":
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
+            more = self._probes_found(pose) & ~hide if (harsh > LIGHT_SPREAD).any() else None
+            if more is not None and more.any():
+                # A piece put down off its space's centre (a hand does, by up to 15 % of the
+                # pitch) covers probes the guess above, round the centre, left counted: the
+                # light is judged once more without the probes round where the tags were found.
+                gains, spread2, harsh2 = _gains(g, self.cal, frame, pose, ignore=hide | more)
+                spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
+                v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
+                foreign = _share(foreign_pt, starts, counts)
+                unsure = (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > 0.01)
+                shadowy = self._shadow_pt = self._shadowy(v, dark_pt, cast_pt)
         else:
             self._read_colours(frame, pose, busy, gains, foreign_pt, tokens, why, unsure, clipped)
         # A hand, an arm or glare near (not shadows): with DRIFT's long excuses (a pile's shadow
@@ -238,6 +250,17 @@ class Reader(Occlusion, ColourReading):
                 & (np.abs(probes[:, 1] - s.y) < reach + self._max_top[i])
             if near.any():
                 hide[near] |= self.covers(probes[near], np.array([s.x, s.y]), reach, float(self._max_top[i]))
+        return hide
+
+    def _probes_found(self, pose: Pose) -> np.ndarray:
+        """Probes the pieces whose tags were found may cover, standing where they were found."""
+        probes = self.grid.probes
+        hide = np.zeros(len(probes), bool)
+        if not self.where_found or pose.camera is None:
+            return hide
+        reach = self._radius + 6.0
+        for c, h in self._tops_seen:
+            hide |= self.covers(probes, np.asarray(c, np.float64), reach, float(h))
         return hide
 
     # -- tags -----------------------------------------------------------------------------

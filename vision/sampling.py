@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 SATURATED = 250  # a clipped pixel hides what is under it
 LIGHT_OUTLIER = 0.08  # a probe off the board's smooth light model by more than this is disturbed
+SHADOW_WARMER = 0.06  # how much warmer (red over blue, of the model's light) a shadow may turn
 
 
 def _scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np.ndarray | Pose":
@@ -214,12 +215,15 @@ def probe_light(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.nda
         resid = np.abs(ratio / np.maximum(model, 1e-3) - 1)
         resid = np.maximum.reduce([resid[:, k] for k in range(resid.shape[1])])
         good = (resid < LIGHT_OUTLIER) & use
-    # A shadow only darkens the paper — lit by the room, not the lamp, it may turn a little
-    # bluer, never warmer (a hand is warmer; glare is brighter).
+    # A shadow only darkens the paper, every channel. Lit by what the shadowed light does not
+    # reach, it may turn bluer (a warm lamp's shadow under a window) or a little warmer (the
+    # window's shadow under a warm lamp: up to 6 % red over blue on the path-traced bench, issue
+    # 32); a hand is far warmer (skin), glare is brighter. A soft shadow's edge darkens one
+    # channel past LIGHT_OUTLIER and the others by less, but every one by half as much.
     rel = ratio / np.maximum(X @ coef, 1e-3)
     lo = np.minimum.reduce([rel[:, k] for k in range(rel.shape[1])])
     hi = np.maximum.reduce([rel[:, k] for k in range(rel.shape[1])])
-    shaded = (hi < 1 - LIGHT_OUTLIER) & (lo > 0.3) & (hi - lo < 0.3)
+    shaded = (hi < 1 - LIGHT_OUTLIER / 2) & (lo > 0.3) & (hi - lo < 0.3)
     if rel.shape[1] == 3:  # B, G, R
-        shaded &= rel[:, 0] >= rel[:, 2] - 0.03
+        shaded &= rel[:, 0] >= rel[:, 2] - SHADOW_WARMER
     return rel, coef, good, shaded, use

@@ -1,0 +1,244 @@
+"""The camera judged on physics nobody here wrote: a path-traced bench (issue 32).
+
+    python bench/vision_pathtraced.py --game gyges --frames 4 --spp 16 --cache ~/.cache/tableref-pt
+    python bench/vision_pathtraced.py --rows base,tilt35 --export tests/vision/pathtraced  # the committed set
+
+Needs the ``[bench]`` extra (``pip install -e .[bench]``: Mitsuba 3). Frames are rendered by
+:mod:`vision.pathtraced` (the printed sheet on bent paper, metal rings with their stickers put
+down off-centre and turned, ceiling panel, desk lamp and window, a Camera Module 3's thin lens)
+into ``--cache`` as linear float16 arrays with their truth; a frame already there is not rendered
+again. Each is then developed as a camera would (:mod:`vision.pathtraced.sensor`: auto
+exposure, photon and read noise, white balance, JPEG) and read exactly as
+``bench/vision_real.py`` reads the camera model's frames: calibration on the empty board rendered
+the same way (three exposures of it), a fresh lock per frame, ``reader_for(...).read``, scored by
+``bench.vision_real.score_frame``. Beside each row, the same camera geometry on the project's own
+camera model (``bench.vision_real.run_setting``, more frames: they are cheap).
+
+Rows: lens (Camera Module 3 standard 66° / wide 102°), tilt, framing, lights. Columns: usable
+calm frames, false accepts (must be 0), wrong spaces, spaces unreadable a frame, render s/frame.
+Exits 1 on a false accept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from bench.vision_real import Row, Setting, run_setting, score_frame  # noqa: E402
+from rules import Fidelity, get_game  # noqa: E402
+from rules.view import View  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.camera_model import Lamp  # noqa: E402
+from vision.layout import Sheet  # noqa: E402
+from vision.lock import BoardLock  # noqa: E402
+from vision.readers import grid_for, reader_for  # noqa: E402
+from vision.sessions import random_position  # noqa: E402
+
+GAMES = ("gyges",)  # the others need their pieces' materials (discs, bars) in vision/pathtraced/scene.py
+
+
+@dataclass(frozen=True)
+class PTRow:
+    name: str
+    setup: dict = field(default_factory=dict)  # PTSetup fields changed from the base
+    model_lamp: Lamp | None = Lamp()  # the camera model's nearest lamp, for the row beside it
+
+
+# base: Camera Module 3 standard, tilt 25°, the sheet 60 % of the frame, all three lights
+ROWS = (
+    PTRow("base", {}),
+    PTRow("tilt10", {"tilt_deg": 10.0}),
+    PTRow("tilt35", {"tilt_deg": 35.0}),
+    PTRow("fill40", {"fill": 0.4}),
+    PTRow("wide", {"lens": "wide"}),
+    PTRow("desk", {"lights": "desk"}, Lamp(ambient=0.2)),
+    PTRow("window", {"lights": "window"}, Lamp(azimuth_deg=20.0, elevation_deg=25.0, distance_mm=1400.0, ambient=0.4)),
+)
+BASE = {"tilt_deg": 25.0, "fill": 0.6, "lens": "standard", "lights": "all"}
+
+
+def describe(r: PTRow) -> str:
+    s = {**BASE, **r.setup}
+    return f"{s['lens']} t{s['tilt_deg']:.0f} fill {100 * s['fill']:.0f}% {s['lights']}"
+
+
+def view_json(view: View) -> dict:
+    return {sp: list(view.get_tokens(sp)) for sp in view}
+
+
+class Cache:
+    """Rendered linear frames and their truth: ``DIR/<game>-<row>-s<spp>-<seed>/``."""
+
+    def __init__(self, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int]) -> None:
+        self.dir = Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}"
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def get(self, name: str) -> tuple[np.ndarray, dict] | None:
+        npy, meta = self.dir / f"{name}.npy", self.dir / f"{name}.json"
+        if npy.exists() and meta.exists():
+            return np.load(npy).astype(np.float32), json.loads(meta.read_text())
+        return None
+
+    def put(self, name: str, linear: np.ndarray, meta: dict) -> None:
+        np.save(self.dir / f"{name}.npy", linear.astype(np.float16))
+        (self.dir / f"{name}.json").write_text(json.dumps(meta))
+
+
+def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int, times: list[float]) -> tuple[np.ndarray, dict]:
+    """A frame's linear image from the cache, or rendered now (its time into ``times``)."""
+    from vision.pathtraced.scene import placed_pieces, render_channels
+
+    hit = cache.get(name)
+    if hit is not None:
+        return hit
+    rng = np.random.default_rng(seed)
+    pieces = placed_pieces(sheet, view, rng)
+    t0, c0 = time.perf_counter(), time.process_time()
+    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0  # wall; CPU over all threads
+    times.append(dt)
+    meta = {"view": view_json(view), "render_s": round(dt, 2), "render_cpu_s": round(cpu, 2), "setup": asdict(setup),
+            "pieces": [{"x": p.solid.x, "y": p.solid.y, "tag": p.solid.tag, "angle": p.solid.tag_angle,
+                        "tiers": p.tiers} for p in pieces]}
+    cache.put(name, lin, meta)
+    return lin, meta
+
+
+def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
+            export: Path | None = None, where_found: bool = True) -> tuple[Row, list[float], Counter]:
+    from bench.vision_accuracy import MAX_PLIES
+    from vision.pathtraced.scene import PTSetup
+    from vision.pathtraced.denoise import denoise
+    from vision.pathtraced.sensor import develop, random_sensor
+
+    grid = grid_for(Sheet.for_board(get_game(game).board()))
+    sheet = grid.sheet
+    setup = PTSetup(size=size, spp=spp, **{**BASE, **row.setup})
+    cache = Cache(cache_root, game, row, spp, seed, size)
+    times: list[float] = []
+    whys: Counter = Counter()
+    out = Row(game, f"{size[0]}x{size[1]}", row.name)
+    rng = np.random.default_rng(seed)
+    lin, _ = rendered(cache, "empty", sheet, View(), setup, seed * 1000 + 999, times)
+    lin = denoise(lin)
+    # three exposures of the empty board, as tableref calibrate takes a few frames
+    empty = [develop(lin, random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i)) for i in range(3)]
+    cal = calibrate(grid, empty, mode="tags")
+    reader = reader_for(grid, cal, Fidelity.KIND)
+    reader.where_found = where_found
+    centred = None
+    if export is not None:
+        export.mkdir(parents=True, exist_ok=True)
+        for i, e in enumerate(empty):
+            cv2.imwrite(str(export / f"{game}-{row.name}-empty{i}.jpg"), e, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        # the reader as before issue 32 (pieces judged at their spaces' centres), for the truth file
+        centred = reader_for(grid, cal, Fidelity.KIND)
+        centred.where_found = False
+    for k in range(frames):
+        plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
+        view = random_position(game, int(rng.integers(1 << 30)), plies, None).view(Fidelity.KIND)
+        lin, meta = rendered(cache, f"frame{k}", sheet, view, setup, seed * 1000 + k, times)
+        view = View(meta["view"])  # the cached truth
+        lin = denoise(lin)
+        frame = develop(lin, random_sensor(rng), rng)
+        out.frames += 1
+        before = (out.usable, out.false_accepts)
+        score_frame(out, reader, view, frame, BoardLock(sheet))
+        if out.usable == before[0]:
+            whys.update(reasons(reader, sheet, frame))
+        if export is not None:
+            # the frame as the camera gave it (its JPEG bytes kept as they are)
+            name = f"{game}-{row.name}-{k}"
+            cv2.imwrite(str(export / f"{name}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            usable = out.usable > before[0]
+            was = Row(game, "", "")
+            score_frame(was, centred, view, frame, BoardLock(sheet))
+            truth = {"view": meta["view"], "setup": meta["setup"], "pieces": meta["pieces"],
+                     "usable": usable, "false_accept": out.false_accepts > before[1],
+                     "fixed_by_where_found": usable and not was.usable}
+            (export / f"{name}.json").write_text(json.dumps(truth, indent=1))
+    return out, times, whys
+
+
+def reasons(reader, sheet: Sheet, frame: np.ndarray) -> Counter:
+    """Why an unusable frame's spaces were unreadable (the reader's own words, counted)."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock = BoardLock(sheet)
+    lock.update(grey)
+    status = lock.update(grey)
+    if not status.readable:
+        return Counter({"no lock": 1})
+    got = reader.read(frame, status.H)
+    return Counter(got.why.get(sp, "?") for sp in got.unreadable)
+
+
+def model_row(game: str, row: PTRow, frames: int, seed: int, size: tuple[int, int]) -> Row:
+    """The same camera geometry on the project's camera model (pinhole, no barrel: as the path tracer's)."""
+    from vision.pathtraced.scene import MODULES
+
+    s = {**BASE, **row.setup}
+    setting = Setting(row.name, {"tilt_deg": s["tilt_deg"], "fill": s["fill"], "k1": 0.0,
+                                 "hfov_deg": MODULES[s["lens"]].hfov_deg}, {"lamp": row.model_lamp})
+    return run_setting(game, size, setting, frames, seed)
+
+
+def pct(n: int, d: int) -> str:
+    return f"{100 * n / d:.0f} %" if d else "—"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="gyges", choices=GAMES)
+    ap.add_argument("--frames", type=int, default=4, help="path-traced frames a row (default 4)")
+    ap.add_argument("--model-frames", type=int, default=12, help="camera-model frames a row (default 12)")
+    ap.add_argument("--spp", type=int, default=16, help="samples a pixel (default 16)")
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--rows", default=None, help=f"comma-separated (default all: {','.join(r.name for r in ROWS)})")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
+    ap.add_argument("--export", default=None, metavar="DIR", help="also write the developed frames and truth (JPEG + JSON)")
+    ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--centred", action="store_true",
+                    help="read as before issue 32: pieces judged at their spaces' centres, not where their tags were found")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    size = tuple(int(v) for v in args.size.split("x"))
+    rows = [r for r in ROWS if args.rows is None or r.name in args.rows.split(",")]
+    print(f"{args.game}: {args.frames} path-traced frames a row at {args.size}, {args.spp} spp; "
+          f"camera model {args.model_frames} frames a row")
+    print(f"{'row':<8}{'setting':<30}{'PT usable':>10}{'FA':>4}{'wrong':>6}{'unread/f':>9}{'render s':>9}"
+          f"{'model usable':>13}{'FA':>4}{'wrong':>6}")
+    results = []
+    fa = 0
+    for r in rows:
+        pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
+                            Path(args.export) if args.export else None, where_found=not args.centred)
+        cm = model_row(args.game, r, args.model_frames, args.seed, size)
+        fa += pt.false_accepts + cm.false_accepts
+        render = f"{np.median(times):.0f}" if times else "cached"
+        print(f"{r.name:<8}{describe(r):<30}{pct(pt.usable, pt.frames):>10}{pt.false_accepts:>4}{pt.wrong_spaces:>6}"
+              f"{pt.unreadable_spaces / max(1, pt.frames):>9.1f}{render:>9}"
+              f"{pct(cm.usable, cm.frames):>13}{cm.false_accepts:>4}{cm.wrong_spaces:>6}", flush=True)
+        for why, n in whys.most_common():
+            print(f"{'':8}unreadable: {n} x {why}")
+        results.append({"row": r.name, "setting": describe(r), "render_s": times, "unreadable_why": dict(whys),
+                        "pathtraced": {**asdict(pt), "read_ms": None, "render_ms": None},
+                        "model": {**asdict(cm), "read_ms": None, "render_ms": None}})
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 1 if fa else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
