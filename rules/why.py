@@ -87,7 +87,7 @@ class Reason:
 class WhyNot:
     attempt: Attempt | None
     reason: Reason | None = None
-    several: bool = False  # more pieces moved than any one move moves: no single rule explains it
+    several: bool = False  # more than one piece moved and no rule says why: no single move explains it
 
     def to_dict(self) -> dict[str, Any]:
         return {"attempt": None if self.attempt is None else self.attempt.to_dict(),
@@ -122,4 +122,7 @@ def why_not(state: State, view: View, fidelity: Fidelity = Fidelity.KIND) -> Why
     if most is not None and len(changed) > most:
         return WhyNot(attempt, several=True)
     reason = state.why_illegal(attempt)
-    return WhyNot(attempt, reason, several=reason is None and len(attempt.lifted) > 1 and len(attempt.placed) > 1)
+    # No rule, and more than one piece moved (lifted or put down: two segments laid at once, two
+    # pieces put on the track): said plainly. One piece moved wrongly with no rule is only put back.
+    moved = max(len(attempt.lifted), len(attempt.placed))
+    return WhyNot(attempt, reason, several=reason is None and moved > 1)

@@ -36,3 +36,19 @@ def test_every_games_moves_read_as_attempts(game):
         why = why_not(s, board, Fidelity.KIND)
         assert isinstance(why.attempt, Attempt) and (why.attempt.lifted or why.attempt.placed or not s.move_spaces(m))
         s = after
+
+
+def test_no_rule_and_more_than_one_piece_moved_is_said_to_be_several(monkeypatch):
+    """Where the game names no rule, a board with two pieces moved (or two put down) is said to be
+    "several pieces moved"; one piece moved wrongly is only put back."""
+    s = get_game("gyges").default_setup()
+    monkeypatch.setattr(type(s), "why_illegal", lambda self, attempt: None)
+    one = s.view(Fidelity.KIND).to_dict()
+    one["a3"] = one.pop("a1")
+    assert not why_not(s, View(one), Fidelity.KIND).several
+    two = dict(one)
+    two["b3"] = two.pop("b1")
+    assert why_not(s, View(two), Fidelity.KIND).several
+    put = s.view(Fidelity.KIND).to_dict()
+    put["c3"], put["d3"] = put["c1"], put["d1"]  # two pieces put down, nothing lifted
+    assert why_not(s, View(put), Fidelity.KIND).several
