@@ -24,8 +24,8 @@ from typing import Any
 
 from rules import MORE, OCCUPIED, RulesError, SpaceFix, State, get_game
 from decisions import (
-    Accepted, Ambiguous, ComputerMove, Decision, GameOver, Hint, Illegal, Lifted, NewGame, Partial, Rejected, Restored,
-    Step, TakenBack,
+    Accepted, Ambiguous, ComputerMove, Decision, GameOver, Hint, Illegal, LessonDone, LessonStep, Lifted, NewGame,
+    Partial, Rejected, Restored, Step, TakenBack,
 )
 from decisions.clock import ClockWarning, FlagFall
 from tableref.i18n import Catalog, catalog
@@ -48,11 +48,13 @@ SUPERSEDES: Mapping[str, frozenset[str]] = {
     "reminder": frozenset({"reminder"}),
     "over": frozenset({"status", "over"}),
     "undo": frozenset({"move", "score", "status", "undo", "over", "computer", "hint"}),
-    "game": frozenset({"move", "score", "status", "undo", "over", "reminder", "game", "notice", "computer", "hint"}),
+    "game": frozenset({"move", "score", "status", "undo", "over", "reminder", "game", "notice", "computer", "hint",
+                       "lesson"}),
     "notice": frozenset({"notice"}),
     "computer": frozenset({"computer"}),
     "hint": frozenset({"hint"}),
     "clock": frozenset({"clock"}),  # the game clock: time left, a flag fall (docs/clock.md)
+    "lesson": frozenset({"lesson"}),  # a first lesson's step: the newest is what to do now
 }
 
 
@@ -197,6 +199,14 @@ class Narrator:
                         player=self.player(d.side)) if d.seconds % 60 == 0 else \
                 c.n_("{player}: {n} second left", "{player}: {n} seconds left", d.seconds, player=self.player(d.side))
             return [Utterance(left, "clock", "quiet", None, d.ply)]
+        if isinstance(d, LessonStep):  # a first lesson: what just happened, then what to do now
+            said = [c.say(p) for p in (d.wrong_phrase if d.repeated else d.then_phrase, d.do_phrase) if p is not None]
+            return [Utterance(" ".join(said), "lesson", "quiet", "computer" if d.by == "lesson" else None, d.ply)]
+        if isinstance(d, LessonDone):
+            if d.stopped:
+                return [Utterance(c._("lesson stopped"), "lesson", "quiet", None, d.ply)]
+            said = [c.say(p) for p in (d.then_phrase, d.end_phrase) if p is not None]
+            return [Utterance(" ".join(said + [c._("Lesson done")]), "lesson", "quiet", None, d.ply)]
         if isinstance(d, FlagFall):
             return [Utterance(c._("{player} loses on time", player=self.player(d.side)), "clock", "quiet", "over",
                               d.ply)]
