@@ -27,6 +27,7 @@ import os
 import sys
 import time
 from collections import Counter
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
 
 
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
-            export: Path | None = None, where_found: bool = True) -> tuple[Row, list[float], Counter]:
+            export: Path | None = None, now: bool = True) -> tuple[Row, list[float], Counter]:
     from bench.vision_accuracy import MAX_PLIES
     from vision.pathtraced.scene import PTSetup
     from vision.pathtraced.denoise import denoise
@@ -134,17 +135,17 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     lin = denoise(lin)
     # three exposures of the empty board, as tableref calibrate takes a few frames
     empty = [develop(lin, random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i)) for i in range(3)]
+    jpegs: list[bytes] = []
+    if export is not None:  # read what is committed: the camera's JPEG written again at quality 95
+        empty, jpegs = (list(t) for t in zip(*(as_exported(e) for e in empty)))
     cal = calibrate(grid, empty, mode="tags")
     reader = reader_for(grid, cal, Fidelity.KIND)
-    reader.where_found = where_found
     centred = None
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
-        for i, e in enumerate(empty):
-            cv2.imwrite(str(export / f"{game}-{row.name}-empty{i}.jpg"), e, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        # the reader as before issue 32 (pieces judged at their spaces' centres), for the truth file
-        centred = reader_for(grid, cal, Fidelity.KIND)
-        centred.where_found = False
+        for i, data in enumerate(jpegs):
+            (export / f"{game}-{row.name}-empty{i}.jpg").write_bytes(data)
+        centred = reader_for(grid, cal, Fidelity.KIND)  # read with the rules before issue 32 too
     for k in range(frames):
         plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
         view = random_position(game, int(rng.integers(1 << 30)), plies, None).view(Fidelity.KIND)
@@ -152,23 +153,52 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         view = View(meta["view"])  # the cached truth
         lin = denoise(lin)
         frame = develop(lin, random_sensor(rng), rng)
+        jpeg = b""
+        if export is not None:
+            frame, jpeg = as_exported(frame)
         out.frames += 1
         before = (out.usable, out.false_accepts)
-        score_frame(out, reader, view, frame, BoardLock(sheet))
-        if out.usable == before[0]:
-            whys.update(reasons(reader, sheet, frame))
+        with nullcontext() if now else rules_before_issue_32(reader):
+            score_frame(out, reader, view, frame, BoardLock(sheet))
+            if out.usable == before[0]:
+                whys.update(reasons(reader, sheet, frame))
         if export is not None:
             # the frame as the camera gave it (its JPEG bytes kept as they are)
             name = f"{game}-{row.name}-{k}"
-            cv2.imwrite(str(export / f"{name}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            (export / f"{name}.jpg").write_bytes(jpeg)
             usable = out.usable > before[0]
             was = Row(game, "", "")
-            score_frame(was, centred, view, frame, BoardLock(sheet))
+            with rules_before_issue_32(centred):
+                score_frame(was, centred, view, frame, BoardLock(sheet))
             truth = {"view": meta["view"], "setup": meta["setup"], "pieces": meta["pieces"],
                      "usable": usable, "false_accept": out.false_accepts > before[1],
-                     "fixed_by_where_found": usable and not was.usable}
+                     "usable_before_issue_32": bool(was.usable)}
             (export / f"{name}.json").write_text(json.dumps(truth, indent=1))
     return out, times, whys
+
+
+def as_exported(frame: np.ndarray) -> tuple[np.ndarray, bytes]:
+    """The frame as the committed JPEG decodes (quality 95), and that JPEG's bytes."""
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    if not ok:
+        raise RuntimeError("OpenCV could not JPEG-encode the frame")
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf.tobytes()
+
+
+@contextmanager
+def rules_before_issue_32(reader):
+    """The reader as it was before issue 32: pieces judged at their spaces' centres, a shadow's
+    edge past LIGHT_OUTLIER in every channel and never warmer than 3 %, a shadow at most 0.85
+    of the paper."""
+    import vision.sampling as sampling
+
+    saved = sampling.PENUMBRA, sampling.SHADOW_WARMER, reader.where_found, reader.shadow_max
+    sampling.PENUMBRA, sampling.SHADOW_WARMER = sampling.LIGHT_OUTLIER, 0.03
+    reader.where_found, reader.shadow_max = False, 0.85
+    try:
+        yield reader
+    finally:
+        sampling.PENUMBRA, sampling.SHADOW_WARMER, reader.where_found, reader.shadow_max = saved
 
 
 def reasons(reader, sheet: Sheet, frame: np.ndarray) -> Counter:
@@ -209,8 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
     ap.add_argument("--export", default=None, metavar="DIR", help="also write the developed frames and truth (JPEG + JSON)")
     ap.add_argument("--json", default=None, metavar="FILE")
-    ap.add_argument("--centred", action="store_true",
-                    help="read as before issue 32: pieces judged at their spaces' centres, not where their tags were found")
+    ap.add_argument("--before", action="store_true",
+                    help="read with the rules before issue 32 (pieces judged at their spaces' centres; "
+                         "a shadow's edge, its tint and its depth as the camera model had them)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
@@ -223,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     fa = 0
     for r in rows:
         pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
-                            Path(args.export) if args.export else None, where_found=not args.centred)
+                            Path(args.export) if args.export else None, now=not args.before)
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"

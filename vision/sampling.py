@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 SATURATED = 250  # a clipped pixel hides what is under it
 LIGHT_OUTLIER = 0.08  # a probe off the board's smooth light model by more than this is disturbed
 SHADOW_WARMER = 0.06  # how much warmer (red over blue, of the model's light) a shadow may turn
+PENUMBRA = LIGHT_OUTLIER / 2  # darker than this in every channel: a shadow (its soft edge too)
 
 
 def _scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np.ndarray | Pose":
@@ -223,7 +224,7 @@ def probe_light(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.nda
     rel = ratio / np.maximum(X @ coef, 1e-3)
     lo = np.minimum.reduce([rel[:, k] for k in range(rel.shape[1])])
     hi = np.maximum.reduce([rel[:, k] for k in range(rel.shape[1])])
-    shaded = (hi < 1 - LIGHT_OUTLIER / 2) & (lo > 0.3) & (hi - lo < 0.3)
+    shaded = (hi < 1 - PENUMBRA) & (lo > 0.3) & (hi - lo < 0.3)
     if rel.shape[1] == 3:  # B, G, R
         shaded &= rel[:, 0] >= rel[:, 2] - SHADOW_WARMER
     return rel, coef, good, shaded, use

@@ -1,8 +1,9 @@
 """What a camera module does to the light the path tracer rendered (numpy and OpenCV only).
 
 The renderer gives linear RGB radiance with no noise but its own Monte Carlo grain. A Camera
-Module 3 then: sets its exposure so the frame's mean brightness hits a target (libcamera's AGC
-aims at a mean luminance; a lamp's highlight on metal clips), turns light into electrons with
+Module 3 then: sets its exposure so the frame's centre-weighted mean brightness hits a target
+(libcamera's AGC aims at a mean luminance, its default metering centre-weighted; a lamp's
+highlight on metal clips), turns light into electrons with
 Poisson (photon) noise and adds read noise, balances white on what looks like paper (grey world
 on the brighter half of the frame: the sheet), applies a display gamma and compresses to JPEG.
 """
@@ -21,7 +22,7 @@ class Sensor:
     (a 1.4 µm pixel binned 2×2 holds about 18 000 e-, and the 1280×720 frame averages about
     three binned pixels; a kitchen's light calls for analog gain 4–16)."""
 
-    ae_target: float = 0.20  # mean linear luminance the exposure aims at
+    ae_target: float = 0.18  # centre-weighted mean linear luminance the exposure aims at
     full_e: float = 6000.0
     read_e: float = 3.0  # read noise, electrons RMS
     jpeg: int | None = 85
@@ -39,7 +40,7 @@ LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)  # linear RGB → luminanc
 
 def random_sensor(rng: np.random.Generator) -> Sensor:
     """A frame's exposure and noise as a room's light varies them."""
-    return Sensor(ae_target=float(rng.uniform(0.17, 0.24)), full_e=float(rng.uniform(3000, 12000)),
+    return Sensor(ae_target=float(rng.uniform(0.16, 0.22)), full_e=float(rng.uniform(3000, 12000)),
                   read_e=float(rng.uniform(2.0, 4.0)), jpeg=int(rng.integers(75, 91)))
 
 
@@ -47,7 +48,9 @@ def develop(linear_rgb: np.ndarray, sensor: Sensor, rng: np.random.Generator) ->
     """A camera frame (uint8 BGR, as OpenCV reads one) of the renderer's linear RGB (H, W, 3)."""
     img = np.nan_to_num(np.asarray(linear_rgb, np.float32), nan=0.0, posinf=0.0, neginf=0.0)
     img = np.maximum(img, 0.0)
-    mean = float((img @ LUMA).mean())
+    y = img @ LUMA
+    w = _centre_weights(y.shape)
+    mean = float((y * w).sum() / w.sum())
     img *= sensor.ae_target / max(mean, 1e-6)
     # photons → electrons: Poisson; then read noise; then clipped at full scale
     e = rng.poisson(np.minimum(img, 4.0) * sensor.full_e).astype(np.float32)
@@ -63,6 +66,15 @@ def develop(linear_rgb: np.ndarray, sensor: Sensor, rng: np.random.Generator) ->
             raise RuntimeError("OpenCV could not JPEG-encode the frame")
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+def _centre_weights(shape: tuple[int, ...]) -> np.ndarray:
+    """libcamera's centre-weighted metering: the middle of the frame counts three times the
+    edges (where the table is when the sheet fills 40 % of the frame)."""
+    h, w = shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xs - w / 2) / (0.3 * w)) ** 2 + ((ys - h / 2) / (0.3 * h)) ** 2
+    return 1.0 + 2.0 * np.exp(-r2 / 2)
 
 
 def white_balance(img: np.ndarray) -> np.ndarray:
