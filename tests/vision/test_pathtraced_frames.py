@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import cv2
-import numpy as np
 import pytest
 
 from vision_support import grid_for, wrong_spaces

@@ -39,7 +39,7 @@ from rules.view import View
 from ..camera_model import BoardPose, CameraSetup, place_camera
 from ..layout import Sheet, tag_tokens
 from ..render import draw_sheet, marker_image
-from ..scene_pieces import Solid, pieceset_for, solids_for
+from ..scene_pieces import Solid, solids_for
 
 
 @dataclass(frozen=True)
