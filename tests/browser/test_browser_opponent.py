@@ -74,8 +74,9 @@ def test_a_person_plays_a_whole_gyges_game_against_level_1(browser, tmp_path, ar
             # Its move, in words and on the board: from → to arrows, lift and put-down spaces.
             assert page.inner_text("#computer .headline") == "Make the computer's move on the board"
             assert "North (the computer, level 1) plays:" in page.inner_text("#computer")
-            # the board is drawn from the same snapshot as the card, maybe a frame later: waited for
-            page.locator("#board line.b-turn-arrow.computer").first.wait_for(timeout=5000)
+            # drawn from the same snapshot as the card, maybe a frame later (a flat arrow has no height:
+            # "attached", not "visible")
+            page.locator("#board line.b-turn-arrow.computer").first.wait_for(state="attached", timeout=5000)
             if not shot:
                 page.evaluate("document.querySelector('#toast').classList.remove('show'); window.scrollTo(0, 0)")
                 page.screenshot(path=str(artifacts / "opponent-move-desktop.png"), clip={
