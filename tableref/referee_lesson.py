@@ -104,11 +104,7 @@ class Lessons:
             return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, put_back(current, view)))
         shown = turn.shown(view, self.fidelity)
         if shown:
-            out: list[Decision] = []
-            for m in turn.moves[turn.done:turn.done + shown]:
-                out += self._accept((m,), confirmed=False)
-                turn.done += 1
-            out += self._lesson_unseen(turn)
+            out = self._accept_steps(turn, shown) + self._lesson_unseen(turn)
             if turn.finished:
                 return out + self._lesson_next()
             self._status = ("turn", turn.done)

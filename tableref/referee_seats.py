@@ -77,11 +77,7 @@ class ComputerSeats:
             return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, fixes))
         shown = turn.shown(view, self.fidelity)
         if shown:
-            out: list[Decision] = []
-            for m in turn.moves[turn.done:turn.done + shown]:
-                out += self._accept((m,), confirmed=False)
-                turn.done += 1
-            out += self._declare_unseen_steps()
+            out = self._accept_steps(turn, shown) + self._declare_unseen_steps()
             if turn.finished or self.state.is_game_over():
                 self._turn = None
             else:  # a turn of several moves, checked step by step: what is still to do
@@ -124,6 +120,15 @@ class ComputerSeats:
                 return True
             s = s.successor(m)
         return False
+
+    def _accept_steps(self, turn: ComputerTurn, shown: int) -> list[Decision]:
+        """The next ``shown`` moves of a turn the board shows carried out (the computer's, a
+        lesson's step), each recorded in turn."""
+        out: list[Decision] = []
+        for m in turn.moves[turn.done:turn.done + shown]:
+            out += self._accept((m,), confirmed=False)
+            turn.done += 1
+        return out
 
     def _declare_unseen_steps(self) -> list[Decision]:
         """The next steps of the computer's turn that the board cannot show (DRIFT's end of a
