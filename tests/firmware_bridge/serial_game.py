@@ -85,3 +85,23 @@ def referee_board(board: SerialBoard, referee: Referee, stabiliser: Stabiliser, 
     finally:
         loop.stop()
     return decisions
+
+
+def wait_until(what: str, condition: Callable[[], object], timeout: float = 20.0):
+    """``condition()``'s first true answer, polled every 10 ms; AssertionError naming ``what``
+    after ``timeout`` seconds (generous: a machine busy with other work)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def lit_spaces(sim, wiring) -> dict[str, str]:
+    """The simulated firmware's LED states by space, those not off."""
+    from firmware_bridge.protocol import Led
+
+    states = sim.leds()
+    return {space: states[ch].name for space, ch in wiring.channels.items() if states and states[ch] != Led.OFF}

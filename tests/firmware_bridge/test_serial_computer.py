@@ -8,15 +8,14 @@ Every wait is on a condition with a deadline, never a fixed sleep."""
 
 from __future__ import annotations
 
-import time
 
 from decisions import Ambiguous, ComputerMove, Confirm, parse_seats
-from firmware_bridge.protocol import Led
 from firmware_bridge.serial_board import CONNECTED
 from firmware_bridge.simulator import BoardSimulator
 from firmware_bridge.wiring import Wiring
 from rules import Fidelity, get_game
 from tableref.board_leds import BoardLeds, leds_for, steps_leds
+from serial_game import lit_spaces, wait_until
 from tableref.serve import Service
 from tableref.service import SerialFeed
 
@@ -27,19 +26,11 @@ DEADLINE = 20.0  # seconds, for each condition: generous for a machine busy with
 
 
 def wait_for(what, condition, timeout=DEADLINE):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+    return wait_until(what, condition, timeout)
 
 
 def lit(sim) -> dict[str, str]:
-    """The firmware's LED states by space, those not off."""
-    states = sim.leds()
-    return {space: states[ch].name for space, ch in WIRING.channels.items() if states and states[ch] != Led.OFF}
+    return lit_spaces(sim, WIRING)
 
 
 def named(leds) -> dict[str, str]:

@@ -6,15 +6,14 @@ with a deadline, never a fixed sleep."""
 
 from __future__ import annotations
 
-import time
 
 from decisions import Lifted, Mark, Partial
-from firmware_bridge.protocol import Led
 from firmware_bridge.serial_board import CONNECTED
 from firmware_bridge.simulator import BoardSimulator
 from firmware_bridge.wiring import Wiring
 from rules import View, get_game
 from tableref.board_leds import BoardLeds, leds_for
+from serial_game import lit_spaces, wait_until
 from tableref.serve import Service
 from tableref.service import SerialFeed
 
@@ -25,18 +24,11 @@ DEADLINE = 20.0
 
 
 def wait_for(what, condition, timeout=DEADLINE):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+    return wait_until(what, condition, timeout)
 
 
 def lit(sim) -> dict[str, str]:
-    states = sim.leds()
-    return {space: states[ch].name for space, ch in WIRING.channels.items() if states and states[ch] != Led.OFF}
+    return lit_spaces(sim, WIRING)
 
 
 def test_a_lifted_ring_lights_its_destinations_steady_and_putting_it_back_darkens_them(tmp_path):
