@@ -5,6 +5,7 @@ into docs/."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -43,5 +44,6 @@ def test_the_clock_on_a_phone_counts_down_pauses_and_passes(browser, tmp_path, a
         box = page.locator("#clock").bounding_box()
         page.screenshot(path=str(artifacts / "clock-360.png"),
                         clip={"x": 0, "y": 0, "width": 360, "height": box["y"] + box["height"] + 8})
-        shutil.copy(artifacts / "clock-360.png", DOCS / "clock-360.png")
+        if os.environ.get("TABLEREF_UPDATE_DOCS") == "1":  # only when asked: a test run leaves the checkout as it was
+            shutil.copy(artifacts / "clock-360.png", DOCS / "clock-360.png")
         assert not errors, errors

@@ -6,6 +6,7 @@ Screenshots at 1280 and 390 px, English and French, into tests/artifacts/
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -49,8 +50,8 @@ def shoot(page, artifacts, name, width):
     bottom = max(card["y"] + card["height"], board["y"] + board["height"]) + 8
     height = min(bottom, 1000 if width > 600 else 2000)
     page.screenshot(path=str(artifacts / name), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": height})
-    if name.split("-")[1] in IN_DOCS:
-        shutil.copy(artifacts / name, DOCS / name)
+    if name.split("-")[1] in IN_DOCS and os.environ.get("TABLEREF_UPDATE_DOCS") == "1":
+        shutil.copy(artifacts / name, DOCS / name)  # only when asked: a test run leaves the checkout as it was
 
 
 def wrong_step(page, game, snap):
