@@ -76,6 +76,17 @@ class State(ABC):
     def phase(self) -> str:
         return "play"
 
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides in play: the position's own ``players`` where a game varies them (DRIFT
+        with 2-6 colours), else the game's."""
+        players = getattr(self, "players", None)
+        if isinstance(players, tuple) and players and all(isinstance(p, str) for p in players):
+            return players
+        from .registry import get_game  # imported here: the registry imports the games
+
+        return tuple(get_game(self.game_name).players)
+
     @abstractmethod
     def outcome(self) -> Outcome | None:
         """``None`` while the game goes on."""
@@ -202,12 +213,7 @@ class State(ABC):
     def piece_owner(self, token: str) -> str | None:
         """Whose piece a token is, or ``None`` (nobody's: Gygès' rings, DRIFT's coins). By
         default a token that is a player's name or starts with it (``red-III``, ``blue:N``)."""
-        players = getattr(self, "players", None)
-        if not isinstance(players, tuple) or not players:
-            from .registry import get_game  # the game's sides, where the position has none
-
-            players = get_game(self.game_name).players
-        for p in players:
+        for p in self.sides:
             if token == p or (token.startswith(p) and token[len(p):len(p) + 1] in ("-", ":", "_")):
                 return p
         return None

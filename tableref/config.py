@@ -388,9 +388,9 @@ class _Reader:
         seats_t = t.table("seats")
         if seats_t is not None:
             try:
-                sides = game.start(options)
+                start = game.start(options)
                 seats = Seats.from_dict(seats_t.data, where=seats_t.key).checked(
-                    getattr(sides, "players", None) or game.players, where=seats_t.key)
+                    start.sides, where=seats_t.key)
             except SeatError as exc:
                 said = str(exc).removeprefix(f"{seats_t.key}: ").removeprefix(f"{seats_t.key}.")
                 raise self.error(seats_t.key, f"{said} (each side = \"computer:N\" or \"person\")") from None

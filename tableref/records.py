@@ -81,7 +81,7 @@ class Record:
 
     @property
     def players(self) -> tuple[str, ...]:
-        return players_of(self.start)
+        return self.start.sides
 
     @classmethod
     def replay(cls, start: State, options: Mapping[str, Any], fidelity: Fidelity, moves: list[str],
@@ -97,15 +97,6 @@ class Record:
                 raise type(exc)(f"move {i} {text!r}: {exc}") from None
             texts.append(state.move_text(move))
         return cls(start.game_name, dict(options), fidelity, int(date), tuple(texts), tuple(states))
-
-
-def players_of(state: State) -> tuple[str, ...]:
-    """The seats in this game: the position's own ``players`` where a game varies them (DRIFT
-    with 2-6 players), else the game's."""
-    seats = getattr(state, "players", None)
-    if isinstance(seats, tuple) and seats and all(isinstance(s, str) for s in seats):
-        return seats
-    return tuple(get_game(state.game_name).players)
 
 
 def result_text(state: State) -> str:
@@ -273,7 +264,7 @@ class _Checked:
         except RulesError as exc:
             raise self.fail("Fidelity", str(exc)) from None
         self.start = self._start()
-        want = ", ".join(players_of(self.start))
+        want = ", ".join(self.start.sides)
         if header["Players"] != want:
             raise self.fail("Players", f"expected {want!r} (the seats of this {name} game), got {header['Players']!r}")
         try:
@@ -284,7 +275,7 @@ class _Checked:
             raise self.fail("Moves", f"expected the number of moves, got {header['Moves']!r}")
         self.count = int(header["Moves"])
         try:
-            self.seats = parse_seats(header.get("Seats", ""), where="seats").checked(players_of(self.start))
+            self.seats = parse_seats(header.get("Seats", ""), where="seats").checked(self.start.sides)
         except SeatError as exc:
             raise self.fail("Seats", str(exc)) from None
 

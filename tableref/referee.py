@@ -113,7 +113,7 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
                     return cls(journal, record)
         if start is None:
             start = rules_game.default_setup(opts) if setup == "default" else rules_game.start(opts)
-        seats = (seats or Seats()).checked(_sides(start), where="seats")
+        seats = (seats or Seats()).checked(start.sides, where="seats")
         if seats.computers and not computer:
             raise ValueError("seats: the computer cannot play here (no opponent): use tableref serve")
         return cls(journal, journal.new_game(start, opts, fidelity.value, seats))
@@ -435,7 +435,7 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         except RulesError as exc:
             return [self._emit(Rejected(self.record.id, self.ply, "new game", str(exc)))]
         try:
-            seats = (cmd.seats or Seats()).checked(_sides(state), where="seats")
+            seats = (cmd.seats or Seats()).checked(state.sides, where="seats")
         except ValueError as exc:
             return [self._emit(Rejected(self.record.id, self.ply, "new game", str(exc)))]
         if not self.record.finished:
@@ -466,12 +466,6 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
             except Exception:  # a broken subscriber must not stop the referee
                 log.exception("subscriber %r failed on %s", callback, decision.kind)
         return decision
-
-
-def _sides(state: State) -> tuple[str, ...]:
-    """The sides of this game: the position's own (DRIFT's 2-6 colours), else the game's."""
-    sides = getattr(state, "players", None)
-    return sides if isinstance(sides, tuple) and sides else tuple(get_game(state.game_name).players)
 
 
 class _ViewMarker:

@@ -27,7 +27,7 @@ from typing import Any
 from decisions import (Accepted, Confirm, Decision, Declare, GameOver, NewGame, StableView, StartGame,
                        TakenBack, Undo, ChooseUnseen, PlayComputerMove)
 from decisions.clock import Clocks, ClockTick, ClockWarning, FlagFall, PauseClock, ResumeClock, SetTimeControl
-from rules import State, get_game
+from rules import State
 
 from . import clock_journal
 from .clock import Clock, ClockError, ms
@@ -41,11 +41,6 @@ ON_THE_GAME = (Confirm, Undo, Declare, ChooseUnseen, PlayComputerMove)  # refuse
 # are turned by the round's last player, whose turn ends only when they are (docs/rules/drift.md,
 # D19), though the position already names the first player.
 OBLIGATION_PHASES = frozenset({"drift"})
-
-
-def players_of(state: State) -> tuple[str, ...]:
-    sides = getattr(state, "players", None)  # DRIFT's 2-6 colours
-    return sides if isinstance(sides, tuple) and sides else tuple(get_game(state.game_name).players)
 
 
 class GameClock:
@@ -106,7 +101,7 @@ class GameClock:
         if control is None:
             self.clock = None
             return []
-        self.clock = Clock(control, players_of(self.state), undo=self.clock_settings.undo)
+        self.clock = Clock(control, self.state.sides, undo=self.clock_settings.undo)
         self.clock.start(self.state.to_move, at)
         self._clock_warned = frozenset()
         self._clock_save(at)

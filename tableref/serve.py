@@ -485,8 +485,8 @@ def build_service(args: argparse.Namespace) -> tuple[Config, Service]:
     if args.computer:
         try:
             given = parse_seats(args.computer, where="--computer")
-            sides = get_game(game.name).start(game.options)
-            seats = given.checked(getattr(sides, "players", None) or get_game(game.name).players, where="--computer")
+            start = get_game(game.name).start(game.options)
+            seats = given.checked(start.sides, where="--computer")
         except SeatError as exc:
             raise ConfigError("<command line>", "--computer", str(exc).removeprefix("--computer: ")) from None
         game = replace(game, seats=Seats({**game.seats.by_side, **seats.by_side}))

@@ -350,7 +350,7 @@ class LiveTable:
         game = get_game(game_name)
         opts = game.parse_options(options)
         start = game.default_setup(opts) if setup == "default" else game.start(opts)
-        seats = (seats or Seats()).checked(getattr(start, "players", None) or game.players)
+        seats = (seats or Seats()).checked(start.sides)
         with self._lock:
             self._pending_options = (game_name, dict(opts))
         if self.sim is None:

@@ -23,12 +23,6 @@ class RecordError(ValueError):
     """A game record that cannot be imported; the message names the field or move at fault."""
 
 
-def _players(state: State) -> tuple[str, ...]:
-    """The sides of this game: the position's own (DRIFT's 2-6 colours), else the game's."""
-    sides = getattr(state, "players", None)
-    return sides if isinstance(sides, tuple) and sides else tuple(get_game(state.game_name).players)
-
-
 def game_list(journal: Journal) -> list[dict[str, Any]]:
     out = []
     for g in journal.games():
@@ -122,7 +116,7 @@ def import_record(journal: Journal, data: object) -> int:
             raise RecordError(f"game record: move {i} ({text!r}): {exc}") from None
     try:  # the sides the computer played: refused naming the side, as the text record does
         seats = Seats.from_dict(data.get("seats") or {}, where="game record: seats").checked(
-            _players(start), where="game record: seats")
+            start.sides, where="game record: seats")
     except SeatError as exc:
         raise RecordError(str(exc)) from None
     try:  # one transaction: a cut-short import leaves nothing behind

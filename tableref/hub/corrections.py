@@ -27,7 +27,6 @@ from typing import Any
 from rules import RulesError, get_game
 
 from ..journal import parse_sequence
-from ..records import players_of
 
 KINDS = ("moves", "result")
 MAX_NOTE = 200
@@ -194,7 +193,7 @@ def result_correction(record: Mapping[str, Any], winner: object, reason: object)
     draw, or "clear" (back to the record's own)."""
     if winner == "clear":
         return {"outcome": None}, {"outcome": record["outcome"]}
-    sides = list(players_of(get_game(record["game"]).from_dict(record["start"])))
+    sides = list(get_game(record["game"]).from_dict(record["start"]).sides)
     if winner is not None and winner not in sides:
         raise CorrectionError(f"winner: one of {', '.join(sides)}, null (a draw) or \"clear\", got {winner!r}")
     why = check_note(reason, "reason") or "result by the arbiter"
