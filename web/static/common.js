@@ -143,8 +143,32 @@
     show();
   }
 
+  // A turn's steps as a list (the computer's move, a hint, a lesson's step): each step's move in
+  // words, ticked once done, with where hands lift and put down (none: declared, not shown).
+  function turnSteps(steps, done, rt) {
+    const ol = document.createElement("ol");
+    ol.className = "turn-steps";
+    steps.forEach((step, i) => {
+      const li = document.createElement("li");
+      li.className = i < (done || 0) ? "done" : "todo";
+      li.dataset.move = step.move;
+      li.dataset.lift = step.lift.join(" ");
+      li.dataset.place = step.place.join(" ");
+      li.textContent = `${step.move} — ${rt(step.description)}`;
+      if (step.lift.length || step.place.length) {
+        const where = document.createElement("span");
+        where.className = "where";
+        where.textContent = t("lift from {lift} · put down on {place}",
+          { lift: step.lift.join(", ") || "—", place: step.place.join(", ") || "—" });
+        li.append(where);
+      }
+      ol.append(li);
+    });
+    return ol;
+  }
+
   window.TR = {
-    $, t, toast, post, act, session, refreshSession, openPinDialog,
+    $, t, toast, post, act, session, refreshSession, openPinDialog, turnSteps,
     onSession: (fn) => { listeners.push(fn); fn(session); },
     title: (s) => String(s || "").replace(/^./, (c) => c.toUpperCase()),
   };

@@ -75,24 +75,7 @@
     card.append(para("who", l.by === "you" ? t("Your move") : t("The other side's move: make it on the board")));
     card.append(para("do", rt(l.do)));
     if ((l.steps || []).length) {
-      const ol = document.createElement("ol");
-      ol.className = "turn-steps";
-      l.steps.forEach((step, i) => {
-        const li = document.createElement("li");
-        li.className = i < (l.done || 0) ? "done" : "todo";
-        li.dataset.move = step.move;
-        li.dataset.lift = step.lift.join(" ");
-        li.dataset.place = step.place.join(" ");
-        li.textContent = `${step.move} — ${rt(step.description)}`;
-        if (step.lift.length || step.place.length) {  // none: declared, the board cannot show it
-          const where = document.createElement("span");
-          where.className = "where";
-          where.textContent = t("lift from {lift} · put down on {place}",
-            { lift: step.lift.join(", ") || "—", place: step.place.join(", ") || "—" });
-          li.append(where);
-        }
-        ol.append(li);
-      });
+      const ol = window.TR.turnSteps(l.steps, l.done, rt);
       card.append(ol);
     }
     if (admin) {

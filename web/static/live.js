@@ -460,24 +460,7 @@
           : t("Hint: what the computer (level {n}) would play", { n: turn.level });
         sub.textContent = c ? t("{player} (the computer, level {n}) plays:", { player: who, n: turn.level })
           : t("Not played: make your own move on the board");
-        const ol = document.createElement("ol");
-        ol.className = "turn-steps";
-        turn.steps.forEach((step, i) => {
-          const li = document.createElement("li");
-          li.className = i < (turn.done || 0) ? "done" : "todo";
-          li.dataset.move = step.move;
-          li.dataset.lift = step.lift.join(" ");
-          li.dataset.place = step.place.join(" ");
-          li.textContent = `${step.move} — ${rt(step.description)}`;
-          if (step.lift.length || step.place.length) {
-            const where = document.createElement("span");
-            where.className = "where";
-            where.textContent = t("lift from {lift} · put down on {place}",
-              { lift: step.lift.join(", ") || "—", place: step.place.join(", ") || "—" });
-            li.append(where);
-          }
-          ol.append(li);
-        });
+        const ol = window.TR.turnSteps(turn.steps, turn.done, rt);
         const key = document.createElement("div");
         key.className = "key";
         key.innerHTML = `<span class="k-lift">${esc(t("lift from here"))}</span><span class="k-place">${esc(t("put down here"))}</span>`;
