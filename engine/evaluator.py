@@ -8,6 +8,7 @@ knowledge says random play says little, and judges the cut-off position by that 
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from rules.game import State
@@ -15,14 +16,15 @@ from rules.game import State
 from .knowledge import Knowledge, knowledge_for, outcome_values
 
 
-class Evaluator:
+class Evaluator(ABC):
     """The interface: values per player, and the order in which a node's moves are tried."""
 
     def knowledge(self, state: State) -> Knowledge:
         return knowledge_for(state.game_name)
 
+    @abstractmethod
     def evaluate(self, state: State, players: Sequence[str], rng: random.Random) -> tuple[float, ...]:
-        raise NotImplementedError
+        """Each player's expected result in [0, 1] from ``state``, in ``players``' order."""
 
 
 class PlayoutEvaluator(Evaluator):
