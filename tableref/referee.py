@@ -245,6 +245,8 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         if replays:
             self._choices, self._choice_view = replays, view
             return self._status_change(("ambiguous", view), Ambiguous(self.record.id, self.ply, replays))
+        if self._status == ("illegal", view):
+            return []  # said already: the rule it breaks is not looked for again
         why = why_not(self.state, view, self.fidelity)  # the rule the board breaks, where one says why
         return self._status_change(("illegal", view), Illegal(self.record.id, self.ply, e.restore, why))
 
