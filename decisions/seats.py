@@ -4,9 +4,11 @@ A :class:`Seat` is a value with a ``kind``; a third kind (a remote table, issue 
 beside the two with its own fields, and everything that asks "does the referee wait for a
 person here?" asks :attr:`Seat.plays_on_this_board` rather than the kind.
 
-Text form (the command line, the config, the journal, a game record): ``person`` or
-``computer:N``; a game's seats as ``side=seat`` pairs, or ``side:N`` for the computer
-(``north:3``), the way ``tableref serve --computer north:3`` reads them.
+Text form (the command line, the config, the journal, a game record): ``person``,
+``computer:N``, or ``remote:TABLE:MATCH`` (another table's player, over the link of
+docs/remote.md: the table's name, and the match its invitation began); a game's seats as
+``side=seat`` pairs, or ``side:N`` for the computer (``north:3``), the way ``tableref serve
+--computer north:3`` reads them.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+import re
 from typing import Any
 
 PERSON = "person"
 COMPUTER = "computer"
-KINDS = (PERSON, COMPUTER)
+REMOTE = "remote"
+KINDS = (PERSON, COMPUTER, REMOTE)
+# A remote table's name (as the club hub's board names) and a match: "<inviting table>.<code>".
+TABLE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+MATCH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}\.[A-Z0-9]{4,12}$")
 
 # The engine's levels (engine.LEVELS) are 1..MAX_LEVEL; the vocabulary checks the range so a
 # bad config or record is one clear line, without importing the engine here.
@@ -33,6 +40,8 @@ class SeatError(ValueError):
 class Seat:
     kind: str = PERSON
     level: int | None = None  # the computer's level
+    table: str | None = None  # a remote seat's table (its name on the broker)
+    match: str | None = None  # a remote seat's match ("table-a.K7M4QX": who invited, and the code)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -42,6 +51,13 @@ class Seat:
                 raise SeatError(f"computer level {self.level!r}: expected {MIN_LEVEL}..{MAX_LEVEL}")
         elif self.level is not None:
             raise SeatError("only a computer seat has a level")
+        if self.kind == REMOTE:
+            if not isinstance(self.table, str) or not TABLE_NAME.match(self.table):
+                raise SeatError(f"remote table {self.table!r}: expected 1-40 letters, digits, '-' or '_'")
+            if not isinstance(self.match, str) or not MATCH_NAME.match(self.match):
+                raise SeatError(f"remote match {self.match!r}: expected TABLE.CODE")
+        elif self.table is not None or self.match is not None:
+            raise SeatError("only a remote seat has a table and a match")
 
     @classmethod
     def person(cls) -> "Seat":
@@ -50,6 +66,20 @@ class Seat:
     @classmethod
     def computer(cls, level: int) -> "Seat":
         return cls(COMPUTER, level)
+
+    @classmethod
+    def remote(cls, table: str, match: str) -> "Seat":
+        return cls(REMOTE, table=table, match=match)
+
+    @property
+    def is_remote(self) -> bool:
+        return self.kind == REMOTE
+
+    @property
+    def plays_on_this_board(self) -> bool:
+        """Whose moves the board here makes by its own choice: a person's. The computer's and a
+        remote table's are carried out here, only as they were chosen elsewhere."""
+        return self.kind == PERSON
 
     @property
     def is_computer(self) -> bool:
@@ -60,15 +90,24 @@ class Seat:
         return self.kind == PERSON
 
     def text(self) -> str:
+        if self.is_remote:
+            return f"{REMOTE}:{self.table}:{self.match}"
         return f"{COMPUTER}:{self.level}" if self.is_computer else self.kind
 
     def to_dict(self) -> dict[str, Any]:
+        if self.is_remote:
+            return {"kind": self.kind, "level": None, "table": self.table, "match": self.match}
         return {"kind": self.kind, "level": self.level}
 
 
 def parse_seat(text: str) -> Seat:
-    """``person``, ``computer``/``computer:N`` (level N; 3 if left out), or a bare level ``N``."""
-    word = str(text).strip().lower()
+    """``person``, ``computer``/``computer:N`` (level N; 3 if left out), a bare level ``N``, or
+    ``remote:TABLE:MATCH``."""
+    raw = str(text).strip()
+    if raw.lower().startswith(REMOTE + ":"):
+        _, table, match = (raw.split(":", 2) + ["", ""])[:3]
+        return Seat.remote(table, match)
+    word = raw.lower()
     kind, _, level = word.partition(":")
     if kind.isdigit() and not level:
         kind, level = COMPUTER, kind
@@ -103,6 +142,17 @@ class Seats:
 
     def is_computer(self, side: str) -> bool:
         return self.seat(side).is_computer
+
+    def is_remote(self, side: str) -> bool:
+        return self.seat(side).is_remote
+
+    def plays_here(self, side: str) -> bool:
+        return self.seat(side).plays_on_this_board
+
+    @property
+    def remotes(self) -> dict[str, Seat]:
+        """The sides another table plays: side → its remote seat."""
+        return {s: seat for s, seat in self.by_side.items() if seat.is_remote}
 
     @property
     def computers(self) -> dict[str, int]:
