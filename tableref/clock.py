@@ -216,6 +216,14 @@ class Clock:
         else:
             self.last = now
 
+    def told(self, side: str, left_ms: int) -> None:
+        """``side``'s time, as another table's clock said it after that side's move (a game
+        between two boards: each table's clock is the truth for its own player; docs/remote.md).
+        Only a clock not running is set."""
+        self._side(side)
+        if side != self.running:
+            self.base[side] = int(left_ms)
+
     def undo(self, at: float) -> None:
         """The last accepted move is taken back at ``at``, as ``undo_policy`` says."""
         if not self.history:

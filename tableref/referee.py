@@ -48,7 +48,9 @@ from decisions import (
     UnseenChosen,
     UnseenMoves,
 )
+from decisions.remote import RemoteMoves, RemoteOver
 from .computer_turn import ComputerTurn
+from .referee_remote import NO_TAKEBACK, RemoteSeats
 from .referee_seats import ComputerSeats
 from .referee_teach import Teaching
 from .referee_clock import GameClock
@@ -60,7 +62,7 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[Decision], None]
 
 
-class Referee(ComputerSeats, Teaching, Lessons, GameClock):
+class Referee(ComputerSeats, Teaching, Lessons, RemoteSeats, GameClock):
     def __init__(self, journal: Journal, record: GameRecord, *, max_sequence: int = 2) -> None:
         self.journal = journal
         self.record = record
@@ -77,7 +79,8 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         self._token = 0
         self._thinking: int | None = None  # the token of the search for a computer seat's turn
         self._hint: tuple[int, int] | None = None  # (token, level) of a hint being searched
-        self._turn: ComputerTurn | None = None  # the computer's turn, being carried out
+        self._turn: ComputerTurn | None = None  # the computer's (or another table's) turn, being carried out
+        self._remote_reset()  # another table's moves, handed over by the link (referee_remote.py)
 
     # -- construction -------------------------------------------------------------------------
 
@@ -145,7 +148,9 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
 
     def handle(self, item: Command) -> list[Decision]:
         out = self._clocked(item, self._handle)  # the game clock moves with the game (referee_clock.py)
-        return out if self.record.finished else out + self._think()  # a game lost on time: nobody thinks
+        if self.record.finished:  # a game lost on time: nobody thinks
+            return out
+        return out + self._think() + self._await_remote()
 
     def _handle(self, item: Command) -> list[Decision]:
         if isinstance(item, StableView):
@@ -154,6 +159,12 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
             return self._on_set_teaching(item)
         if isinstance(item, PlayComputerMove):
             return self._on_computer_move(item)
+        if isinstance(item, RemoteMoves):
+            return self._on_remote_moves(item)
+        if isinstance(item, RemoteOver):
+            return self._on_remote_over(item)
+        if isinstance(item, (Undo, ChooseUnseen)) and self.remote_game:
+            return [self.refuse("undo" if isinstance(item, Undo) else "choose unseen moves", NO_TAKEBACK)]
         if isinstance(item, AskHint):
             return self._on_ask_hint(item.level)
         if isinstance(item, ShowHint):
@@ -196,7 +207,7 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
             # The undone move left the board as it was (a ring put back where it started):
             # the board already shows the position restored.
             self._held_view = None
-        if self._computer_to_move() and view != self.state.view(self.fidelity):
+        if self._other_to_move() and view != self.state.view(self.fidelity):
             judged = self._on_view_computer(view)
             if judged is not None:
                 return judged
@@ -270,7 +281,7 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         last move was accepted part-way (a hand that left the board mid-move, then came back to
         finish it). Offered as a question — take it back and record the finished move — never
         done unasked."""
-        if not self.record.moves:
+        if not self.record.moves or self.remote_game:
             return ()
         before, last = self.record.states[-2], self.record.moves[-1]
         alt = explain(before, view, self.fidelity, max_sequence=1)
@@ -286,7 +297,10 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         return tuple(out)
 
     def _takeback_depth(self, view: View) -> int:
-        """How many moves back the board shows an earlier position (0 if it does not)."""
+        """How many moves back the board shows an earlier position (0 if it does not; always 0 in
+        a game with another table, whose journal holds the moves too)."""
+        if self.remote_game:
+            return 0
         current = self.record.states[-1].view(self.fidelity)
         for k in range(1, len(self.record.states)):
             earlier = self.record.states[-1 - k].view(self.fidelity)
@@ -418,8 +432,9 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         return out
 
     def _on_declare(self, text: str) -> list[Decision]:
-        if self._computer_to_move():  # its moves are its own, declared by it when the board cannot show them
-            return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", "the computer is to move"))]
+        if self._other_to_move():  # its moves are its own, declared by it when the board cannot show them
+            who = "the other table" if self._remote_to_move() else "the computer"
+            return [self._emit(Rejected(self.record.id, self.ply, f"declare {text}", f"{who} is to move"))]
         try:
             move = self.state.parse_move(text)
         except RulesError as exc:
@@ -443,6 +458,7 @@ class Referee(ComputerSeats, Teaching, Lessons, GameClock):
         if not self.record.finished:
             self.journal.finish(self.record)  # abandoned: finished without an outcome
         self._outdate()
+        self._remote_reset()
         self.record = self.journal.new_game(state, opts, self.fidelity.value, seats)
         self._choices, self._status, self._held_view = (), None, None
         if cmd.board is not None:

@@ -199,6 +199,9 @@ class GameClock:
         for d in done:
             if isinstance(d, Accepted) and d.game_id == self.record.id and d.ply <= self.ply:
                 clock.moved(self._clock_side(self.record.states[d.ply]), at)
+                mover, told = self.record.states[d.ply - 1].to_move, self._mover_times(d.ply)
+                if mover in told and mover != clock.running:  # another table's clock: its word (referee_remote.py)
+                    clock.told(mover, told[mover])
                 if seqs is None:
                     seqs = self.journal._standing_seqs(self.record.id)  # noqa: SLF001
                 clock_journal.save_move(self.journal, self.record.id, seqs[d.ply - 1], clock.times(at),
@@ -216,12 +219,21 @@ class GameClock:
             out.append(self._clock_said(at, why))
         return out
 
+    def _mover_times(self, ply: int) -> dict[str, int]:
+        """The times another table's clock said after its move making ``ply`` (referee_remote.py)."""
+        return {}
+
+    def _flags_here(self, side: str) -> bool:
+        return True
+
     # -- the flag -------------------------------------------------------------------------------------
 
     def _clock_flag(self, at: float) -> list[Decision]:
         clock = self.clock
         if clock is None or clock.flagged is not None or self.record.finished:
             return []
+        if clock.running is not None and not self._flags_here(clock.running):
+            return []  # another table's player: their flag falls there (docs/remote.md)
         side = clock.flag(at)
         if side is None:
             return []

@@ -63,6 +63,8 @@ class ComputerSeats:
         return out
 
     def _announce(self, turn: ComputerTurn, *, repeated: bool = False) -> Decision:
+        if self.seats.is_remote(turn.side):  # another table's turn, carried out the same way
+            return self._announce_remote(turn, repeated)
         return self._emit(ComputerMove(self.record.id, self.ply, turn.side, turn.level, turn.steps, turn.done,
                                        turn.evaluation, repeated))
 
@@ -101,9 +103,9 @@ class ComputerSeats:
         shown at once (the person's, then the next side's) must not carry a computer seat's move
         in with them — that one is the computer's to choose (DRIFT: a person's turn ended
         unseen, then a computer's piece moved by hand)."""
-        if not self.seats.computers or e.verdict not in (Verdict.LEGAL, Verdict.AMBIGUOUS, Verdict.PARTIAL):
+        if not self.seats.by_side or e.verdict not in (Verdict.LEGAL, Verdict.AMBIGUOUS, Verdict.PARTIAL):
             return e
-        kept = tuple(c for c in e.candidates if not self._moves_a_computer(c.moves))
+        kept = tuple(c for c in e.candidates if not self._moves_for_another(c.moves))
         if len(kept) == len(e.candidates):
             return e
         if not kept:
@@ -113,10 +115,11 @@ class ComputerSeats:
             return replace(e, candidates=kept)
         return replace(e, verdict=Verdict.LEGAL if len(kept) == 1 else Verdict.AMBIGUOUS, candidates=kept)
 
-    def _moves_a_computer(self, moves: tuple) -> bool:
+    def _moves_for_another(self, moves: tuple) -> bool:
+        """Any of these moves is the computer's or another table's to choose."""
         s = self.state
         for m in moves:
-            if self.seats.is_computer(s.to_move):
+            if not self.seats.plays_here(s.to_move):
                 return True
             s = s.successor(m)
         return False
@@ -158,8 +161,9 @@ class ComputerSeats:
     def _on_ask_hint(self, level: int) -> list[Decision]:
         if self.state.is_game_over():
             return [self.refuse("hint", "the game is over")]
-        if self._computer_to_move():
-            return [self.refuse("hint", "the computer is to move")]
+        if self._other_to_move():
+            return [self.refuse("hint", "the computer is to move" if self._computer_to_move() else
+                                "the other table is to move")]
         self._token += 1
         self._hint = (self._token, level)
         return [self._emit(Thinking(self.record.id, self.ply, self.state.to_move, level, self._token,
