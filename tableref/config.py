@@ -34,6 +34,7 @@ from .config_table import _got, _Table
 from .hub.settings import HubConfig, read_board_hub
 from .opponent_config import OpponentConfig, read_opponent
 from .teach_config import TeachConfig, read_teach
+from .remote.settings import RemoteConfig, read_remote
 from .clock_config import ClockSettings, read_clock
 from .voice.settings import VoiceConfig, read_voice
 
@@ -182,6 +183,7 @@ class Config:
     opponent: OpponentConfig = field(default_factory=OpponentConfig)  # [opponent]: docs/opponent.md
     teach: TeachConfig = field(default_factory=TeachConfig)  # [teach]: docs/teaching.md
     clock: ClockSettings = field(default_factory=ClockSettings)  # [clock]: docs/clock.md
+    remote: RemoteConfig | None = None  # [remote]: a game with another table (docs/remote.md)
 
     @property
     def journal_path(self) -> Path:
@@ -357,8 +359,10 @@ class _Reader:
         opponent = read_opponent(self, top.table("opponent"))
         teach = read_teach(self, top.table("teach"))
         clock = read_clock(self, top.table("clock"))
+        remote = read_remote(self, top.table("remote"))
         top.done()
-        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent, teach, clock)
+        return Config(game, source, stabiliser, web, panel, data_cfg, self.where, voice, hub, opponent, teach, clock,
+                      remote)
 
 
     def game(self, t: _Table) -> GameConfig:

@@ -95,6 +95,8 @@ def check_files(config: Config) -> None:
                 raise fail(f"source.camera.{key}", f"{extra}: cannot read: {exc.strerror}") from None
     if config.hub is not None:
         check_hub_files(config.hub.broker, where, "hub")
+    if config.remote is not None:
+        check_hub_files(config.remote.broker, where, "remote")
     for key, path in (("data.dir", config.data.dir), ("data.journal", config.journal_path.parent)):
         if path.exists() and not path.is_dir():
             raise fail(key, f"{path} exists and is not a directory")

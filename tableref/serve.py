@@ -93,6 +93,8 @@ class Service:
         opponent: OpponentConfig | None = None,
         teach: bool | None = None,
         clock: ClockSettings | None = None,
+        remote: Any = None,
+        remote_client_factory: Any = None,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.admin_path = Path(admin_path)
@@ -116,6 +118,8 @@ class Service:
         self.speaker = speaker  # a tableref.voice.Speaker given (tests), else made from voice_config
         self.hub_config, self.hub_client_factory = hub, hub_client_factory  # [hub]: tableref.hub (docs/hub.md)
         self.publisher: Any = None
+        self.remote_config, self.remote_client_factory = remote, remote_client_factory  # [remote]: docs/remote.md
+        self.remote_link: Any = None
         self.camera_setup: Any = None  # the set-up page's side of a camera source
         self.notices: list[str] = []  # for the person starting it: what runs without what
         self.journal: Journal | None = None
@@ -145,7 +149,8 @@ class Service:
                    settle=config.stabiliser.settle, readings=config.stabiliser.readings, new=new,
                    source=None if browser else src, panel=config.panel if config.panel.enabled else None,
                    voice=config.voice, hub=config.hub, seats=config.game.seats, opponent=config.opponent,
-                   teach=config.teach.on(club=config.hub is not None), clock=config.clock, **kw)
+                   teach=config.teach.on(club=config.hub is not None), clock=config.clock, remote=config.remote,
+                   **kw)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -232,6 +237,10 @@ class Service:
             self.publisher.on_players = self.table.set_players  # the pairing's names on the board's page
             self.publisher.on_control = lambda c: self.submit(SetTimeControl(c))  # the round's time control
             self.referee.subscribe(self.publisher.on_decision)
+        if self.remote_config is not None:  # another table's moves: its own thread, never delays a decision
+            from .remote.wiring import attach
+
+            self.remote_link = attach(self, self.remote_client_factory)
         if feed is not None:
             self.referee.subscribe(feed.on_decision)
             feed.subscribe_status(self._on_source_status)
@@ -244,6 +253,8 @@ class Service:
             if self.publisher is not None:
                 self.publisher.start()
             self._loop.start()
+            if self.remote_link is not None:
+                self.remote_link.start()
             if feed is not None:
                 self._start_feed(feed)
             else:
@@ -319,6 +330,9 @@ class Service:
             self._ticker = None
         if self.opponent is not None:
             self.opponent.stop()  # a search in hand is cut short; its answer is never sent
+        if self.remote_link is not None:  # before the referee stops: it hands moves to it
+            self.remote_link.stop()  # what the other table has not confirmed stays in the journal
+            self.remote_link = None
         if self._loop is not None:
             self._loop.stop(5)
             self._loop = None

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template
 
-from . import api, auth, clock, i18n, lesson, setup, stream, teach, voice
+from . import api, auth, clock, i18n, lesson, remote, setup, stream, teach, voice
 from .auth import AdminStore, Throttle
 from .live import LiveTable
 
@@ -41,6 +41,7 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     app.extensions["tableref_admin"] = admin
     app.extensions["tableref_voice"] = config.pop("TABLEREF_VOICE", None)  # a tableref.voice.Speaker
     app.extensions["tableref_camera"] = config.pop("TABLEREF_CAMERA", None)  # a tableref.camera_setup.CameraSetup
+    app.extensions["tableref_remote"] = None  # a tableref.remote.client.RemoteLink ([remote])
     app.extensions["tableref_throttle"] = config.get("TABLEREF_THROTTLE") or Throttle()
 
     app.before_request(auth.check_csrf)
@@ -52,6 +53,7 @@ def create_app(config: Mapping[str, Any]) -> Flask:
     app.register_blueprint(teach.bp)  # teaching: the toggle, "show me" (web/teach.py)
     app.register_blueprint(lesson.bp)  # a first lesson (web/lesson.py)
     app.register_blueprint(clock.bp)  # the game clock: pause, resume (web/clock.py)
+    app.register_blueprint(remote.bp)  # another table: invite, join (web/remote.py)
     app.context_processor(i18n.context)  # the page's strings in the reader's language
 
     @app.after_request

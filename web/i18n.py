@@ -98,6 +98,15 @@ def _clock_messages() -> tuple[str, ...]:
 SCRIPT_MESSAGES = SCRIPT_MESSAGES + _clock_messages()
 
 
+def _remote_messages() -> tuple[str, ...]:
+    from .remote import SCRIPT_WORDS  # another table (web/static/remote.js)
+
+    return SCRIPT_WORDS
+
+
+SCRIPT_MESSAGES = SCRIPT_MESSAGES + _remote_messages()
+
+
 def page_language() -> str:
     shipped = languages()
     chosen = request.cookies.get(COOKIE, "")

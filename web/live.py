@@ -33,6 +33,7 @@ from .lesson import LessonDesk, log_line as lesson_log
 from .clock import CLOCK_DECISIONS, ClockDesk
 from decisions.clock import PauseClock, ResumeClock
 from .teach import TeachDesk
+from .remote import RemoteDesk
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class LiveTable:
         self.teach = TeachDesk(teach)  # teaching: on or off, and the piece the board shows lifted (web/teach.py)
         self.lesson = LessonDesk()  # a first lesson's step (web/lesson.py)
         self.clock = ClockDesk()  # the game clock (web/clock.py)
+        self.remote = RemoteDesk()  # another table's turn, and the link to it (web/remote.py)
         self._set_game(game_id, state, list(moves), dict(options))
 
     # -- the referee's side ------------------------------------------------------------------
@@ -111,6 +113,9 @@ class LiveTable:
             self.teach.fold(decision)
             self.lesson.fold(decision)
             self._fold(decision)
+            steps_said = self.remote.fold(decision)
+            if steps_said:
+                self._words["computer"] = steps_said
             entry = {**decision.to_dict(), "text": decision.text().strip()}
             self._recent.appendleft({"kind": decision.kind, "text": entry["text"], "ply": decision.ply,
                                      "game_id": decision.game_id})
@@ -287,6 +292,7 @@ class LiveTable:
             "sim": self.sim.to_dict() if self.sim else None, "declarable": list(self._declarable),
             "seats": self._seats.to_dict(), "computer": self._computer, "hint": self._hint,
             "teach": self.teach.to_dict(), "lesson": self.lesson.to_dict(), "clock": self.clock.to_dict(),
+            "remote": self.remote.to_dict(),
             "i18n": self._translations(),
         }
 
@@ -427,6 +433,15 @@ class LiveTable:
             if names == self._names:
                 return
             self._names = names
+            snapshot = self._snapshot()
+        self.broadcaster.publish("board", {"live": snapshot})
+
+    def set_remote_link(self, link: dict[str, Any]) -> None:
+        """The link to another table (tableref/remote/client.py): published when it changes."""
+        with self._lock:
+            if link == self.remote.link:
+                return
+            self.remote.link = link
             snapshot = self._snapshot()
         self.broadcaster.publish("board", {"live": snapshot})
 

@@ -101,6 +101,7 @@ class Have:
     type = "have"
     match: str
     ply: int
+    over: bool = False  # the game is finished at the sender (an ``over`` needs no sending again)
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ Message = Union[Join, Refused, Welcome, Move, Have, Over]
 _TYPES: dict[str, type] = {c.type: c for c in (Join, Refused, Welcome, Move, Have, Over)}
 _CHECKS: dict[str, Any] = {
     "code": str, "reason": str, "match": str, "game": str, "options": dict, "setup": str, "sides": dict,
-    "control": (str, type(None)), "ply": int, "move": str, "times": dict, "outcome": dict,
+    "control": (str, type(None)), "ply": int, "move": str, "times": dict, "outcome": dict, "over": bool,
 }
 
 
@@ -164,12 +165,21 @@ def _build(cls: type, data: dict[str, Any]) -> Message:
                 raise ValueError(f"{name} missing")
             continue
         value, want = data[name], _CHECKS[name]
-        if isinstance(value, bool) or not isinstance(value, want):
+        if (isinstance(value, bool) and want is not bool) or not isinstance(value, want):
             raise ValueError(f"{name} has the wrong type ({type(value).__name__})")
         values[name] = value
     msg = cls(**values)
     _check(msg)
     return msg
+
+
+def _plain(value: Any) -> bool:
+    """A game option's value: a string, number, truth value or nothing, or a list of them."""
+    if isinstance(value, list):
+        return len(value) <= 100 and all(_plain(v) and not isinstance(v, list) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
 
 
 def _check(msg: Message) -> None:
@@ -194,8 +204,7 @@ def _check(msg: Message) -> None:
         if not msg.sides or not all(isinstance(k, str) and len(k) <= 20 and isinstance(v, str) and TABLE_NAME.match(v)
                                     for k, v in msg.sides.items()):
             raise ValueError("sides must map each side to a table's name")
-        if not all(isinstance(k, str) and isinstance(v, (str, int, float, bool)) and not
-                   (isinstance(v, float) and not math.isfinite(v)) for k, v in msg.options.items()):
+        if not all(isinstance(k, str) and _plain(v) for k, v in msg.options.items()):
             raise ValueError("options must be plain values")
     if isinstance(msg, Over) and not (isinstance(msg.outcome.get("reason", ""), str)
                                       and set(msg.outcome) <= {"winner", "reason", "scores"}):

@@ -22,6 +22,7 @@ T = topic("table-b", "table-a")
     Move(MATCH, 7, "b1-c3/d4"),
     Have(MATCH, 0),
     Have(MATCH, 12),
+    Have(MATCH, 12, True),
     Over(MATCH, 9, {"winner": "north", "reason": "south loses on time", "scores": {}}),
 ])
 def test_every_message_round_trips(msg):
