@@ -53,7 +53,7 @@ from vision.calibration import calibrate, colour_layout  # noqa: E402
 from vision.camera_model import CameraModel, CameraSetup, Hand, Lamp, Scene  # noqa: E402
 from vision.layout import DEFAULT_MODE, Sheet  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
-from vision.reader import CalibrationError  # noqa: E402
+from vision.empty_board import CalibrationError  # noqa: E402
 from vision.readers import grid_for, reader_for  # noqa: E402
 from vision.sessions import random_position  # noqa: E402
 

@@ -31,7 +31,7 @@ from vision.calibration import calibrate, lock_on  # noqa: E402
 from vision.camera_model import CameraModel  # noqa: E402
 from vision.layout import Sheet  # noqa: E402
 from vision.lock import BoardLock  # noqa: E402
-from vision.reader import CalibrationError  # noqa: E402
+from vision.empty_board import CalibrationError  # noqa: E402
 from vision.readers import grid_for, reader_for  # noqa: E402
 from vision.ring_reading import learn_rings  # noqa: E402
 from vision.sessions import random_position  # noqa: E402

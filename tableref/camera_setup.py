@@ -83,7 +83,7 @@ def first_reader(spec: CameraSpec, sheet: Any = None) -> tuple[Any, str]:
     """The reader for the saved calibration, or ``(None, why)`` when the set-up is not done: no
     calibration file yet, or a colour game's colours not learned. A file that exists but is
     bad raises ``CalibrationError`` (it is not silently replaced)."""
-    from vision.reader import Calibration
+    from vision.empty_board import Calibration
     from vision.readers import grid_for, reader_for
 
     grid = grid_for(sheet if sheet is not None else printed_sheet(spec.game))
@@ -229,7 +229,7 @@ class CalibrationJob:
             self.status.state, self.status.result = "failed", str(exc)
             self.status.said["result"] = exc.phrase
         except Exception as exc:  # a calibration error of any kind is said on the page, never crashes
-            from vision.reader import CalibrationError
+            from vision.empty_board import CalibrationError
 
             if not isinstance(exc, (CalibrationError, OSError, ValueError)):
                 log.exception("calibration step %s failed", self.step)
@@ -273,7 +273,7 @@ class CalibrationJob:
         return locked
 
     def _calibrate(self) -> Value:
-        from vision.reader import Calibration
+        from vision.empty_board import Calibration
         from vision.readers import reader_for
 
         setup, spec = self.setup, self.setup.spec

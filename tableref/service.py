@@ -444,7 +444,7 @@ def _open_camera(source: Any, game: str) -> Feed:
     if missing:
         raise SourceError(f"source.kind is \"camera\", but {missing}")
     from vision.capture import OpenCVCapture, Picamera2Capture, picamera2_available
-    from vision.reader import CalibrationError
+    from vision.empty_board import CalibrationError
 
     from vision.lens import Lens, LensError
     from vision.lock import BoardLock

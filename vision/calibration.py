@@ -20,7 +20,7 @@ from .layout import Sheet
 from .lens import Lens
 from .lock import BoardLock
 from .pose import Pose
-from .reader import Calibration, CalibrationError
+from .empty_board import Calibration, CalibrationError
 from .samples import SampleGrid
 
 

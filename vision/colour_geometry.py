@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sampling import _inside_convex, _segment_distance
+from .samples import segment_distance
+from .sampling import inside_convex
 
 
 def mm_per_px(pose, at: np.ndarray, least: float = 0.0) -> float:
@@ -22,9 +23,9 @@ def mm_per_px(pose, at: np.ndarray, least: float = 0.0) -> float:
 
 def near_outline(pts: np.ndarray, hull: np.ndarray, reach: float) -> np.ndarray:
     """Which of ``pts`` lie inside the convex ``hull`` or within ``reach`` of it."""
-    near = _inside_convex(pts, hull)
+    near = inside_convex(pts, hull)
     for a, b in zip(hull, np.roll(hull, -1, axis=0)):
-        near |= _segment_distance(pts, (a[0], a[1]), (b[0], b[1])) <= reach
+        near |= segment_distance(pts, (a[0], a[1]), (b[0], b[1])) <= reach
     return near
 
 

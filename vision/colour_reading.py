@@ -12,7 +12,7 @@ import numpy as np
 from .colour_geometry import edge_geometry, edge_shifts, group_medians, lower_quartiles, mm_per_px, near_outline
 from .colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, paper_white, votes
 from .pose import Pose
-from .sampling import LIGHT_OUTLIER, _gather, _inside_convex, _share, probe_light, sample
+from .sampling import LIGHT_OUTLIER, gather, inside_convex, group_share, probe_light, sample
 
 COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
 CLASS_MIN = 0.75  # share of core points matching the winning colour
@@ -82,7 +82,7 @@ class ColourReading:
                       foreign_pt: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str],
                       unsure: np.ndarray, clipped: np.ndarray) -> None:
         g = self.grid
-        foreign = _share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
+        foreign = group_share(foreign_pt, g.body.start[:-1], np.maximum(g.body.counts, 1))
         busy_edges = busy[g.is_edge[busy] & ~unsure[busy]]
         doubtful_edges = busy[g.is_edge[busy] & unsure[busy] & (clipped[busy] <= CLIPPED_MAX)]
         # A dark, saturated colour over a printed line may differ from the ink by less than
@@ -96,7 +96,7 @@ class ColourReading:
         calm = busy[(foreign[busy] < COVER_MIN) & ~unsure[busy] & ~g.is_area[busy]]
         if len(calm):
             cover, starts, counts = self._covered(frame, H, calm, gains, foreign_pt)
-            foreign[calm] = _share(cover, starts, np.maximum(counts, 1))
+            foreign[calm] = group_share(cover, starts, np.maximum(counts, 1))
         weak = (foreign[busy] < COVER_MIN) & ~unsure[busy]
         busy = busy[((foreign[busy] >= COVER_MIN) | weak) & ~g.is_area[busy] & (clipped[busy] <= CLIPPED_MAX)]
         if len(busy) == 0:
@@ -328,7 +328,7 @@ class ColourReading:
         pieces' colours (balanced against the paper there, as the cores are), with each
         space's start and count among them."""
         g = self.grid
-        pts, starts, counts = _gather(g.body, spaces)
+        pts, starts, counts = gather(g.body, spaces)
         idx = np.concatenate([np.arange(g.body.start[i], g.body.start[i + 1]) for i in spaces])
         white = np.repeat(gains[spaces] * self._paper[spaces], counts, axis=0)
         vote, _ = votes(sample(frame, H, pts, np.zeros(len(pts), np.float32)) / white, self._hues)
@@ -364,7 +364,7 @@ class ColourReading:
             return
         one = np.array([i])
         cover = self._covered(frame, H, one, gains, foreign_pt)[0]
-        rest = ~_inside_convex(g.body.mm[g.body.of(i)], cap)
+        rest = ~inside_convex(g.body.mm[g.body.of(i)], cap)
         if rest.mean() < CAP_REST_MIN or cover[rest].mean() < COVER_MIN:
             return  # the cap there does not explain what looks like the empty board
         zero = np.zeros((1, 2), np.float32)
@@ -438,7 +438,7 @@ class ColourReading:
             # Without a lens file the bar may be seen up to EDGE_SHIFTS_MM off where the pose
             # puts it: a misplacement in mm, whatever the frame's size (3 px at 720p, 2 mm at 1080p).
             reach = max(reach, EDGE_SHIFTS_MM[-1])
-        return _inside_convex(pts, hull), near_outline(pts, hull, reach)
+        return inside_convex(pts, hull), near_outline(pts, hull, reach)
 
     def _decide(self, k: int, i: int, looks: list, read: dict[int, str], why: dict[str, str]) -> None:
         """Space ``i`` (``k``-th of the looks) read from the looks clear on it: one colour, and
@@ -522,19 +522,19 @@ class ColourReading:
         """Per busy space, its core sampled at ``heights``: pixels vote by hue against the paper's
         white (vision.colour_model); ``keep``: only these core points count; ``foot``: its plain foot's colour."""
         g = self.grid
-        core, starts, counts = _gather(g.core, busy)
+        core, starts, counts = gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
         at = np.repeat(heights, counts)
         # Each space's core where it shows one colour plainest, of the shifts allowed it (an
         # edge's; a point's is 0): its best colour's share less twice any other's.
         vote = sat = share = shift = score = None
         shifts = [self._shifts[busy, s] for s in range(self._shifts.shape[1])] if at_shift is None else [at_shift]
-        scale = 1.0 if keep is None else (counts / np.maximum(_share(keep, starts, counts) * counts, 1))[:, None]
+        scale = 1.0 if keep is None else (counts / np.maximum(group_share(keep, starts, counts) * counts, 1))[:, None]
         for d in shifts:
             v, sa = votes(sample(frame, H, core + np.repeat(d, counts, axis=0), at) / white, self._hues)
             if keep is not None:
                 v[~keep] = -1
-            sh = np.stack([_share(v == k, starts, counts) for k in range(len(self._hues))], axis=1) * scale
+            sh = np.stack([group_share(v == k, starts, counts) for k in range(len(self._hues))], axis=1) * scale
             top2 = np.sort(sh, axis=1)[:, ::-1]
             sc = top2[:, 0] - 2 * top2[:, 1] if sh.shape[1] > 1 else top2[:, 0]
             if vote is None:
@@ -581,7 +581,7 @@ class ColourReading:
         g = self.grid
         lum, own = [], []
         for grp in (g.end0, g.end1):
-            pts, starts, counts = _gather(grp, spaces)
+            pts, starts, counts = gather(grp, spaces)
             if shift is not None:  # where the core showed its colour plainest
                 pts = pts + np.repeat(shift, counts, axis=0)
             px = sample(frame, H, pts, np.repeat(heights, counts)) / np.repeat(gains[spaces], counts, axis=0)
@@ -589,7 +589,7 @@ class ColourReading:
             # blurred with the bright paper either side, which a mean would take in.
             lum.append(lower_quartiles(px.mean(axis=1), starts, counts))
             vote, _ = votes(px / np.repeat(self._paper[spaces], counts, axis=0), self._hues)
-            own.append(_share(vote == np.repeat(best, counts), starts, counts))
+            own.append(group_share(vote == np.repeat(best, counts), starts, counts))
         l0, l1 = lum
         out = {}
         for k, i in enumerate(spaces):

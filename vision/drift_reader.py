@@ -38,17 +38,21 @@ from rules.view import HIDDEN, MORE, OCCUPIED, Fidelity, View
 
 from . import layout
 from .annuli import Annuli, Ring
-from .drift_tags import UNNAMED, UNNAMED_SOME, TagsAtHeight
+from .occlusion import UNNAMED
+from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import standing_hull
 from .layout import Sheet, SpaceShape
 from .lens import Lens
 from .lock import detect_all
 from .pieceset import PieceSet
 from .pose import Pose
-from .reader import EMPTY_MAX, Calibration, CalibrationError, Reader, Reading, sample
+from .occlusion import EMPTY_MAX
+from .empty_board import Calibration, CalibrationError
+from .reader import Reader, Reading
+from .sampling import sample
 from .render import marker_image
 from .samples import Group, SampleGrid
-from .sampling import _inside_convex
+from .sampling import inside_convex
 
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
 BOARD_SLACK = 0.03  # contrast over the board's own at a step position still plain (a marker shows 0.3-0.5)
@@ -448,10 +452,10 @@ class DriftReader:
             px = pose.to_px(grid + np.float32(self.annuli.marker_at(ring, step)))  # the marker's square
             inside = np.zeros(len(px), bool)
             for poly in solids:
-                inside |= _inside_convex(px, poly)
+                inside |= inside_convex(px, poly)
             if inside.mean() >= 0.1:  # enough of it hidden that what shows cannot be decoded
                 covered.append(step)
-            elif any(_inside_convex(px, poly).any() for poly in unknown):
+            elif any(inside_convex(px, poly).any() for poly in unknown):
                 return None  # something not read (or hidden) may stand there: hide the marker, or be it
             elif not plain[step]:
                 return None

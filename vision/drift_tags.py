@@ -60,7 +60,7 @@ from rules.view import HIDDEN, MORE, OCCUPIED
 
 from .occlusion import UNNAMED, standing_hull
 from .render import aruco_dictionary
-from .sampling import _inside_convex
+from .sampling import inside_convex
 
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
@@ -413,7 +413,7 @@ class TagsAtHeight:
                 continue
             hidden = np.zeros(len(px), bool)
             for poly in front:
-                hidden |= _inside_convex(px, poly)
+                hidden |= inside_convex(px, poly)
             if not hidden.any():
                 continue
             fg = foreign_pt[sl] & ~hidden
@@ -472,7 +472,7 @@ class TagsAtHeight:
             if h <= 0 or float(np.hypot(*(np.asarray(c, np.float64) - foot))) >= here:
                 continue  # (laid flat, or behind it)
             pts_px = pose.to_px(pts) if pts_px is None else pts_px
-            hidden |= _inside_convex(pts_px, standing_hull(pose, c, self._radius, h))
+            hidden |= inside_convex(pts_px, standing_hull(pose, c, self._radius, h))
         return hidden
 
     def _part_hidden(self, i: int, p: np.ndarray, own: tuple) -> bool:

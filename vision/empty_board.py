@@ -20,7 +20,7 @@ from . import layout
 from .colour_model import paper_white
 from .pose import Pose, pose_from_homography
 from .samples import SampleGrid
-from .sampling import SATURATED, _at, _gains, colour_top, probe_values, sample, warp_through
+from .sampling import SATURATED, sheet_image_at, light_gains, colour_top, probe_values, sample, warp_through
 
 
 CALIBRATION_VERSION = 1
@@ -68,9 +68,9 @@ class Calibration:
         mode = mode or layout.DEFAULT_MODE.get(grid.sheet.game, "tags")
         if mode not in ("tags", "colour"):
             raise CalibrationError(f"reading mode must be 'tags' or 'colour', got {mode!r}")
-        mid = _at(cv2.GaussianBlur(ref, (0, 0), 1.0), grid.body.mm)
+        mid = sheet_image_at(cv2.GaussianBlur(ref, (0, 0), 1.0), grid.body.mm)
         tint = mid - mid.mean(axis=1, keepdims=True)
-        return cls(grid.sheet.game, mode, _at(lo, grid.body.mm), _at(hi, grid.body.mm), tint, probe)
+        return cls(grid.sheet.game, mode, sheet_image_at(lo, grid.body.mm), sheet_image_at(hi, grid.body.mm), tint, probe)
 
     def learn_colours(self, grid: SampleGrid, shots: Iterable[tuple[np.ndarray, np.ndarray, View]]) -> "Calibration":
         """Learn piece colours from ``(frame, H, view)``: frames of known positions (the
@@ -83,7 +83,7 @@ class Calibration:
             # The colour is on the pieces' top faces: the pose behind the lock says where.
             if not isinstance(H, Pose):
                 H = pose_from_homography(H, ref, (frame.shape[1], frame.shape[0]))
-            gains, _, _ = _gains(grid, self, frame, H)
+            gains, _, _ = light_gains(grid, self, frame, H)
             # Where the top face is seen, or (a flat set) the board's plane: per piece, the look
             # whose pixels agree best is its top.
             looks = [sample(frame, H, grid.core.mm, colour_top(self.game)), sample(frame, H, grid.core.mm)]

@@ -32,7 +32,7 @@ import numpy as np
 from rules.board import Board
 from rules.strict import expect_keys, loads
 
-from .layout import CORNER_IDS, Sheet, _pitch, _raw_shapes
+from .layout import CORNER_IDS, Sheet, median_pitch, board_shapes
 from .lens import Lens
 
 VERSION = 1
@@ -242,7 +242,7 @@ def fit_geometry(board: Board, handles: Mapping[str, tuple[float, float]],
     on_plane = cv2.perspectiveTransform(px[None], np.linalg.inv(H_real))[0]
     scale, rot, shift = _similarity(file_pts, on_plane)
     off = np.hypot(*(file_pts @ (scale * rot).T + shift - on_plane).T)
-    pitch = scale * _pitch(np.array([(sh.x, sh.y) for sh in _raw_shapes(board) if sh.kind != "area"]))
+    pitch = scale * median_pitch(np.array([(sh.x, sh.y) for sh in board_shapes(board) if sh.kind != "area"]))
     worst = int(np.argmax(off))
     if off[worst] > MAX_HANDLE_OFF * pitch:
         raise GeometryError(f"handle {ids[worst]} is {off[worst]:.0f} mm from where the other handles put "
@@ -330,9 +330,9 @@ def assemble(board: Board, scale: float, markers: Mapping[int, np.ndarray], *, m
     """A geometry from the board file at ``scale`` and the markers' corners in the board
     file's millimetres times ``scale``: everything shifted to positive coordinates."""
     s, markers_g = scale, markers
-    raw = _raw_shapes(board)
+    raw = board_shapes(board)
     centres = np.array([(sh.x, sh.y) for sh in raw]) * s
-    pitch = _pitch(np.array([(sh.x, sh.y) for sh in raw if sh.kind != "area"]) * s)
+    pitch = median_pitch(np.array([(sh.x, sh.y) for sh in raw if sh.kind != "area"]) * s)
     r = 0.4 * pitch
     xs = [c[:, 0] for c in markers_g.values()] + [centres[:, 0] - r, centres[:, 0] + r]
     ys = [c[:, 1] for c in markers_g.values()] + [centres[:, 1] - r, centres[:, 1] + r]
@@ -394,7 +394,7 @@ def sheet_from_geometry(board: Board, geometry: BoardGeometry) -> Sheet:
 
     if geometry.game != board.name:
         raise GeometryError(f"the board geometry is for {geometry.game}, not {board.name}")
-    raw = _raw_shapes(board)
+    raw = board_shapes(board)
     ids = {sh.id for sh in raw}
     unknown = sorted(set(geometry.spaces) - ids)
     lacking = sorted(ids - set(geometry.spaces))

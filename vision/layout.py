@@ -171,9 +171,9 @@ class Sheet:
 
     @classmethod
     def for_board(cls, board: Board, *, margin: float = 40.0, marker_mm: float = 30.0) -> "Sheet":
-        raw = _raw_shapes(board)
+        raw = board_shapes(board)
         pts = np.array([(s.x, s.y) for s in raw if s.kind != "area"], dtype=float)
-        pitch = _pitch(pts)
+        pitch = median_pitch(pts)
         piece_r = 0.4 * pitch
         xs, ys = [0.0, board.width_mm], [0.0, board.height_mm]
         for s in raw:
@@ -239,7 +239,7 @@ class Sheet:
         }
 
 
-def _pitch(pts: np.ndarray) -> float:
+def median_pitch(pts: np.ndarray) -> float:
     if len(pts) < 2:
         return 40.0
     d = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
@@ -247,7 +247,7 @@ def _pitch(pts: np.ndarray) -> float:
     return float(np.median(d.min(axis=1)))
 
 
-def _raw_shapes(board: Board) -> list[SpaceShape]:
+def board_shapes(board: Board) -> list[SpaceShape]:
     areas = {a.id: a for a in board.areas}
     out: list[SpaceShape] = []
     for s in board.spaces:

@@ -18,7 +18,7 @@ import numpy as np
 from rules.view import HIDDEN
 
 from .pose import Pose
-from .sampling import _inside_convex, _near_rect, _row_mean, probe_light
+from .sampling import inside_convex, near_rect, row_mean, probe_light
 
 EMPTY_MAX = 0.03  # share of foreign body points still read as empty
 VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
@@ -59,7 +59,7 @@ class Occlusion:
     def _shadowy(self, v: np.ndarray, dark_pt: np.ndarray, cast_pt: np.ndarray) -> np.ndarray:
         """Per body point: darker than the empty board, with no colour cast, by a factor a
         shadow gives (0.3 to ``shadow_max`` of the board's own value): a shadow, or a grey piece."""
-        ratio = _row_mean(v)[:, 0] / np.maximum(_row_mean(self._mid)[:, 0], 1.0)
+        ratio = row_mean(v)[:, 0] / np.maximum(row_mean(self._mid)[:, 0], 1.0)
         self._level_pt = ratio
         return dark_pt & ~cast_pt & (ratio > 0.3) & (ratio < self.shadow_max)
 
@@ -139,7 +139,7 @@ class Occlusion:
         for i in named:
             s = g.spaces[i]
             if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and
-                   _near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
+                   near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
                 del tokens[s.id]
                 why[s.id] = UNNAMED
         if pose.camera is None or not solid:
@@ -225,7 +225,7 @@ class Occlusion:
         for j, poly in solid:
             if j == i or (poly.max(axis=0) < lo).any() or (poly.min(axis=0) > hi).any():
                 continue
-            hidden |= _inside_convex(pts, poly)
+            hidden |= inside_convex(pts, poly)
         return hidden
 
     def _camera_distance(self, pose: Pose, i: int) -> float:

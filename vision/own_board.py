@@ -21,7 +21,7 @@ from rules.board import Board
 
 from .camera_model import TABLE_BGR
 from .geometry import BoardGeometry, assemble
-from .layout import CORNER_IDS, Sheet, _pitch, _raw_shapes
+from .layout import CORNER_IDS, Sheet, median_pitch, board_shapes
 from .render import marker_image
 
 STICKER_RIM_MM = 4.0  # the white paper round a cut-out marker
@@ -44,8 +44,8 @@ class OwnBoardStyle:
 def _wood(board: Board, style: OwnBoardStyle) -> tuple[float, float, float, float]:
     """The wooden board's rectangle in the board file's mm × scale: x0, y0, x1, y1."""
     s = style.scale
-    raw = _raw_shapes(board)
-    r = 0.45 * _pitch(np.array([(sh.x, sh.y) for sh in raw if sh.kind != "area"])) * s
+    raw = board_shapes(board)
+    r = 0.45 * median_pitch(np.array([(sh.x, sh.y) for sh in raw if sh.kind != "area"])) * s
     xs = [sh.x * s + d for sh in raw if sh.kind != "area" for d in (-r, r)]
     ys = [sh.y * s + d for sh in raw if sh.kind != "area" for d in (-r, r)]
     for a in board.areas:

@@ -30,24 +30,18 @@ import numpy as np
 from rules.view import OCCUPIED, Fidelity, View
 
 from . import layout
+from .colour_reading import ColourReading
+from .empty_board import Calibration, CalibrationError
 from .lens import Lens
 from .lock import detect_all, make_sized_detector, make_thorough_detector
-from .occlusion import (  # noqa: F401  (the readers' thresholds, re-exported where callers found them)
-    EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, INKED_SHARE, OCCUPIED_MIN, SHADOW_ALL, UNNAMED, VISIBLE_MIN, Occlusion,
-)
+from .occlusion import EMPTY_MAX, UNNAMED, Occlusion
 from .pieceset import PieceSet
 from .pose import Pose, as_pose, pose_from_homography
-from .samples import SampleGrid
-from .tag_reading import first_look, look_budget, second_looks
-from .colour_reading import BAND_RATIO, CLASS_MIN, COVER_MIN, OTHER_MAX, ColourReading  # noqa: F401
-# The learned empty board and the frame sampling live beside the reader; their names are
-# re-exported here, where callers have always found them.
-from .empty_board import CALIBRATION_VERSION, Calibration, CalibrationError, ColourClass  # noqa: F401
-from .sampling import (  # noqa: F401
-    LIGHT_OUTLIER, SATURATED, _any_channel, _at, _default_pieceset, _gains, _gather, _inside_convex, _near_rect,
-    _row_mean, _scaled_to, _segment_distance, _share, colour_top, merge_boxes, probe_values, remap_px, sample,
-    warp_through,
+from .samples import SampleGrid, segment_distance
+from .sampling import (
+    SATURATED, any_channel, default_pieceset, group_share, light_gains, merge_boxes, remap_px, row_mean, scaled_to,
 )
+from .tag_reading import first_look, look_budget, second_looks
 
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
@@ -114,7 +108,7 @@ class Reader(Occlusion, ColourReading):
         self._hi_limit = (calibration.hi + slack).astype(np.float32)
         self._mid = ((calibration.lo + calibration.hi) / 2).astype(np.float32)
         self.lens = lens
-        self.pieceset = pieceset or _default_pieceset(grid.sheet.game)
+        self.pieceset = pieceset or default_pieceset(grid.sheet.game)
         self._poses: dict[tuple[bytes, tuple[int, int]], Pose] = {}
         self._pose: Pose | None = None  # the frame being read's
         self._shadow_pt = np.zeros(0, bool)  # the frame being read's shadow-like body points
@@ -156,20 +150,20 @@ class Reader(Occlusion, ColourReading):
         g = self.grid
         main = getattr(frame, "main", None)
         if main is not None:  # a watch-stream frame: read from the full-resolution one
-            H, frame, grey = _scaled_to(H, frame, main), np.asarray(main), None
+            H, frame, grey = scaled_to(H, frame, main), np.asarray(main), None
         pose = self.pose(frame, H)
         if not self.heights:
             pose = Pose(pose.H, pose.lens)  # the lens still, no parallax
         self._pose = pose
         self._tops_seen = []
-        gains, spread, harsh = _gains(g, self.cal, frame, pose)
+        gains, spread, harsh = light_gains(g, self.cal, frame, pose)
         body_px = pose.to_px(g.body.mm)
         body = remap_px(frame, body_px)
         counts = np.maximum(g.body.counts, 1)
         starts = g.body.start[:-1]
         empty_max = np.where(g.is_area, AREA_EMPTY_MAX, EMPTY_MAX)
         v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
-        foreign = _share(foreign_pt, starts, counts)
+        foreign = group_share(foreign_pt, starts, counts)
         hide = np.zeros(len(g.probes), bool)
         if pose.camera is not None and (harsh > LIGHT_SPREAD).any():
             # A standing piece's side and top cover bare paper round its space (the probes):
@@ -178,12 +172,12 @@ class Reader(Occlusion, ColourReading):
             if hide.any():
                 # Fewer probes left to count make one disturbed probe weigh more: the light is
                 # unsure only where it is so counted either way (a hand disturbs both counts).
-                gains, spread2, harsh2 = _gains(g, self.cal, frame, pose, ignore=hide)
+                gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide)
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
                 v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
-                foreign = _share(foreign_pt, starts, counts)
-        clipped_pt = _any_channel(body >= SATURATED)
-        clipped = _share(clipped_pt, starts, counts)
+                foreign = group_share(foreign_pt, starts, counts)
+        clipped_pt = any_channel(body >= SATURATED)
+        clipped = group_share(clipped_pt, starts, counts)
         # Probes a piece's shadow darkens (the paper only darker, no cast) do not make the light
         # unsure; a hand, an arm or glare (brighter, or another colour) does.
         unsure = (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > 0.01)
@@ -199,10 +193,10 @@ class Reader(Occlusion, ColourReading):
                 # A piece put down off its space's centre (a hand does, by up to 15 % of the
                 # pitch) covers probes the guess above, round the centre, left counted: the
                 # light is judged once more without the probes round where the tags were found.
-                gains, spread2, harsh2 = _gains(g, self.cal, frame, pose, ignore=hide | more)
+                gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide | more)
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
                 v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
-                foreign = _share(foreign_pt, starts, counts)
+                foreign = group_share(foreign_pt, starts, counts)
                 unsure = (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > 0.01)
                 shadowy = self._shadow_pt = self._shadowy(v, dark_pt, cast_pt)
         else:
@@ -234,10 +228,10 @@ class Reader(Occlusion, ColourReading):
         v = body / np.repeat(gains, self.grid.body.counts, axis=0)
         # Ink and paper are grey: a coloured piece shows as a colour cast even where its
         # brightness lies between the two (an orange bar over a printed line).
-        cast = v - _row_mean(v) - self.cal.tint
-        cast_pt = _any_channel(np.abs(cast) > CAST_TOLERANCE)
-        dark_pt = _any_channel(v < self._lo_limit)
-        return v, dark_pt, cast_pt, dark_pt | _any_channel(v > self._hi_limit) | cast_pt
+        cast = v - row_mean(v) - self.cal.tint
+        cast_pt = any_channel(np.abs(cast) > CAST_TOLERANCE)
+        dark_pt = any_channel(v < self._lo_limit)
+        return v, dark_pt, cast_pt, dark_pt | any_channel(v > self._hi_limit) | cast_pt
 
     def _probes_under(self, pose: Pose, spaces: np.ndarray) -> np.ndarray:
         """Probes a piece standing on any of ``spaces`` may cover in the frame."""
@@ -384,7 +378,7 @@ class Reader(Occlusion, ColourReading):
         hi = np.maximum(c, top) + reach
         near = np.flatnonzero((pts[:, 0] >= lo[0]) & (pts[:, 0] <= hi[0]) & (pts[:, 1] >= lo[1]) & (pts[:, 1] <= hi[1]))
         if len(near):
-            out[near] = _segment_distance(pts[near], (float(c[0]), float(c[1])), (float(top[0]), float(top[1]))) <= reach
+            out[near] = segment_distance(pts[near], (float(c[0]), float(c[1])), (float(top[0]), float(top[1]))) <= reach
         return out
 
     def _token_height(self, token: str) -> float:

@@ -10,7 +10,8 @@ from rules.view import Fidelity
 from .layout import Sheet
 from .lens import Lens
 from .pieceset import PieceSet
-from .reader import Calibration, Reader
+from .empty_board import Calibration
+from .reader import Reader
 from .samples import SampleGrid
 
 if TYPE_CHECKING:

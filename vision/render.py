@@ -296,8 +296,8 @@ def compact_fit(board: "layout.Board", paper: str = "A3") -> CompactFit:
 
     if paper not in PAPER_MM:
         raise ValueError(f"paper must be one of {', '.join(PAPER_MM)}, got {paper!r}")
-    pts = np.array([(sh.x, sh.y) for sh in layout._raw_shapes(board) if sh.kind != "area"])
-    ends = [e for sh in layout._raw_shapes(board) if sh.ends for e in sh.ends]
+    pts = np.array([(sh.x, sh.y) for sh in layout.board_shapes(board) if sh.kind != "area"])
+    ends = [e for sh in layout.board_shapes(board) if sh.ends for e in sh.ends]
     if ends:
         pts = np.vstack([pts, np.array(ends)])
     piece = max(2 * p.radius_mm for p in load_pieceset(board.name).pieces)
@@ -309,7 +309,7 @@ def compact_fit(board: "layout.Board", paper: str = "A3") -> CompactFit:
         if k > best[0]:
             best = (k, turned)
     k, turned = best
-    pitch = layout._pitch(np.array([(sh.x, sh.y) for sh in layout._raw_shapes(board) if sh.kind != "area"])) * k
+    pitch = layout.median_pitch(np.array([(sh.x, sh.y) for sh in layout.board_shapes(board) if sh.kind != "area"])) * k
     return CompactFit(board.name, paper, round(float(k), 3), round(float(pitch), 1), float(piece), turned)
 
 
@@ -319,7 +319,7 @@ def compact_sheet(board: "layout.Board", paper: str = "A3") -> Sheet:
     their own size, so the printed tags stay the standard sheet's size)."""
     fit = compact_fit(board, paper)
     k = fit.scale
-    raw = layout._raw_shapes(board)
+    raw = layout.board_shapes(board)
     r = fit.piece_mm / 2
     pts = [(sh.x * k, sh.y * k) for sh in raw if sh.kind != "area"]
     pts += [(x * k, y * k) for sh in raw if sh.ends for x, y in sh.ends]

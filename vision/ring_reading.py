@@ -44,7 +44,8 @@ from .empty_board import Calibration, CalibrationError
 from .lens import Lens
 from .pieceset import PieceSet
 from .pose import Pose
-from .reader import UNNAMED, Reader
+from .occlusion import UNNAMED
+from .reader import Reader
 from .ring_pieces import RIM_MM, RING_TOKENS, TIERS
 from .samples import SampleGrid
 from .sampling import remap_px

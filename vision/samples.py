@@ -66,7 +66,7 @@ class SampleGrid:
         self.probes = self._probes()
         self.probe_of = self._nearest_probes()
         # Each probe is read as the mean of five points (noise), and the light over the whole
-        # board is modelled as a quadratic in x and y (see reader._gains).
+        # board is modelled as a quadratic in x and y (see vision.sampling.light_gains).
         offsets = np.float32([[0, 0], [-0.7, 0], [0.7, 0], [0, -0.7], [0, 0.7]])
         self.probe_points = (self.probes[:, None, :] + offsets[None]).reshape(-1, 2)
         self.probe_basis = self.basis(self.probes)
@@ -116,7 +116,7 @@ class SampleGrid:
                 x, y, aw, ah = sp.rect  # type: ignore[misc]
                 keep &= ~((pts[:, 0] > x - 3) & (pts[:, 0] < x + aw + 3) & (pts[:, 1] > y - 3) & (pts[:, 1] < y + ah + 3))
             else:
-                keep &= _segment_distance(pts, *sp.ends) > 3.5  # type: ignore[misc]
+                keep &= segment_distance(pts, *sp.ends) > 3.5  # type: ignore[misc]
         return pts[keep].astype(np.float32)
 
     def basis(self, pts: np.ndarray) -> np.ndarray:
@@ -150,10 +150,11 @@ def _group(parts: list[np.ndarray]) -> Group:
     return Group(mm.astype(np.float32), start)
 
 
-def _segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> np.ndarray:
+def segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> np.ndarray:
+    """Each point's distance (N, 2 → N) from the segment ``a``–``b``."""
     ax, ay = a
     dx, dy = b[0] - ax, b[1] - ay
-    t = np.clip(((pts[:, 0] - ax) * dx + (pts[:, 1] - ay) * dy) / (dx * dx + dy * dy), 0, 1)
+    t = np.clip(((pts[:, 0] - ax) * dx + (pts[:, 1] - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
     return np.hypot(pts[:, 0] - ax - t * dx, pts[:, 1] - ay - t * dy)
 
 

@@ -24,7 +24,7 @@ SHADOW_WARMER = 0.06  # how much warmer (red over blue, of the model's light) a 
 PENUMBRA = LIGHT_OUTLIER / 2  # darker than this in every channel: a shadow (its soft edge too)
 
 
-def _scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np.ndarray | Pose":
+def scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np.ndarray | Pose":
     """The lock of a watch-stream frame, for the full-resolution frame of the same instant."""
     sx, sy = big.shape[1] / small.shape[1], big.shape[0] / small.shape[0]
     S = np.array([[sx, 0, (sx - 1) / 2], [0, sy, (sy - 1) / 2], [0, 0, 1]])  # pixel centres
@@ -73,19 +73,19 @@ def warp_through(frame: np.ndarray, H: "np.ndarray | Pose", sheet: layout.Sheet,
 
 def colour_top(game: str) -> float:
     """The height of a colour-read game's pieces' top face (its colour is sampled there)."""
-    ps = _default_pieceset(game)
+    ps = default_pieceset(game)
     tops = [p.height_mm for p in ps.pieces if p.top == "colour"] if ps else []
     return max(tops, default=0.0)
 
 
-def _default_pieceset(game: str) -> PieceSet | None:
+def default_pieceset(game: str) -> PieceSet | None:
     try:
         return load_pieceset(game)
     except PieceSetError:
         return None
 
 
-def _inside_convex(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
+def inside_convex(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
     """Which of ``pts`` (N, 2) lie inside the convex polygon ``poly`` (M, 2, either winding)."""
     a = poly
     b = np.roll(poly, -1, axis=0)
@@ -94,21 +94,14 @@ def _inside_convex(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
     return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
 
 
-def _near_rect(rect: tuple[float, float, float, float] | None, x: float, y: float, reach: float) -> bool:
+def near_rect(rect: tuple[float, float, float, float] | None, x: float, y: float, reach: float) -> bool:
     if rect is None:
         return False
     rx, ry, rw, rh = rect
     return math.hypot(max(rx - x, 0, x - rx - rw), max(ry - y, 0, y - ry - rh)) <= reach
 
 
-def _segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> np.ndarray:
-    ax, ay = a
-    dx, dy = b[0] - ax, b[1] - ay
-    t = np.clip(((pts[:, 0] - ax) * dx + (pts[:, 1] - ay) * dy) / max(dx * dx + dy * dy, 1e-9), 0, 1)
-    return np.hypot(pts[:, 0] - ax - t * dx, pts[:, 1] - ay - t * dy)
-
-
-def _any_channel(flags: np.ndarray) -> np.ndarray:
+def any_channel(flags: np.ndarray) -> np.ndarray:
     """Per row: is any channel set (``flags.any(axis=1)``, several times faster on N×3)."""
     out = flags[:, 0].copy()
     for k in range(1, flags.shape[1]):
@@ -116,7 +109,7 @@ def _any_channel(flags: np.ndarray) -> np.ndarray:
     return out
 
 
-def _row_mean(v: np.ndarray) -> np.ndarray:
+def row_mean(v: np.ndarray) -> np.ndarray:
     """Per row: the channels' mean, as a column (``v.mean(axis=1, keepdims=True)``, faster)."""
     total = v[:, 0].copy()
     for k in range(1, v.shape[1]):
@@ -149,7 +142,7 @@ def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, 
     return out
 
 
-def _gather(group: "Group", spaces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def gather(group: "Group", spaces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The points of ``spaces`` in ``group``, concatenated, with each one's start and count."""
     counts = group.counts[spaces]
     idx = np.concatenate([np.arange(group.start[i], group.start[i + 1]) for i in spaces])
@@ -158,14 +151,14 @@ def _gather(group: "Group", spaces: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     return group.mm[idx], starts, counts
 
 
-def _at(img: np.ndarray, mm: np.ndarray) -> np.ndarray:
+def sheet_image_at(img: np.ndarray, mm: np.ndarray) -> np.ndarray:
     xy = np.round(mm * REF_PX_PER_MM).astype(int)
     x = np.clip(xy[:, 0], 0, img.shape[1] - 1)
     y = np.clip(xy[:, 1], 0, img.shape[0] - 1)
     return img[y, x].astype(np.float32).reshape(len(mm), -1)
 
 
-def _share(flags: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def group_share(flags: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     if len(flags) == 0:
         return np.zeros(len(starts))
     sums = np.add.reduceat(flags.astype(np.int32), np.minimum(starts, len(flags) - 1))
@@ -179,7 +172,7 @@ def probe_values(grid: SampleGrid, frame: np.ndarray, H: np.ndarray) -> np.ndarr
     return (vals[:, 0] + vals[:, 1] + vals[:, 2] + vals[:, 3] + vals[:, 4]) / 5  # (mean(axis=1), faster)
 
 
-def _gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
+def light_gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
            ignore: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per space: the light relative to the calibration (B, G, R gains, from a smooth model
     of the whole board's light), and the share of nearby probes that the model does not

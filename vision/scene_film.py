@@ -205,9 +205,9 @@ def _trips(before: View, after: View) -> list[tuple[str | None, str | None, str]
 def _point(sheet: Sheet, space: str, view: View) -> tuple[float, float]:
     if sheet.game == "drift":
         from .annuli import rotations_of
-        from .scene_pieces import _annuli
+        from .scene_pieces import annuli_for
 
-        return _annuli(sheet).where(sheet, space, rotations_of(view))
+        return annuli_for(sheet).where(sheet, space, rotations_of(view))
     s = sheet.by_id[space]
     return s.x, s.y
 
@@ -216,9 +216,9 @@ def _ring_point(sheet: Sheet, before: View, after: View) -> tuple[float, float]:
     """Where a hand turns a DRIFT ring: its marker."""
     if sheet.game == "drift":
         from .annuli import rotations_of
-        from .scene_pieces import _annuli
+        from .scene_pieces import annuli_for
 
-        annuli = _annuli(sheet)
+        annuli = annuli_for(sheet)
         rots = rotations_of(before)
         for ring in annuli.rings:
             if before.get_tokens(f"rotation:{ring.name}") != after.get_tokens(f"rotation:{ring.name}"):

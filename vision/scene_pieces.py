@@ -132,7 +132,7 @@ def _places(sheet: Sheet, view: View) -> dict[str, list[tuple[tuple[float, float
     if sheet.game == "drift":
         from .annuli import drift_slots, rotations_of
 
-        annuli = _annuli(sheet)
+        annuli = annuli_for(sheet)
         rots = rotations_of(view)
     for space, tokens in view.items():
         shape = sheet.by_id.get(space)
@@ -162,10 +162,10 @@ def _places(sheet: Sheet, view: View) -> dict[str, list[tuple[tuple[float, float
     return out
 
 
-def _annuli(sheet: Sheet):
+def annuli_for(sheet: Sheet):
     from .annuli import Annuli
 
-    cache = _annuli.__dict__.setdefault("cache", {})
+    cache = annuli_for.__dict__.setdefault("cache", {})
     if id(sheet) not in cache:
         cache[id(sheet)] = (sheet, Annuli.for_sheet(sheet))
     return cache[id(sheet)][1]
@@ -340,7 +340,7 @@ def _drift_markers(model: "CameraModel", canvas: np.ndarray, view: View) -> None
     each ring's rotation has carried them."""
     from .annuli import rotations_of
 
-    annuli = _annuli(model.sheet)
+    annuli = annuli_for(model.sheet)
     rots = rotations_of(view)
     for ring in annuli.rings:
         for tag, (x, y), turned in annuli.markers_at(ring, rots[ring.name]):

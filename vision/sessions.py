@@ -20,7 +20,8 @@ from rules.view import Fidelity, View
 from . import layout
 from .calibration import calibrate, colour_layout
 from .layout import Sheet
-from .reader import Calibration, Reader
+from .empty_board import Calibration
+from .reader import Reader
 from .readers import grid_for, reader_for
 from .samples import SampleGrid
 from .synth import FRAME_SIZE, Effects, Pose, Renderer

@@ -169,7 +169,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.capture import CaptureError, open_capture
     from vision.geometry import GeometryError
     from vision.lock import draw_lock
-    from vision.reader import Calibration, CalibrationError
+    from vision.empty_board import Calibration, CalibrationError
     from vision.readers import grid_for
 
     try:
@@ -244,7 +244,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def _learn_rings(args: argparse.Namespace, grid, lens, view, locked) -> int:
     """The rings' tiers learned from frames of a known position, on the empty board's calibration
     (``--out``, made first); the calibration itself is left as it is."""
-    from vision.reader import Calibration, CalibrationError
+    from vision.empty_board import Calibration, CalibrationError
     from vision.ring_reading import learn_rings
 
     if not args.out.exists():

@@ -442,7 +442,7 @@ def test_line_formats_refuse_one_key_renamed_dropped_or_duplicated(which, data):
 
 def _calibration_file(tmp_path: Path, change_meta=lambda m: m, extra_array: bool = False) -> tuple[Path, object]:
     from vision.layout import Sheet
-    from vision.reader import Calibration, ColourClass
+    from vision.empty_board import Calibration, ColourClass
     from vision.samples import SampleGrid
 
     grid = SampleGrid(Sheet.for_board(get_game("anacund").board()))
@@ -471,7 +471,7 @@ def _calibration_file(tmp_path: Path, change_meta=lambda m: m, extra_array: bool
     (lambda m: m, True, r"unknown key 'colours'"),
 ])
 def test_calibration_file_keys(tmp_path, change, extra_array, message):
-    from vision.reader import Calibration, CalibrationError
+    from vision.empty_board import Calibration, CalibrationError
 
     path, grid = _calibration_file(tmp_path, change, extra_array)
     if message is None:

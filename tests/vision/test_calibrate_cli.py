@@ -7,7 +7,7 @@ import numpy as np
 from rules import View
 from tableref.cli import vision as vision_cli
 from vision.calibration import colour_layout
-from vision.reader import Calibration
+from vision.empty_board import Calibration
 from vision.video import write_video
 from vision_support import grid_for
 

@@ -24,7 +24,7 @@ def _run(*argv):
 def _calibration(tmp_path):
     from rules import get_game
     from vision.layout import Sheet
-    from vision.reader import Calibration
+    from vision.empty_board import Calibration
     from vision.samples import SampleGrid
 
     grid = SampleGrid(Sheet.for_board(get_game("gyges").board()))

@@ -21,7 +21,7 @@ from vision import layout
 from vision.capture import ArrayCapture
 from vision.annuli import Annuli
 from vision.drift_reader import DriftGrid, DriftReader
-from vision.reader import CalibrationError
+from vision.empty_board import CalibrationError
 from vision.sessions import Session
 from vision.source import CameraSource
 from vision.synth import Effects

@@ -139,7 +139,7 @@ def test_drift_read_through_a_watch_frame_keeps_the_camera_over_the_board():
     the camera's place: without it the piles' tags, 12-72 mm up, were taken as lying on the
     board, landed astray and made a dozen spaces "crowded" (issue 16 item 2, read big)."""
     from vision.pose import Pose
-    from vision.sampling import _scaled_to
+    from vision.sampling import scaled_to
 
     sheet = Sheet.for_board(get_game("drift").board())
     grid = grid_for(sheet)
@@ -155,7 +155,7 @@ def test_drift_read_through_a_watch_frame_keeps_the_camera_over_the_board():
     status = lock.update(grey)
     assert status.readable
     small = reader._base.pose(watch, status.H)
-    big = _scaled_to(small, watch, full)
+    big = scaled_to(small, watch, full)
     assert isinstance(big, Pose) and big.camera == small.camera and big.K is not None
     pts = np.float32([[100.0, 120.0], [400.0, 500.0]])
     # The same point 30 mm up lands where the full frame's own pose puts it, to a pixel.

@@ -12,7 +12,7 @@ from vision.camera_model import CameraModel, CameraSetup, Scene
 from vision.layout import Sheet
 from vision.lens import Lens, charuco_board
 from vision.lock import BoardLock
-from vision.reader import Calibration
+from vision.empty_board import Calibration
 from vision.readers import grid_for, reader_for
 from vision.scene_film import charuco_shots
 from vision.sessions import random_position

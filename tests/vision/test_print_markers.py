@@ -14,7 +14,7 @@ from vision.geometry import BoardGeometry, reference_spaces
 from vision.layout import Sheet
 from vision.lock import detect, make_detector
 from vision.own_board import draw_own_board, own_board
-from vision.reader import Calibration
+from vision.empty_board import Calibration
 from vision.readers import grid_for
 from vision.video import write_video
 

@@ -7,7 +7,8 @@ import pytest
 from rules import Fidelity, View
 from vision import layout
 from vision.calibration import colour_layout, lock_on
-from vision.reader import Calibration, CalibrationError, Reader
+from vision.empty_board import Calibration, CalibrationError
+from vision.reader import Reader
 from vision.sessions import random_position
 from vision.synth import Effects
 from vision_support import GAMES, grid_for

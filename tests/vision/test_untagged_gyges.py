@@ -15,7 +15,7 @@ from rules.view import View
 from vision.calibration import calibrate, lock_on
 from vision.camera_model import CameraModel
 from vision.layout import Sheet
-from vision.reader import CalibrationError
+from vision.empty_board import CalibrationError
 from vision.readers import grid_for, reader_for
 from vision.ring_reading import RingModel, RingReader, learn_rings
 from vision.scene_film import FilmTiming, film
