@@ -6,7 +6,7 @@ Frames from the camera model (vision/camera_model.py) as bench/vision_real.py ma
 base setting (board 60 % of 1280x720, tilt 20 deg, k1 -0.1, no lens file, the set's real
 heights, the lamp, JPEG 80) and the other settings named. Per setting two rows on the same
 random positions: "tags" (stickers, the tag reader) and "shapes" (no stickers: the rings drawn
-as stepped tiers, vision/ring_pieces.py, read by vision/ring_reading.py with lines learned
+as stepped tiers, vision/rings.py, read by vision/ring_reading.py with lines learned
 from one frame of the default set-up). Columns as in vision_real.py: usable (nothing
 unreadable, every space right or "occupied"), whole (every piece named), FA (false accepts:
 a usable-looking frame with a space wrong — must be 0). Exits 1 on any false accept.

@@ -251,7 +251,7 @@ class Scene:
     hands: tuple[Hand, ...] = ()
     glare: tuple[float, float, float, float] | None = None  # sheet x, y mm; radius mm; strength (grey levels)
     seed: int = 0  # noise and the pieces' small offsets
-    tags: bool = True  # False: pieces without stickers (Gygès's rings as stepped tiers, vision/ring_pieces.py)
+    tags: bool = True  # False: pieces without stickers (Gygès's rings as stepped tiers, vision/ring_solids.py)
 
     def __post_init__(self) -> None:
         if self.heights < 0:

@@ -1,7 +1,7 @@
 """Reading Gygès's rings without stickers ("shapes" reading, issue 17 item 3).
 
 A ring of height *n* is a stack of *n* tiers, each narrower than the one below
-(:mod:`vision.ring_pieces` gives the decision and :data:`~vision.ring_pieces.TIERS` the
+(:mod:`vision.rings` gives the decision and :data:`~vision.rings.TIERS` the
 tiers' radii and heights, measured off a real set as the piece set's heights are). From
 above every tier's rim is a circle darker than the flat top just inside it. So at each space
 the empty board cannot explain:
@@ -46,7 +46,7 @@ from .pieceset import PieceSet
 from .pose import Pose
 from .occlusion import UNNAMED
 from .reader import Reader
-from .ring_pieces import RIM_MM, RING_TOKENS, TIERS
+from .rings import RIM_MM, RING_TOKENS, TIERS
 from .samples import SampleGrid
 from .sampling import remap_px
 

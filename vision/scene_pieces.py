@@ -203,8 +203,8 @@ def draw_scene(model: "CameraModel", canvas: np.ndarray, scene: "Scene", lamp: n
             if s is not None:
                 held.append(s)
                 z += s.height
-    if not scene.tags:  # pieces without stickers (vision/ring_pieces.py)
-        from .ring_pieces import untagged
+    if not scene.tags:  # pieces without stickers (vision/ring_solids.py)
+        from .ring_solids import untagged
 
         solids, held = untagged(solids, sheet.game, scene.heights), untagged(held, sheet.game, scene.heights)
     if sheet.game == "drift":  # the rings' markers are on the board, empty or not (rotation 0 unless the view says)
@@ -280,7 +280,7 @@ def _draw_solid(model: "CameraModel", canvas: np.ndarray, s: Solid, lamp: np.nda
         pt = model.to_canvas(_rings(inner)[1])
     _poly(canvas, pt, s.top_bgr, aa=True)
     if s.rim_mm > 0 and s.shape == "cylinder":
-        from .ring_pieces import shine
+        from .ring_solids import shine
 
         shine(model, canvas, s, lamp)  # a metal ring's top shines
     if s.shape == "box" and s.dark_end is not None:

@@ -1,5 +1,5 @@
 """Gygès's rings without stickers (issue 17 item 3): drawn by the camera model as stepped
-tiers (vision/ring_pieces.py), read by their tiers' rims (vision/ring_reading.py) with lines
+tiers (vision/rings.py), read by their tiers' rims (vision/ring_reading.py) with lines
 learned from one frame of the default set-up — at kind fidelity, never a wrong kind; and a
 filmed untagged game refereed CameraSource → Stabiliser → Referee."""
 

@@ -1,19 +1,6 @@
-"""Gygès's rings without stickers, for the camera model (:mod:`vision.scene_pieces`).
-
-The rule text (``/work/shared/seeds/gyges.txt``) says only: twelve metal rings, four single,
-four double, four triple, all the same colour, and a ring moves as many spaces as its
-*height* (1, 2 or 3). Its pictures were lost, so the shape is the project's decision, written
-down here and in docs/vision.md: a ring of height *n* is a stack of *n* tiers, each narrower
-than the one below (a stepped ring, as the boxed game's pieces are usually shown), so from
-above a single shows one circle, a double two and a triple three concentric circles — every
-tier's rim, a rounded edge that the lamp does not light as it lights the flat top. All rings
-are one metal colour: nothing but the tiers tells them apart.
-
-The tiers (radius and the height of their top, mm) are the piece set's business: the heights
-are those of ``vision/piecesets/gyges.json`` (12, 20, 28 mm), the radii measured off the
-38 mm footprint. :data:`TIERS` is what the reader (:mod:`vision.ring_reading`) is given too —
-measured with a ruler on a real set, as the heights are — never the renderer's colours.
-"""
+"""Gygès's rings without stickers drawn by the camera model (:mod:`vision.scene_pieces`): each
+ring a stack of metal tiers (:mod:`vision.rings` gives their shape), its flat tops shining
+where they mirror the lamp."""
 
 from __future__ import annotations
 
@@ -23,13 +10,10 @@ import cv2
 import numpy as np
 
 from .layout import tag_tokens
+from .rings import RIM_MM, RING_TOKENS, TIERS
 from .scene_pieces import Solid
 
-# (radius mm, top height mm) of tier 1, 2, 3: a ring of height n has tiers 1..n.
-TIERS: tuple[tuple[float, float], ...] = ((19.0, 12.0), (13.5, 20.0), (8.0, 28.0))
-RIM_MM = 1.2  # the rounded rim of a tier, as wide as seen from above
 METAL_BGR = (168.0, 172.0, 176.0)  # one colour for every ring (the rule text: "all the same colour")
-RING_TOKENS = {"1": 1, "2": 2, "3": 3}
 
 
 def ring_solids(solid: Solid, token: str, heights: float = 1.0) -> list[Solid]:
