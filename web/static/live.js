@@ -410,6 +410,7 @@
     if (mine(c) && !c.thinking) out.push({ steps: c.steps, done: c.done });
     if (mine(h) && !h.thinking) out.push({ steps: h.steps, done: 0, hint: true, label: t("hint") });
     if (window.TRLesson) out.push(...window.TRLesson.turns(live));  // a first lesson's step (lesson.js)
+    if (window.TRRemote) out.push(...window.TRRemote.turns(live));  // another table's move (remote.js)
     return out;
   }
 
@@ -556,6 +557,7 @@
     if (window.TRTeach) window.TRTeach.render(live, renderBoard);
     if (window.TRLesson) window.TRLesson.render(live);
     if (window.TRClock) window.TRClock.render(live);  // the game clock (clock.js)
+    if (window.TRRemote) window.TRRemote.render(live);  // another table (remote.js)
     renderLists();
     renderBoard();
     renderSim();
