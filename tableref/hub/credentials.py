@@ -1,5 +1,6 @@
 """``tableref hub credentials add NAME``: a board's own MQTT user, and the ACL lines that let
-it publish only under its own topic and read only its own acknowledgements and commands.
+it publish only under its own topic and read only its own acknowledgements and commands (and,
+for a game with another table, write to others' inboxes as itself and read its own).
 
 The password is hashed into Mosquitto's password file by ``mosquitto_passwd`` (the runner is
 a parameter, so tests can check the call; the hub tests run the real program). The plain
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..remote.wire import ROOT as REMOTE_ROOT
 from .protocol import ROOT, check_board_name
 
 Runner = Callable[..., Any]
@@ -30,9 +32,12 @@ def acl_block(name: str, *, hub: bool = False) -> str:
     if hub:  # the hub reads every board and answers each
         return f"user {name}\ntopic readwrite {ROOT}/#\n"
     base = f"{ROOT}/{name}"
+    # A game with another table (docs/remote.md): it writes to any table's inbox, but only as
+    # itself (the broker vouches for the sender), and reads only its own inbox.
     return (f"user {name}\n"
             f"topic write {base}/journal\ntopic write {base}/live\ntopic write {base}/status\n"
-            f"topic read {base}/ack\ntopic read {base}/command\n")
+            f"topic read {base}/ack\ntopic read {base}/command\n"
+            f"topic write {REMOTE_ROOT}/+/{name}\ntopic read {REMOTE_ROOT}/{name}/+\n")
 
 
 def _kind(acl_text: str, name: str) -> str | None:
