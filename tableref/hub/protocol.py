@@ -290,8 +290,9 @@ def _check(msg: Message) -> None:
         raise ValueError("players must map each side to a name (at most 80 characters)")
     seats = getattr(msg, "seats", None)
     if seats and not all(isinstance(k, str) and isinstance(v, str) and len(k) <= 20 and re.fullmatch(
-            r"computer:[1-9]", v) for k, v in seats.items()):
-        raise ValueError("seats must map each side to 'computer:N'")
+            r"computer:[1-9]|remote:[A-Za-z0-9][A-Za-z0-9_-]{0,39}:[A-Za-z0-9][A-Za-z0-9_-]{0,39}\.[A-Z0-9]{4,12}", v)
+            for k, v in seats.items()):
+        raise ValueError("seats must map each side to 'computer:N' or 'remote:TABLE:MATCH'")
     if isinstance(msg, Status) and msg.state not in ("online", "offline"):
         raise ValueError(f"state must be online or offline, got {msg.state!r}")
 
