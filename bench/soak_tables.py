@@ -140,8 +140,9 @@ class Table(abc.ABC):
 
     def start(self) -> None:
         env = {"PYTHONPATH": str(ROOT), "HOME": str(self.work), "PATH": "/usr/bin:/bin"}
-        # glibc's, as a unit file sets; and soak_trace's choice of tracemalloc or counts only
-        env.update({k: v for k, v in os.environ.items() if k.startswith("MALLOC_") or k == "SOAK_TRACEMALLOC"})
+        # glibc's, as a unit file sets (MALLOC_*, GLIBC_TUNABLES); and soak_trace's choice of tracemalloc or counts only
+        env.update({k: v for k, v in os.environ.items()
+                    if k.startswith("MALLOC_") or k in ("GLIBC_TUNABLES", "SOAK_TRACEMALLOC")})
         self.proc = subprocess.Popen(self.command(), cwd=self.work, stdout=subprocess.DEVNULL,
                                      stderr=(self.work / "stderr.log").open("wb"), env=env)
         for _ in range(300):

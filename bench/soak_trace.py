@@ -83,6 +83,14 @@ def allocator() -> dict[str, float]:
                    glibc_mmapped=mi.hblkhd / 1e6, glibc_mmapped_blocks=mi.hblks)
     except (OSError, AttributeError, TypeError):
         pass  # not glibc
+    out.update(_heaps())
+    try:  # SQLite's own allocations (the journal's connections: page caches, statements)
+        sqlite = ctypes.CDLL(ctypes.util.find_library("sqlite3"))
+        sqlite.sqlite3_memory_used.restype = sqlite.sqlite3_memory_highwater.restype = ctypes.c_int64
+        out.update(sqlite_in_use=sqlite.sqlite3_memory_used() / 1e6,
+                   sqlite_peak=sqlite.sqlite3_memory_highwater(0) / 1e6)
+    except (OSError, AttributeError, TypeError):
+        pass  # no libsqlite3 of its own (linked in statically)
     saved = os.dup(2)  # _debugmallocstats writes to the C stderr
     with tempfile.TemporaryFile() as tmp:
         os.dup2(tmp.fileno(), 2)
@@ -99,6 +107,31 @@ def allocator() -> dict[str, float]:
         if m:
             n = int(m[1].replace(",", ""))
             out[key] = n if key == "py_arenas" else n / 1e6
+    return out
+
+
+def _heaps() -> dict[str, float]:
+    """glibc's ``malloc_info``: each arena's size (MB) and its free bytes, as ``heap<N>`` and
+    ``heap<N>_free``."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.fopen.restype, libc.fopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_char_p]
+        libc.malloc_info.argtypes, libc.fclose.argtypes = [ctypes.c_int, ctypes.c_void_p], [ctypes.c_void_p]
+    except (OSError, AttributeError, TypeError):
+        return {}
+    with tempfile.NamedTemporaryFile(suffix=".xml") as tmp:
+        f = libc.fopen(tmp.name.encode(), b"w")
+        if not f:
+            return {}
+        libc.malloc_info(0, f)
+        libc.fclose(f)
+        xml = Path(tmp.name).read_text()
+    out = {}
+    for nr, body in re.findall(r'<heap nr="(\d+)">(.*?)</heap>', xml, re.S):
+        size = re.search(r'<system type="current" size="(\d+)"', body)
+        free = sum(int(n) for n in re.findall(r'<total type="(?:fast|rest)" count="\d+" size="(\d+)"', body))
+        if size:
+            out[f"heap{nr}"], out[f"heap{nr}_free"] = int(size[1]) / 1e6, free / 1e6
     return out
 
 
