@@ -1,7 +1,8 @@
 """The computer opponent's strength and think time (engine/, issue 30).
 
     .venv/bin/python bench/opponent.py [--games N] [--seed S] [--only GAME,…] [--pairings 1-random,2-1,…]
-                                       [--speed 0.25] [--max-seconds T] [--max-turns 300] [--markdown]
+                                       [--speed 0.25] [--max-seconds T] [--max-turns 300] [--jobs J]
+                                       [--markdown] [--json FILE]
     .venv/bin/python bench/opponent.py --think [--cpu-budget 0.25] [--quick]   # think time per level
 
 Strength: per game, each pairing ``A-B`` plays up to ``--games`` games (sides alternated: A
@@ -115,25 +116,60 @@ def play_game(setup: str, seats: dict[str, Seat], rng: random.Random, max_turns:
     return {c: (1.0 if len(leaders) == 1 else 0.5) if c in leaders else 0.0 for c in colours}, True
 
 
-def pairing(setup: str, a: str, b: str, games: int, seed: int, speed: float, max_turns: int,
-            max_seconds: float | None, think: dict[str, list[float]]) -> dict[str, Any]:
+def one_game(setup: str, a: str, b: str, k: int, seed: int, speed: float,
+             max_turns: int) -> tuple[float, bool, dict[str, list[float]]]:
+    """Game ``k`` of a pairing: A's result, whether it hit the cap, CPU seconds per turn by seat."""
     first = start(setup)
     colours = list(knowledge_for(first.game_name).players(first))
     seat_a, seat_b = Seat(a, speed), Seat(b, speed)
+    mine = colours[k % len(colours)]  # sides alternated (DRIFT three-handed: A's seat rotates)
+    seats = {c: (seat_a if c == mine else seat_b) for c in colours}
+    think: dict[str, list[float]] = {}
+    result, hit = play_game(setup, seats, random.Random(seed * 100_003 + k), max_turns, think)
+    return result[mine], hit, think
+
+
+def pairing(setup: str, a: str, b: str, games: int, seed: int, speed: float, max_turns: int,
+            max_seconds: float | None, think: dict[str, list[float]], jobs: int = 1) -> dict[str, Any]:
+    """Up to ``games`` games, ``jobs`` at a time in worker processes; game k is the same game
+    whatever ``jobs`` is (its seed is the pairing's seed and k). Past ``max_seconds`` no game is
+    started; those under way finish and count."""
     score, wins, draws, capped, n = 0.0, 0, 0, 0, 0
     t0 = time.monotonic()
-    for k in range(games):
-        if max_seconds is not None and n and time.monotonic() - t0 > max_seconds:
-            break
-        mine = colours[k % len(colours)]  # sides alternated (DRIFT three-handed: A's seat rotates)
-        seats = {c: (seat_a if c == mine else seat_b) for c in colours}
-        result, hit = play_game(setup, seats, random.Random(seed * 100_003 + k), max_turns, think)
-        r = result[mine]
+
+    def count(outcome: tuple[float, bool, dict[str, list[float]]]) -> None:
+        nonlocal score, wins, draws, capped, n
+        r, hit, times = outcome
         score += r
         wins += r == 1.0
         draws += r == 0.5
         capped += hit
         n += 1
+        for name, v in times.items():
+            think.setdefault(name, []).extend(v)
+
+    def more(started: int) -> bool:
+        return started < games and not (max_seconds is not None and started and time.monotonic() - t0 > max_seconds)
+
+    if jobs <= 1:
+        k = 0
+        while more(k):
+            count(one_game(setup, a, b, k, seed, speed, max_turns))
+            k += 1
+    else:
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        with ProcessPoolExecutor(jobs) as pool:
+            pending, k = set(), 0
+            while True:
+                while len(pending) < jobs and more(k):
+                    pending.add(pool.submit(one_game, setup, a, b, k, seed, speed, max_turns))
+                    k += 1
+                if not pending:
+                    break
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    count(f.result())
     lo, hi = wilson(score, n)
     return {"setup": setup, "a": a, "b": b, "games": n, "score": score, "rate": score / n if n else float("nan"),
             "lo": lo, "hi": hi, "wins": wins, "draws": draws, "losses": n - wins - draws, "capped": capped,
@@ -306,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speed", type=float, default=0.25, help="level time caps × this, in CPU s here (0: none)")
     ap.add_argument("--max-turns", type=int, default=300, help="a game's cap in turns (all players')")
     ap.add_argument("--max-seconds", type=float, default=None, help="stop a pairing after this long (games counted)")
+    ap.add_argument("--jobs", type=int, default=1, help="games played at once, in worker processes")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--think", action="store_true", help="think time per level per game instead")
@@ -332,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     for setup in setups:
         for a, b in pairs:
             r = pairing(setup, a, b, args.games, seed, args.speed, args.max_turns, args.max_seconds,
-                        think.setdefault(setup, {}))
+                        think.setdefault(setup, {}), args.jobs)
             results.append(r)
             print(f"  {setup} {name_of(a)} vs {name_of(b)}: {r['games']} games, {100 * r['rate']:.0f} % "
                   f"[{100 * r['lo']:.0f}–{100 * r['hi']:.0f}], capped {r['capped']}, {r['seconds']} s",

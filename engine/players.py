@@ -18,6 +18,7 @@ from .knowledge import Knowledge, knowledge_for
 from .levels import Level, get_level
 from .mcts import Budget, Node, Search
 
+SLIP_AMONG = 4  # a slip plays one of the search's 2nd to 4th choices (Stockfish's skill: MultiPV 4)
 MAX_TURN = 256  # moves in one turn: far above any game's (a guard against a rules bug looping)
 
 
@@ -43,11 +44,11 @@ class Engine:
 
     def play(self, state: State, limit: Limit | None = None, *, rng: random.Random,
              clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> PlayResult:
-        return self._think(state, limit, rng, clock, stop)[0]
+        return self._think(state, limit, rng, clock, stop, self.level.slip)[0]
 
     def analyse(self, state: State, limit: Limit | None = None, *, rng: random.Random,
                 clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> Analysis:
-        best, search, root = self._think(state, limit, rng, clock, stop)
+        best, search, root = self._think(state, limit, rng, clock, stop, 0.0)  # a hint never slips
         ranked = tuple((c.move, state.move_text(c.move), c.visits, search.value_of(c, root.mover))
                        for c in search.ranked(root))
         if not ranked or ranked[0][0] != best.moves[0]:  # a forced or fallback first move
@@ -57,7 +58,8 @@ class Engine:
     # -- the turn -----------------------------------------------------------------------------
 
     def _think(self, state: State, limit: Limit | None, rng: random.Random,
-               clock: Callable[[], float] | None, stop: Callable[[], bool] | None) -> tuple[PlayResult, Search, Node]:
+               clock: Callable[[], float] | None, stop: Callable[[], bool] | None,
+               slip: float) -> tuple[PlayResult, Search, Node]:
         if not isinstance(rng, random.Random):
             raise EngineError("rng: pass a random.Random (the engine keeps no randomness of its own)")
         if limit is None:
@@ -90,7 +92,7 @@ class Engine:
                     search.run(node, budget, 0.05 if len(moves) == 1 else 0.5 if several else 1.0)
                 elif node.visits < max(32, 2 * len(cands)):
                     search.run(node, budget, 0.5)
-                child = self._best(search, node, know, rng)
+                child = self._best(search, node, know, rng, slip)
             if evaluation is None:
                 evaluation = search.value_of(child, mover) if child.visits else 0.5
             chosen.append((node.state, child.move))
@@ -113,16 +115,27 @@ class Engine:
             node.untried = [m for m in node.untried if m != move]
         return child
 
-    def _best(self, search: Search, node: Node, know: Knowledge, rng: random.Random) -> Node:
+    def _best(self, search: Search, node: Node, know: Knowledge, rng: random.Random, slip: float) -> Node:
         visited = [c for c in node.children if c.visits]
         if visited:
-            return search.ranked(node)[0]
+            ranked = search.ranked(node)
+            if slip and len(visited) > 1 and rng.random() < slip and not _proven(search, node, ranked[0], 1.0):
+                others = [c for c in ranked[1:min(len(visited), SLIP_AMONG)] if not _proven(search, node, c, 0.0)]
+                if others:
+                    return others[rng.randrange(len(others))]
+            return ranked[0]
         # Nothing searched here (the budget or stop() ran out): the knowledge's cheap choice.
         if node.untried is None:
             first = know.fallback(node.state, know.moves(node.state), rng)
         else:
             first = node.untried[-1] if node.untried else node.children[0].move
         return self._child(search, node, first)
+
+
+def _proven(search: Search, node: Node, child: Node, result: float) -> bool:
+    """The move ends the game with ``result`` for the mover: a slip never passes over a win nor
+    plays a loss (a slip is one of the search's next best, a move it thought worth playing)."""
+    return child.terminal is not None and search.value_of(child, node.mover) == result
 
 
 class RandomPlayer:

@@ -1,0 +1,78 @@
+"""The levels below the top slip (docs/opponent.md, "Levels"): with the level's chance a move
+is one of the search's second to fourth choices instead of its first; a proven win is never
+passed over, the top level never slips and a hint never does."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import LEVELS, Engine, Limit
+from engine.levels import Level
+from rules import get_game
+
+from test_engine_sees import winning_turn_position  # pytest puts this folder on the path
+
+ALWAYS = 0.99
+
+
+def slipping(level: int, slip: float) -> Level:
+    base = LEVELS[level - 1]
+    return Level(base.number, base.name, base.description, base.limit, base.settings, slip=slip)
+
+
+def midgame(seed: int):
+    game, rng = get_game("gyges"), random.Random(seed)
+    while True:
+        state = game.default_setup()
+        for _ in range(14):
+            if state.is_game_over():
+                break
+            state = state.successor(rng.choice(state.legal_moves()))
+        if state.is_game_over() or state.phase != "play" or len(state.legal_moves()) <= 8:
+            continue
+        if not any(state.successor(m).is_game_over() for m in state.legal_moves()):
+            return state  # no win in one: a win is never slipped past (the test below)
+
+
+def test_slip_falls_level_by_level_and_the_top_never_slips():
+    slips = [lv.slip for lv in LEVELS]
+    assert slips == sorted(slips, reverse=True) and len(set(slips)) == len(slips)
+    assert slips[-1] == 0.0 and slips[0] > 0.0
+    with pytest.raises(ValueError, match="slip"):
+        slipping(1, 1.0)
+
+
+def test_a_slip_plays_one_of_the_searchs_next_three_choices():
+    """Same seed, same tree: the search runs alike in play() and analyse() up to the choice, so
+    a slipping play's move is the analysis' 2nd–4th and a never-slipping play's is its 1st."""
+    slipped = 0
+    for seed in range(8):
+        state = midgame(seed)
+        limit = Limit(nodes=120)
+        ranked = [r[0] for r in Engine(3).analyse(state, limit, rng=random.Random(seed)).ranked]
+        assert Engine(slipping(3, 0.0)).play(state, limit, rng=random.Random(seed)).moves[0] == ranked[0]
+        move = Engine(slipping(3, ALWAYS)).play(state, limit, rng=random.Random(seed)).moves[0]
+        assert move in ranked[:4]
+        slipped += move != ranked[0]
+    assert slipped >= 6, f"a level that slips 99 % of the time played the search's first choice {8 - slipped} of 8"
+
+
+def test_a_slipping_level_never_passes_over_a_win():
+    state, wins, moves = winning_turn_position("gyges", seed=17)
+    for seed in range(8):
+        result = Engine(slipping(1, ALWAYS)).play(state, Limit(nodes=200), rng=random.Random(seed))
+        after = state
+        for m in result.moves:
+            after = after.successor(m)
+        assert after.outcome() is not None and after.outcome().winner == state.to_move, result.texts
+
+
+def test_a_hint_never_slips():
+    state = midgame(3)
+    limit = Limit(nodes=120)
+    for seed in range(6):
+        best = Engine(slipping(2, ALWAYS)).analyse(state, limit, rng=random.Random(seed))
+        assert best.best.moves[0] == best.ranked[0][0]
+        assert best.best.moves[0] == Engine(slipping(2, 0.0)).play(state, limit, rng=random.Random(seed)).moves[0]
