@@ -1,7 +1,7 @@
 """The computer opponent's strength and think time (engine/, issue 30).
 
     .venv/bin/python bench/opponent.py [--games N] [--seed S] [--only GAME,…] [--pairings 1-random,2-1,…]
-                                       [--speed 0.25] [--max-seconds T] [--max-turns 300] [--jobs J]
+                                       [--speed 0.25] [--max-seconds T] [--max-turns 300] [--jobs J] [--deadline T]
                                        [--markdown] [--json FILE]
     .venv/bin/python bench/opponent.py --think [--cpu-budget 0.25] [--quick]   # think time per level
 
@@ -342,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--speed", type=float, default=0.25, help="level time caps × this, in CPU s here (0: none)")
     ap.add_argument("--max-turns", type=int, default=300, help="a game's cap in turns (all players')")
     ap.add_argument("--max-seconds", type=float, default=None, help="stop a pairing after this long (games counted)")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help="seconds for each game's whole table: a pairing gets an equal share of what is left")
     ap.add_argument("--jobs", type=int, default=1, help="games played at once, in worker processes")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", type=Path, default=None)
@@ -367,8 +369,13 @@ def main(argv: list[str] | None = None) -> int:
           f"(level time caps × {args.speed:g} in CPU s); cap {args.max_turns} turns", flush=True)
     results, think = [], {}
     for setup in setups:
-        for a, b in pairs:
-            r = pairing(setup, a, b, args.games, seed, args.speed, args.max_turns, args.max_seconds,
+        t_setup = time.monotonic()
+        for i, (a, b) in enumerate(pairs):
+            max_seconds = args.max_seconds
+            if args.deadline is not None:  # the time a cheap pairing leaves goes to those after it
+                share = (args.deadline - (time.monotonic() - t_setup)) / (len(pairs) - i)
+                max_seconds = share if max_seconds is None else min(max_seconds, share)
+            r = pairing(setup, a, b, args.games, seed, args.speed, args.max_turns, max_seconds,
                         think.setdefault(setup, {}), args.jobs)
             results.append(r)
             print(f"  {setup} {name_of(a)} vs {name_of(b)}: {r['games']} games, {100 * r['rate']:.0f} % "
