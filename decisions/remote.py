@@ -42,6 +42,18 @@ class RemoteWaiting(Decision):
         return f"     waiting for {self.table} ({self.side}) to move"
 
 
+@dataclass(frozen=True)
+class MatchEnded(Decision):
+    """The other table left the match (a new game there): the game with it is closed here as it
+    stood, unfinished, and a game of people at this table begins."""
+
+    kind: ClassVar[str] = "match_ended"
+    table: str
+
+    def text(self) -> str:
+        return f"     {self.table} ended the match (a new game there): this game is closed as it stood"
+
+
 # -- commands --------------------------------------------------------------------------------------
 
 
@@ -73,3 +85,12 @@ class RemoteOver:
     game_id: int
     ply: int
     outcome: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RemoteLeft:
+    """The other table closed the game with it unfinished (it began another game) after ``ply``
+    moves: the game ends here too, and this table's own game begins."""
+
+    game_id: int
+    ply: int

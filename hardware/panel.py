@@ -25,9 +25,10 @@ part-way, a question to answer, or a reminder phase such as DRIFT's drift), red 
 (steady: put the pieces back; blinking: the sensors are disconnected). Green blinks slowly
 once the game is over.
 
-The computer's move (a computer seat, issue 30) is beeped when it is ready for a person to
-carry out (COMPUTER: short, long) and when it is said again after a wrong board
-(COMPUTER_AGAIN: the illegal board's chirp, then COMPUTER).
+The computer's move (a computer seat, issue 30) — and the other table's in a game between two
+boards (docs/remote.md) — is beeped when it is ready for a person to carry out (COMPUTER: short,
+long) and when it is said again after a wrong board (COMPUTER_AGAIN: the illegal board's chirp,
+then COMPUTER).
 
 **Reminder phases** (the hook for DRIFT and later games): any decision that carries a
 ``position`` whose ``phase`` is a key of ``reminders`` turns the amber LED on blinking, and
@@ -435,10 +436,10 @@ class Panel(_Managed):
                 sound = CHIRP
             elif kind == "clock_warning":  # the running clock passed a threshold: a minute, ten seconds
                 sound = TIME
-            elif kind == "computer_move":
-                # Its move is ready for hands to carry out, or said again after a wrong board; the
-                # next step of a turn under way is not beeped again. The lights stay as they are
-                # (an illegal board stays red until put right).
+            elif kind in ("computer_move", "remote_move"):
+                # Its move (or the other table's) is ready for hands to carry out, or said again
+                # after a wrong board; the next step of a turn under way is not beeped again. The
+                # lights stay as they are (an illegal board stays red until put right).
                 if getattr(decision, "repeated", False):
                     sound = COMPUTER_AGAIN
                 elif not getattr(decision, "done", 0):

@@ -48,7 +48,7 @@ from decisions import (
     UnseenChosen,
     UnseenMoves,
 )
-from decisions.remote import RemoteMoves, RemoteOver
+from decisions.remote import RemoteLeft, RemoteMoves, RemoteOver
 from .computer_turn import ComputerTurn
 from .referee_remote import NO_TAKEBACK, RemoteSeats
 from .referee_seats import ComputerSeats
@@ -163,6 +163,8 @@ class Referee(ComputerSeats, Teaching, Lessons, RemoteSeats, GameClock):
             return self._on_remote_moves(item)
         if isinstance(item, RemoteOver):
             return self._on_remote_over(item)
+        if isinstance(item, RemoteLeft):
+            return self._on_remote_left(item)
         if isinstance(item, (Undo, ChooseUnseen)) and self.remote_game:
             return [self.refuse("undo" if isinstance(item, Undo) else "choose unseen moves", NO_TAKEBACK)]
         if isinstance(item, AskHint):

@@ -27,6 +27,7 @@ from typing import Any
 from decisions import (Accepted, Confirm, Decision, Declare, GameOver, NewGame, StableView, StartGame,
                        TakenBack, Undo, ChooseUnseen, PlayComputerMove)
 from decisions.clock import Clocks, ClockTick, ClockWarning, FlagFall, PauseClock, ResumeClock, SetTimeControl
+from decisions.remote import RemoteLeft
 from rules import State
 
 from . import clock_journal
@@ -189,7 +190,8 @@ class GameClock:
         out: list[Decision] = []
         new = next((d for d in done if isinstance(d, NewGame) and not d.resumed), None)
         if new is not None:  # decisions before it were the old game's, closed as it stood
-            chosen = item.clock if isinstance(item, StartGame) else "off"  # a lesson is not on the clock
+            # a lesson is not on the clock; the game after a match the other table left has the configured one
+            chosen = item.clock if isinstance(item, StartGame) else None if isinstance(item, RemoteLeft) else "off"
             out += self._clock_new(chosen, at)
             done = done[done.index(new) + 1:]
         clock = self.clock

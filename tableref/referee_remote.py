@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import logging
 
-from decisions import Decision, GameOver
+from decisions import Decision, GameOver, StartGame
 from decisions.clock import FlagFall
-from decisions.remote import RemoteMove, RemoteMoves, RemoteOver, RemoteTurn, RemoteWaiting
-from rules import RulesError
+from decisions.remote import MatchEnded, RemoteLeft, RemoteMove, RemoteMoves, RemoteOver, RemoteTurn, RemoteWaiting
+from rules import RulesError, get_game
 
 from . import clock_journal
 from .computer_turn import ComputerTurn
@@ -103,6 +103,22 @@ class RemoteSeats:
             side = self.state.to_move
             out.append(self._emit(RemoteWaiting(self.record.id, self.ply, side, self.seats.seat(side).table or "?")))
         return out
+
+    def _on_remote_left(self, cmd: RemoteLeft) -> list[Decision]:
+        """The other table began another game: this one is closed as it stands (unfinished, as
+        there) and a game of people here begins — the same game and set-up, the configured
+        clock; the board as it is held until it is set up, as after the panel's new game."""
+        if cmd.game_id != self.record.id or self.record.finished:
+            return []
+        if cmd.ply != self.ply:
+            log.warning("the other table left game %s after %d moves; this table holds %d", self.record.id,
+                        cmd.ply, self.ply)
+        table = next(iter(self.seats.remotes.values())).table or "?"
+        game = get_game(self.record.game)
+        setup = "default" if game.default_setup(game.parse_options(self.record.options)) == self.record.states[0] \
+            else "start"
+        ended = self._emit(MatchEnded(self.record.id, self.ply, table))
+        return [ended] + self._on_start(StartGame(self.record.game, dict(self.record.options), setup))
 
     # -- the clocks ---------------------------------------------------------------------------------
 

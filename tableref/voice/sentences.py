@@ -9,7 +9,7 @@ the sound *cue* played before it. Every sentence comes from the message catalog
 ``State.fix_phrase``, each template looked up in the catalog.
 
 Levels: ``quiet`` says illegal boards and what to put back, obligations, reminders (DRIFT's
-drift), the computer's move to carry out and game over; ``normal`` also every accepted move,
+drift), the computer's move (or the other table's) to carry out and game over; ``normal`` also every accepted move,
 score change, new game, takeback, question, hint and refusal; ``off`` says nothing. The
 computer's *thinking* is never said (docs/voice.md: no level searches longer than the sentence).
 """
@@ -28,6 +28,7 @@ from decisions import (
     Partial, Rejected, Restored, Step, TakenBack,
 )
 from decisions.clock import ClockWarning, FlagFall
+from decisions.remote import MatchEnded, RemoteTurn
 from tableref.i18n import Catalog, catalog
 from tableref.i18n.pieces import piece_name, player_name
 
@@ -98,6 +99,7 @@ class Narrator:
         self.phase: str | None = None
         self._said_status: str | None = None  # the last board status spoken: illegal, obligation
         self._taken: list[tuple[str, bool]] = []  # this undo's moves taken back so far: (move, the computer's)
+        self._ended: str | None = None  # the table that just left the match (said with the new game)
         self.ply = 0
 
     @property
@@ -129,7 +131,11 @@ class Narrator:
         c = self.c
         if not isinstance(d, TakenBack):
             self._taken = []  # an undo's takebacks come one after another: anything else ends them
+        if isinstance(d, MatchEnded):  # said with the new game that follows it (which would make it stale)
+            self._ended = d.table
+            return []
         if isinstance(d, NewGame):
+            ended, self._ended = self._ended, None
             self.game = d.game
             self._said_status = None
             title = c._(get_game(d.game).title)  # the games' titles are in the catalog too
@@ -137,7 +143,9 @@ class Narrator:
                 else c._("New game: {title}", title=title)
             if d.seats.computers:
                 text = f"{text}. {self._computer_seats(d.seats.computers)}"
-            out = [Utterance(text, "game", "normal", None, d.ply)]
+            if ended is not None:  # the other table left the match: said at every level
+                text = f"{c._('{table} ended the match', table=ended)}. {text}"
+            out = [Utterance(text, "game", "normal" if ended is None else "quiet", None, d.ply)]
             return out + self._enter(d.position, d.ply, accepted=False)
         position = getattr(d, "position", None)
         if self.game is None and isinstance(position, Mapping) and isinstance(position.get("game"), str):
@@ -156,7 +164,7 @@ class Narrator:
             self._taken.insert(0, (d.move, d.computer))  # taken back last first: kept in the order played
             out = [Utterance(self._taken_back(d.move), "undo", "normal", None, d.ply)]
             return out + self._enter(d.position, d.ply, accepted=False)
-        if isinstance(d, ComputerMove):
+        if isinstance(d, (ComputerMove, RemoteTurn)):
             return [self._computer_move(d)]
         if isinstance(d, Hint):
             text = c._("Hint: {moves}", moves=self._steps(d.steps))
@@ -239,15 +247,21 @@ class Narrator:
                                                            last=seats[-1])
         return self.c._("The computer plays {seats}", seats=said)
 
-    def _computer_move(self, d: ComputerMove) -> Utterance:
-        """The computer's turn for a person to carry out: said in full when first shown (quiet
-        level: nobody at the table knows it otherwise), again after a wrong board, and the
-        next step once a step of a turn of several is made."""
+    def _computer_move(self, d: ComputerMove | RemoteTurn) -> Utterance:
+        """The computer's turn (or the other table's, in a game between two boards) for a person
+        to carry out: said in full when first shown (quiet level: nobody at the table knows it
+        otherwise), again after a wrong board, and the next step once a step of a turn of
+        several is made."""
         c, todo = self.c, d.steps[d.done:]
+        remote = isinstance(d, RemoteTurn)
         if d.repeated:
-            text = c._("Not that move: the computer plays {moves}", moves=self._steps(todo))
+            text = c._("Not that move: the other table played {moves}" if remote
+                       else "Not that move: the computer plays {moves}", moves=self._steps(todo))
         elif d.done:
             return Utterance(c._("Next: {move}", move=self._step(todo[0])), "computer", "quiet", None, d.ply)
+        elif remote:
+            text = c.n_("The other table played: {moves}. Please make the move.",
+                        "The other table played: {moves}. Please make the moves.", len(todo), moves=self._steps(todo))
         else:
             text = c.n_("The computer plays: {moves}. Please make the move.",
                         "The computer plays: {moves}. Please make the moves.", len(todo), moves=self._steps(todo))

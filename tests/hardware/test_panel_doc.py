@@ -26,6 +26,7 @@ from decisions import (
     Accepted, Ambiguous, Choice, ComputerMove, Confirm, Declare, GameOver, Illegal, NewGame, Partial, Rejected, Restored,
     StartGame, StartLesson, Step, TakenBack, Undo,
 )
+from decisions.remote import RemoteTurn
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "wiring.md").read_text(encoding="utf-8")
 PINS = PanelPins()
@@ -197,6 +198,10 @@ SAYS = {
     "the next step of the computer's turn": lambda p: p.on_decision(ComputerMove(1, 2, "north", 1, TURN, done=1)),
     "the computer's move again (the board showed another)": lambda p: [
         p.on_decision(Illegal(1, 1, ())), p.on_decision(ComputerMove(1, 1, "north", 1, TURN, repeated=True))],
+    "the other table's move, for a person to carry out": lambda p: p.on_decision(
+        RemoteTurn(1, 1, "north", "table-b", TURN)),
+    "the other table's move again (the board showed another)": lambda p: [
+        p.on_decision(Illegal(1, 1, ())), p.on_decision(RemoteTurn(1, 1, "north", "table-b", TURN, repeated=True))],
 }
 SAYS_ROWS = table("the referee says")
 
