@@ -209,9 +209,9 @@ def probe_vision(group: Group, quick: bool) -> dict[str, Any]:
 
     from bench.vision_accuracy import start_of
     from rules import Fidelity
-    from vision.lock import BoardLock
-    from vision.motion import MotionGate
-    from vision.sessions import Session, random_position
+    from vision.read.lock import BoardLock
+    from vision.read.motion import MotionGate
+    from vision.simulated.sessions import Session, random_position
 
     cv2.setNumThreads(1)
     game = "gyges"

@@ -3,8 +3,8 @@ the hand left the board, on the project's camera films (issue 34, part 1; docs/c
 
     .venv/bin/python bench/clock_error.py [--games N] [--moves M] [--only g1,g2] [--tilts 10,25,35]
 
-The films are ``bench/decision_latency.py --filmed``'s (``vision/camera_model.py`` via
-``vision.scene_film``: a tilted camera with distortion, a lamp and shadows, an arm that reaches in,
+The films are ``bench/decision_latency.py --filmed``'s (``vision/simulated/camera_model.py`` via
+``vision.simulated.scene_film``: a tilted camera with distortion, a lamp and shadows, an arm that reaches in,
 holds the piece over spaces on the way, puts it down and withdraws), read through
 ``CameraSource`` → ``Stabiliser`` → ``Referee`` with a clock (a real journal), as the service does:
 each stable view goes to the referee with the stabiliser's ``made`` time.
@@ -39,9 +39,9 @@ from tableref.clock_config import ClockSettings  # noqa: E402
 from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
-from vision.capture import ArrayCapture  # noqa: E402
-from vision.scene_film import film_frames  # noqa: E402
-from vision.source import CameraSource  # noqa: E402
+from vision.camera.capture import ArrayCapture  # noqa: E402
+from vision.camera.source import CameraSource  # noqa: E402
+from vision.simulated.scene_film import film_frames  # noqa: E402
 
 BAR_MS = 100.0
 

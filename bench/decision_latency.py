@@ -4,11 +4,11 @@
                                                [--compare]
 
 For each engine, ``--games`` scripted games of ``--moves`` moves are filmed by the synthetic
-camera (``vision.sessions``) from hand scripts (``vision.hand_script``): the hand reaches in,
-lifts the piece, pauses 0.4 s over two other pieces on the way (a Gygès bounce chain done
-slowly), sets the piece down part-way with the fingers still on it when a legal position
-allows (the trap), picks it up, puts it down where it goes and leaves. The film runs through
-``CameraSource`` → ``Stabiliser`` → ``Referee`` (a real journal).
+camera (``vision.simulated.sessions``) from hand scripts (``vision.simulated.hand_script``): the
+hand reaches in, lifts the piece, pauses 0.4 s over two other pieces on the way (a Gygès bounce
+chain done slowly), sets the piece down part-way with the fingers still on it when a legal
+position allows (the trap), picks it up, puts it down where it goes and leaves. The film runs
+through ``CameraSource`` → ``Stabiliser`` → ``Referee`` (a real journal).
 
 A move's decision time is the film time from the first frame without the hand to the frame
 whose observation made the stabiliser report the board, plus the wall time this machine
@@ -20,15 +20,15 @@ or intermediate accept, or a board reported with the hand in view; a move the ca
 read is left undecided (the ``decided`` column), a wait rather than an error.
 
 ``--filmed`` plays the same measurement on films of the camera model instead
-(``vision/camera_model.py`` via ``vision.scene_film``: a tilted pinhole with barrel distortion,
-a lamp and shadows, 3-D pieces at the set's heights, an arm that reaches in, lifts the piece,
-holds it still over ``--stops`` spaces on the way for 0.4 s each and over its destination, puts
-it down and withdraws), calibrated as ``tableref calibrate`` does: Gygès and Anacund by default
-(``--only``), board 60 % of 1280x720 (DRIFT 1920x1080), k1 -0.1, at ``--tilts``. An
-intermediate accept there is any board reported that is one of the film's in-between positions
-(a piece in the hand). The hand has left once neither the arm nor its shadow covers a pixel of the
-sheet (a shadow sweeping the board is movement to any camera); the film-time figures are given
-from then and from the arm alone leaving the board.
+(``vision.simulated.camera_model`` via ``vision.simulated.scene_film``: a tilted pinhole with
+barrel distortion, a lamp and shadows, 3-D pieces at the set's heights, an arm that reaches in,
+lifts the piece, holds it still over ``--stops`` spaces on the way for 0.4 s each and over its
+destination, puts it down and withdraws), calibrated as ``tableref calibrate`` does: Gygès and
+Anacund by default (``--only``), board 60 % of 1280x720 (DRIFT 1920x1080), k1 -0.1, at
+``--tilts``. An intermediate accept there is any board reported that is one of the film's
+in-between positions (a piece in the hand). The hand has left once neither the arm nor its
+shadow covers a pixel of the sheet (a shadow sweeping the board is movement to any camera); the
+film-time figures are given from then and from the arm alone leaving the board.
 """
 
 from __future__ import annotations
@@ -53,16 +53,16 @@ from decisions import StableView  # noqa: E402
 from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
-from vision.calibration import calibrate, colour_layout  # noqa: E402
-from vision.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
-from vision.capture import ArrayCapture  # noqa: E402
-from vision.hand_script import HandScript, HandTiming, hand_script  # noqa: E402
-from vision.layout import DEFAULT_MODE, Sheet  # noqa: E402
-from vision.readers import grid_for, reader_for  # noqa: E402
-from vision.scene_film import FilmFrame, FilmTiming, film, film_frames  # noqa: E402
-from vision.sessions import Session, scripted_game, setup_length  # noqa: E402
-from vision.source import CameraSource  # noqa: E402
-from vision.video import script_frames  # noqa: E402
+from vision.camera.capture import ArrayCapture  # noqa: E402
+from vision.camera.source import CameraSource  # noqa: E402
+from vision.read.calibration import calibrate, colour_layout  # noqa: E402
+from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
+from vision.simulated.hand_script import HandScript, HandTiming, hand_script  # noqa: E402
+from vision.simulated.scene_film import FilmFrame, FilmTiming, film, film_frames  # noqa: E402
+from vision.simulated.sessions import Session, scripted_game, setup_length  # noqa: E402
+from vision.simulated.video import script_frames  # noqa: E402
 
 ENGINES = ("gyges", "anacund", "annihilation", "annelids", "drift")
 

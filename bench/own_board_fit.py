@@ -1,8 +1,8 @@
-"""How well four handles fit an own board (vision/geometry.py), against the hand's error.
+"""How well four handles fit an own board (vision/sheets/geometry.py), against the hand's error.
 
     .venv/bin/python bench/own_board_fit.py [--seeds N] [--errors 0,2,4,8] [--only g1,g2] [--why] [--k1 K]
 
-Each game's own board (``vision.own_board``: not the printed sheet — its own colours, 0.9 × the
+Each game's own board (``vision.simulated.own_board``: not the printed sheet — its own colours, 0.9 × the
 board file's spacing, no labels, four markers stuck on turned) is photographed once by the camera
 model (1280x720, board 60 % of the frame, tilt 20°, k1 -0.05 unless ``--k1``; no lens file). The markers are found in that frame
 as the set-up page finds them; the four handles are put on the reference spaces' true centres plus
@@ -25,11 +25,11 @@ import cv2
 import numpy as np
 
 from rules import get_game
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.geometry import GeometryError, fit_geometry, reference_spaces
-from vision.layout import CORNER_IDS, Sheet
-from vision.lock import detect, make_detector
-from vision.own_board import OwnBoardStyle, draw_own_board, own_board
+from vision.read.lock import detect, make_detector
+from vision.sheets.geometry import GeometryError, fit_geometry, reference_spaces
+from vision.sheets.layout import CORNER_IDS, Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.own_board import OwnBoardStyle, draw_own_board, own_board
 
 
 def space_errors(truth: Sheet, sheet: Sheet) -> np.ndarray:

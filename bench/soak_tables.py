@@ -412,7 +412,7 @@ def filmed_game(moves: int, seed: int = 1) -> tuple[Path, list[str]]:
 
 
 class EveningCamera:
-    """A capture (vision.capture's protocol) over a club evening at one table: the filmed game
+    """A capture (vision.camera.capture's protocol) over a club evening at one table: the filmed game
     again and again. ``game_id()`` is the page's game (None before the service runs): the final
     position is held until it changes (the players look at the result, press new game, set
     the pieces back). Frames are stamped on the video's clock; ``rate``: how many times real time
@@ -460,7 +460,7 @@ class EveningCamera:
         import cv2
         import numpy as np
 
-        from vision.capture import CapturedFrame
+        from vision.camera.capture import CapturedFrame
 
         self.start()
         if self._game is None:

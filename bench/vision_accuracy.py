@@ -38,12 +38,12 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rules import Fidelity, game_names, get_game  # noqa: E402
-from vision.layout import DEFAULT_MODE  # noqa: E402
-from vision.lock import BoardLock  # noqa: E402
-from vision.sessions import Session, random_position, scripted_game, setup_length  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.sheets.layout import DEFAULT_MODE  # noqa: E402
+from vision.simulated.sessions import Session, random_position, scripted_game, setup_length  # noqa: E402
 
 MAX_PLIES = {"gyges": 60, "anacund": 40, "annihilation": 60, "annelids": 80, "drift": 30}
-CAMERA_GAMES = (*DEFAULT_MODE, "drift")  # DRIFT is read by vision/drift_reader.py (tags, rings)
+CAMERA_GAMES = (*DEFAULT_MODE, "drift")  # DRIFT is read by vision/readers/drift_reader.py (tags, rings)
 # DRIFT's random positions start, in turn, from its start (six pieces piled in each home, coins
 # to place), from a 3-player game under way (tests/tableref/test_drift_game.py's position: pieces
 # riding the rivers, carried coins, repositories; the start alone would rarely get that far in
@@ -147,9 +147,9 @@ def run_e2e(game: str, moves: int, seed: int) -> tuple[bool, str]:
     from tableref.service import play_observations
     from tableref.sources.sim import render_script
     from tableref.stabiliser import Stabiliser
-    from vision.capture import ArrayCapture
-    from vision.source import CameraSource
-    from vision.video import CAMERA_PAUSE, script_frames
+    from vision.camera.capture import ArrayCapture
+    from vision.camera.source import CameraSource
+    from vision.simulated.video import CAMERA_PAUSE, script_frames
 
     s = Session.create(game, seed)
     if game == "drift":  # from the start: the coins placed round the piled homes, then play

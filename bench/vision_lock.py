@@ -3,10 +3,10 @@
     python bench/vision_lock.py [--fill 0.4] [--frames 60] [--tilts 20,35] [--games g1,g2] [--seed S]
 
 For each game, a still board (its start position, pieces at the set's real heights, the lamp)
-filmed through ``vision/camera_model.py`` at ``--fill`` of a 1280x720 frame (DRIFT 1920x1080;
+filmed through ``vision/simulated/camera_model.py`` at ``--fill`` of a 1280x720 frame (DRIFT 1920x1080;
 ``--size`` for all), k1 -0.1, yaw 3: every frame a fresh exposure (noise, a sub-pixel shake,
-JPEG 80) of the same scene, as ``vision.scene_film.film_frames`` films a still spell. One
-:class:`vision.lock.BoardLock` watches the film as ``CameraSource`` does. Reported:
+JPEG 80) of the same scene, as ``vision.simulated.scene_film.film_frames`` films a still spell. One
+:class:`vision.read.lock.BoardLock` watches the film as ``CameraSource`` does. Reported:
 
 * found: the frame at which the lock was first held (2 is the least: one sighting, then a
   second agreeing);
@@ -31,11 +31,11 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rules import Fidelity, get_game  # noqa: E402
-from vision.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
-from vision.layout import Sheet  # noqa: E402
-from vision.lock import BoardLock, LockState  # noqa: E402
-from vision.readers import grid_for  # noqa: E402
-from vision.scene_film import FilmFrame, film_frames  # noqa: E402
+from vision.read.lock import BoardLock, LockState  # noqa: E402
+from vision.readers.for_game import grid_for  # noqa: E402
+from vision.sheets.layout import Sheet  # noqa: E402
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
+from vision.simulated.scene_film import FilmFrame, film_frames  # noqa: E402
 
 GAMES = ("gyges", "anacund", "annihilation", "annelids", "drift")
 HD, FHD = (1280, 720), (1920, 1080)

@@ -4,10 +4,10 @@
     python bench/vision_pathtraced.py --rows base,tilt35 --export tests/vision/pathtraced  # the committed set
 
 Needs the ``[bench]`` extra (``pip install -e .[bench]``: Mitsuba 3). Frames are rendered by
-:mod:`vision.pathtraced` (the printed sheet on bent paper, metal rings with their stickers put
+:mod:`vision.simulated.pathtraced` (the printed sheet on bent paper, metal rings with their stickers put
 down off-centre and turned, ceiling panel, desk lamp and window, a Camera Module 3's thin lens)
 into ``--cache`` as linear float16 arrays with their truth; a frame already there is not rendered
-again. Each is then developed as a camera would (:mod:`vision.pathtraced.sensor`: auto
+again. Each is then developed as a camera would (:mod:`vision.simulated.pathtraced.sensor`: auto
 exposure, photon and read noise, white balance, JPEG) and read exactly as
 ``bench/vision_real.py`` reads the camera model's frames: calibration on the empty board rendered
 the same way (three exposures of it), a fresh lock per frame, ``reader_for(...).read``, scored by
@@ -39,14 +39,14 @@ import numpy as np  # noqa: E402
 from bench.vision_real import Row, Setting, run_setting, score_frame  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from rules.view import View  # noqa: E402
-from vision.calibration import calibrate  # noqa: E402
-from vision.camera_model import Lamp  # noqa: E402
-from vision.layout import Sheet  # noqa: E402
-from vision.lock import BoardLock  # noqa: E402
-from vision.readers import grid_for, reader_for  # noqa: E402
-from vision.sessions import random_position  # noqa: E402
+from vision.read.calibration import calibrate  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.sheets.layout import Sheet  # noqa: E402
+from vision.simulated.camera_model import Lamp  # noqa: E402
+from vision.simulated.sessions import random_position  # noqa: E402
 
-GAMES = ("gyges",)  # the others need their pieces' materials (discs, bars) in vision/pathtraced/scene.py
+GAMES = ("gyges",)  # the others need their pieces' materials (discs, bars) in simulated/pathtraced/scene.py
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class Cache:
 
 def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int, times: list[float]) -> tuple[np.ndarray, dict]:
     """A frame's linear image from the cache, or rendered now (its time into ``times``)."""
-    from vision.pathtraced.scene import placed_pieces, render_channels
+    from vision.simulated.pathtraced.scene import placed_pieces, render_channels
 
     hit = cache.get(name)
     if hit is not None:
@@ -119,9 +119,9 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
             export: Path | None = None, now: bool = True) -> tuple[Row, list[float], Counter]:
     from bench.vision_accuracy import MAX_PLIES
-    from vision.pathtraced.scene import PTSetup
-    from vision.pathtraced.denoise import denoise
-    from vision.pathtraced.sensor import develop, random_sensor
+    from vision.simulated.pathtraced.denoise import denoise
+    from vision.simulated.pathtraced.scene import PTSetup
+    from vision.simulated.pathtraced.sensor import develop, random_sensor
 
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
@@ -190,7 +190,7 @@ def rules_before_issue_32(reader):
     """The reader as it was before issue 32: pieces judged at their spaces' centres, a shadow's
     edge past LIGHT_OUTLIER in every channel and never warmer than 3 %, a shadow at most 0.85
     of the paper."""
-    import vision.sampling as sampling
+    import vision.read.sampling as sampling
 
     saved = sampling.PENUMBRA, sampling.SHADOW_WARMER, reader.where_found, reader.shadow_max
     sampling.PENUMBRA, sampling.SHADOW_WARMER = sampling.LIGHT_OUTLIER, 0.03
@@ -215,7 +215,7 @@ def reasons(reader, sheet: Sheet, frame: np.ndarray) -> Counter:
 
 def model_row(game: str, row: PTRow, frames: int, seed: int, size: tuple[int, int]) -> Row:
     """The same camera geometry on the project's camera model (pinhole, no barrel: as the path tracer's)."""
-    from vision.pathtraced.scene import MODULES
+    from vision.simulated.pathtraced.scene import MODULES
 
     s = {**BASE, **row.setup}
     setting = Setting(row.name, {"tilt_deg": s["tilt_deg"], "fill": s["fill"], "k1": 0.0,

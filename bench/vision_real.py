@@ -2,15 +2,15 @@
 
     python bench/vision_real.py [--quick] [--frames N] [--games g1,g2] [--seed S] [--json FILE]
 
-Frames come from vision/camera_model.py — a camera model of its own: a tilted pinhole with
+Frames come from vision/simulated/camera_model.py — a camera model of its own: a tilted pinhole with
 barrel distortion, the printed sheet texture-mapped on the board plane, 3-D pieces at their
-piece-set heights (vision/piecesets/) with their tags or colours on top, shadows from a lamp
-off to one side, vignetting, shot noise, JPEG — not vision/synth.py's warp. For each game
+piece-set heights (vision/pieces/piecesets/) with their tags or colours on top, shadows from a lamp
+off to one side, vignetting, shot noise, JPEG — not vision/simulated/synth.py's warp. For each game
 (DRIFT at 1920x1080, the others at 1280x720 and, for the base setting, 1920x1080) and each
 setting below, the real pipeline runs: calibration on frames of the empty board as
-``tableref calibrate`` does (vision.calibration: lock on the corner markers, learn the empty
+``tableref calibrate`` does (vision.read.calibration: lock on the corner markers, learn the empty
 board; colour games also the calibration layout), then for each frame of a random position a
-fresh lock and ``vision.readers.reader_for(...).read``.
+fresh lock and ``vision.readers.for_game.reader_for(...).read``.
 
 The base setting: board filling 60 % of the frame, tilt 20 deg, k1 -0.1, no lens file, the
 set's real piece heights, the lamp (gradient + shadows), JPEG 80, calm (no hand, no glare).
@@ -49,13 +49,13 @@ import numpy as np  # noqa: E402
 
 from rules import Fidelity, get_game  # noqa: E402
 from rules.view import OCCUPIED, View  # noqa: E402
-from vision.calibration import calibrate, colour_layout  # noqa: E402
-from vision.camera_model import CameraModel, CameraSetup, Hand, Lamp, Scene  # noqa: E402
-from vision.layout import DEFAULT_MODE, Sheet  # noqa: E402
-from vision.lock import BoardLock  # noqa: E402
-from vision.empty_board import CalibrationError  # noqa: E402
-from vision.readers import grid_for, reader_for  # noqa: E402
-from vision.sessions import random_position  # noqa: E402
+from vision.read.calibration import calibrate, colour_layout  # noqa: E402
+from vision.read.empty_board import CalibrationError  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
+from vision.simulated.camera_model import CameraModel, CameraSetup, Hand, Lamp, Scene  # noqa: E402
+from vision.simulated.sessions import random_position  # noqa: E402
 
 GAMES = ("gyges", "anacund", "annihilation", "annelids", "drift")
 HD, FHD = (1280, 720), (1920, 1080)
@@ -144,10 +144,10 @@ def _takes_lens(f) -> bool:
 
 
 def lens_support() -> str | None:
-    """None if the reader takes a lens (``reader_for(..., lens=)``, CAM-READ's vision/lens.py),
+    """None if the reader takes a lens (``reader_for(..., lens=)``, CAM-READ's vision/read/lens.py),
     else why not. The lock and the calibration get the lens too once they take one."""
     try:
-        import vision.lens  # noqa: F401
+        import vision.read.lens  # noqa: F401
     except ImportError:
         return "no lens support yet"
     if not _takes_lens(reader_for):
@@ -157,8 +157,8 @@ def lens_support() -> str | None:
 
 def measured_lens(setup: CameraSetup):
     """The lens as a user would measure it: ChArUco shots through it, cv2.calibrateCamera."""
-    from vision.lens import Lens
-    from vision.scene_film import calibrate_from_shots, charuco_board, charuco_shots
+    from vision.read.lens import Lens
+    from vision.simulated.scene_film import calibrate_from_shots, charuco_board, charuco_shots
 
     board = charuco_board()
     rms, K, dist = calibrate_from_shots(board, charuco_shots(board, setup), setup.size)
@@ -283,9 +283,9 @@ def run_row(game: str, size: tuple[int, int], s: Setting, frames: int, seed: int
 
 
 def synthetic_row(game: str, frames: int, seed: int) -> Row:
-    """bench/vision_accuracy.py's synthetic frames (vision/synth.py), as one row."""
+    """bench/vision_accuracy.py's synthetic frames (vision/simulated/synth.py), as one row."""
     from bench.vision_accuracy import run_game
-    from vision.sessions import CAMERA
+    from vision.simulated.sessions import CAMERA
 
     size = CAMERA.get(game, HD)
     t = run_game(game, frames, max(1, frames), seed)
@@ -320,10 +320,10 @@ def run_film(game: str, heights: float, tilt: float, moves: int, seed: int) -> F
     from tableref.referee import Referee
     from tableref.service import play_observations
     from tableref.stabiliser import Stabiliser
-    from vision.capture import ArrayCapture
-    from vision.scene_film import film, film_frames
-    from vision.sessions import scripted_game, setup_length
-    from vision.source import CameraSource
+    from vision.camera.capture import ArrayCapture
+    from vision.camera.source import CameraSource
+    from vision.simulated.scene_film import film, film_frames
+    from vision.simulated.sessions import scripted_game, setup_length
 
     sheet = Sheet.for_board(get_game(game).board())
     grid = grid_for(sheet)

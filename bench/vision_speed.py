@@ -12,11 +12,11 @@ what other processes cost it; on a loaded machine the wall time also counts wait
 the CPU time does not). Watching is timed both ways too. The ratio is against Chesscog's published 2.1 s per board on
 an i5 CPU.
 
-First table: the synthetic camera (``vision/synth.py``) at 1280x720 (DRIFT 1920x1080), the
+First table: the synthetic camera (``vision/simulated/synth.py``) at 1280x720 (DRIFT 1920x1080), the
 watch stream's size. Second table (issue 16 item 2, "watch small, read big"): frames of the
-camera model (``vision/camera_model.py``: board 60 % of the frame, tilt 20, k1 -0.1, the
+camera model (``vision/simulated/camera_model.py``: board 60 % of the frame, tilt 20, k1 -0.1, the
 set's piece heights, lamp, JPEG 80) at a main-stream size — 1920x1080, and 2304x1296 (the
-Camera Module 3's binned mode) — shrunk to 1280x720 as a :class:`vision.capture.WatchFrame`
+Camera Module 3's binned mode) — shrunk to 1280x720 as a :class:`vision.camera.capture.WatchFrame`
 carrying the main frame: the lock and the motion gate watch the small frame, the reader reads
 crops of the main one; calibrated on the main frames as ``tableref calibrate`` would. Beside
 it, the same camera at 1280x720 read directly.
@@ -37,14 +37,14 @@ import numpy as np  # noqa: E402
 
 from bench.vision_accuracy import CAMERA_GAMES, start_of  # noqa: E402
 from rules import Fidelity, game_names, get_game  # noqa: E402
-from vision.calibration import calibrate, colour_layout  # noqa: E402
-from vision.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
-from vision.capture import watch_frame  # noqa: E402
-from vision.layout import DEFAULT_MODE, Sheet  # noqa: E402
-from vision.lock import BoardLock  # noqa: E402
-from vision.motion import MotionGate  # noqa: E402
-from vision.readers import grid_for, reader_for  # noqa: E402
-from vision.sessions import Session, random_position  # noqa: E402
+from vision.camera.capture import watch_frame  # noqa: E402
+from vision.read.calibration import calibrate, colour_layout  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.read.motion import MotionGate  # noqa: E402
+from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
+from vision.simulated.sessions import Session, random_position  # noqa: E402
 from bench.vision_real import judge  # noqa: E402
 
 CHESSCOG_MS = 2100.0

@@ -2,11 +2,11 @@
 
     python bench/vision_untagged.py [--frames N] [--seed S] [--settings base,tilt 30]
 
-Frames from the camera model (vision/camera_model.py) as bench/vision_real.py makes them: its
+Frames from the camera model (vision/simulated/camera_model.py) as bench/vision_real.py makes them: its
 base setting (board 60 % of 1280x720, tilt 20 deg, k1 -0.1, no lens file, the set's real
 heights, the lamp, JPEG 80) and the other settings named. Per setting two rows on the same
 random positions: "tags" (stickers, the tag reader) and "shapes" (no stickers: the rings drawn
-as stepped tiers, vision/rings.py, read by vision/ring_reading.py with lines learned
+as stepped tiers, vision/pieces/rings.py, read by vision/readers/ring_reading.py with lines learned
 from one frame of the default set-up). Columns as in vision_real.py: usable (nothing
 unreadable, every space right or "occupied"), whole (every piece named), FA (false accepts:
 a usable-looking frame with a space wrong — must be 0). Exits 1 on any false accept.
@@ -27,14 +27,14 @@ import numpy as np  # noqa: E402
 
 from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, score_frame, varied_scene  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
-from vision.calibration import calibrate, lock_on  # noqa: E402
-from vision.camera_model import CameraModel  # noqa: E402
-from vision.layout import Sheet  # noqa: E402
-from vision.lock import BoardLock  # noqa: E402
-from vision.empty_board import CalibrationError  # noqa: E402
-from vision.readers import grid_for, reader_for  # noqa: E402
-from vision.ring_reading import learn_rings  # noqa: E402
-from vision.sessions import random_position  # noqa: E402
+from vision.read.calibration import calibrate, lock_on  # noqa: E402
+from vision.read.empty_board import CalibrationError  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.readers.ring_reading import learn_rings  # noqa: E402
+from vision.sheets.layout import Sheet  # noqa: E402
+from vision.simulated.camera_model import CameraModel  # noqa: E402
+from vision.simulated.sessions import random_position  # noqa: E402
 
 MAX_PLIES = 40
 

@@ -407,11 +407,11 @@ def prints(w) -> None:
 
 def charuco_shots(where: Path) -> list[str]:
     """The sheet held up at several angles before a wide lens, as a person's photos would show it:
-    here the project's camera model (vision/scene_film.py) takes them."""
+    here the project's camera model (vision/simulated/scene_film.py) takes them."""
     import cv2
-    from vision.camera_model import CameraSetup
-    from vision.lens import charuco_board
-    from vision.scene_film import charuco_shots as shots
+    from vision.read.lens import charuco_board
+    from vision.simulated.camera_model import CameraSetup
+    from vision.simulated.scene_film import charuco_shots as shots
 
     names = []
     setup = CameraSetup(size=(1280, 720), tilt_deg=25, fill=0.6, k1=-0.25, yaw_deg=3.0)
@@ -476,7 +476,7 @@ def handles_from(corners: list) -> str:
     import cv2
     import numpy as np
     from rules import get_game
-    from vision.layout import Sheet
+    from vision.sheets.layout import Sheet
 
     sheet = Sheet.for_board(get_game("gyges").board())
     w, h = sheet.size

@@ -1,7 +1,7 @@
 """The camera's set-up from the page (web/setup.py): what the camera sees with the lock drawn
 on it, and the calibration steps of ``tableref calibrate`` run on the live source.
 
-:class:`CameraSetup` sits beside a running :class:`~vision.source.CameraSource`. It never
+:class:`CameraSetup` sits beside a running :class:`~vision.camera.source.CameraSource`. It never
 reads the camera itself: the source keeps a reference to its latest frame, and the page's
 snapshot is encoded from that only when someone asks (one encoding per frame, however many
 ask). A calibration step is a :class:`CalibrationJob` on its own thread, started by the page
@@ -59,22 +59,22 @@ class CameraSpec:
     game: str
     calibration: Path
     fidelity: Fidelity = Fidelity.KIND
-    lens: Any = None  # vision.lens.Lens, loaded from lens_path
+    lens: Any = None  # vision.read.lens.Lens, loaded from lens_path
     lens_path: Path | None = None
-    pieceset: Any = None  # vision.pieceset.PieceSet
+    pieceset: Any = None  # vision.pieces.pieceset.PieceSet
     geometry: Path | None = None  # an own board's fit; None: beside the calibration (tableref/own_board.py)
-    marker_mm: float | None = None  # the stuck-on corner markers' side; None: vision.geometry's default
-    rings: Any = None  # vision.ring_reading.RingModel: Gygès's rings read by their tiers, not tags
+    marker_mm: float | None = None  # the stuck-on corner markers' side; None: vision.sheets.geometry's default
+    rings: Any = None  # vision.readers.ring_reading.RingModel: Gygès's rings read by their tiers, not tags
 
     @property
     def colour_game(self) -> bool:
-        from vision import layout
+        from vision.sheets import layout
 
         return layout.DEFAULT_MODE.get(self.game, "tags") == "colour"
 
 
 def printed_sheet(game: str) -> Any:
-    from vision.layout import Sheet
+    from vision.sheets.layout import Sheet
 
     return Sheet.for_board(get_game(game).board())
 
@@ -83,8 +83,8 @@ def first_reader(spec: CameraSpec, sheet: Any = None) -> tuple[Any, str]:
     """The reader for the saved calibration, or ``(None, why)`` when the set-up is not done: no
     calibration file yet, or a colour game's colours not learned. A file that exists but is
     bad raises ``CalibrationError`` (it is not silently replaced)."""
-    from vision.empty_board import Calibration
-    from vision.readers import grid_for, reader_for
+    from vision.read.empty_board import Calibration
+    from vision.readers.for_game import grid_for, reader_for
 
     grid = grid_for(sheet if sheet is not None else printed_sheet(spec.game))
     if not spec.calibration.exists():
@@ -97,8 +97,8 @@ def first_reader(spec: CameraSpec, sheet: Any = None) -> tuple[Any, str]:
 
 def missing_markers(frame: np.ndarray) -> list[int]:
     """The corner markers not found anywhere in ``frame`` (the lock's own full search)."""
-    from vision.layout import CORNER_IDS
-    from vision.lock import detect, make_detector
+    from vision.read.lock import detect, make_detector
+    from vision.sheets.layout import CORNER_IDS
 
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     detector = make_detector()
@@ -148,7 +148,7 @@ class Overlay:
 
 
 def verdicts(sheet: Any, reading: Any) -> dict[str, tuple[str, tuple[str, ...], str]]:
-    """Space → (verdict, tokens, why) from a reader's :class:`~vision.reader.Reading`."""
+    """Space → (verdict, tokens, why) from a reader's :class:`~vision.readers.reader.Reading`."""
     out: dict[str, tuple[str, tuple[str, ...], str]] = {}
     for s in sheet.shapes:
         if reading is None:
@@ -229,7 +229,7 @@ class CalibrationJob:
             self.status.state, self.status.result = "failed", str(exc)
             self.status.said["result"] = exc.phrase
         except Exception as exc:  # a calibration error of any kind is said on the page, never crashes
-            from vision.empty_board import CalibrationError
+            from vision.read.empty_board import CalibrationError
 
             if not isinstance(exc, (CalibrationError, OSError, ValueError)):
                 log.exception("calibration step %s failed", self.step)
@@ -262,7 +262,7 @@ class CalibrationJob:
         return frames
 
     def _locked(self, frames: list[np.ndarray]) -> list[tuple[np.ndarray, Any]]:
-        from vision.calibration import lock_on
+        from vision.read.calibration import lock_on
 
         locked = lock_on(self.setup.sheet, frames, lens=self.setup.spec.lens)
         if not locked:
@@ -273,8 +273,8 @@ class CalibrationJob:
         return locked
 
     def _calibrate(self) -> Value:
-        from vision.empty_board import Calibration
-        from vision.readers import reader_for
+        from vision.read.empty_board import Calibration
+        from vision.readers.for_game import reader_for
 
         setup, spec = self.setup, self.setup.spec
         if self.step == "lens":
@@ -335,7 +335,7 @@ class CameraSetup:
     """The set-up page's side of a running camera source (see the module docstring)."""
 
     def __init__(self, source: Any, spec: CameraSpec, *, sheet: Any = None) -> None:
-        from vision.readers import grid_for
+        from vision.readers.for_game import grid_for
 
         self.source, self.spec = source, spec
         self.sheet = sheet if sheet is not None else source.lock.sheet
@@ -350,7 +350,7 @@ class CameraSetup:
 
     def use_sheet(self, sheet: Any) -> None:
         """Calibrate on ``sheet`` from now on (an own board's fit: tableref/own_board.py)."""
-        from vision.readers import grid_for
+        from vision.readers.for_game import grid_for
 
         grid = grid_for(sheet)
         with self._sheet_lock:
@@ -359,7 +359,7 @@ class CameraSetup:
     # -- what the page shows ----------------------------------------------------------------
 
     def state(self) -> dict[str, Any]:
-        from vision.calibration import colour_layout
+        from vision.read.calibration import colour_layout
 
         source = self.source
         job = self._job
@@ -421,7 +421,7 @@ class CameraSetup:
             return self._jpeg[1]
 
     def overlay(self) -> Overlay:
-        from vision.pose import Pose
+        from vision.read.pose import Pose
 
         source = self.source
         frame = source.latest
@@ -474,6 +474,6 @@ class CameraSetup:
 
 
 def position_view(game: str, position: str, sheet: Any) -> View:
-    from vision.calibration import colour_layout
+    from vision.read.calibration import colour_layout
 
     return colour_layout(sheet) if position == "layout" else get_game(game).start().view(Fidelity.KIND)

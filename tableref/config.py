@@ -118,7 +118,7 @@ class CameraConfig:
     fidelity: Fidelity = Fidelity.KIND
     paced: bool = False  # a video file plays at its own frame rate, not as fast as it is read
     lens: Path | None = None  # the lens file (tableref calibrate-lens); None: an ideal pinhole
-    pieceset: Path | None = None  # the user's own pieces' sizes (vision/pieceset.py); None: the game's
+    pieceset: Path | None = None  # the user's own pieces' sizes (vision/pieces/pieceset.py); None: the game's
     geometry: Path | None = None  # an own board's fit (the set-up page writes it); None: beside the calibration
     rings: Path | None = None  # Gygès's rings read without stickers: the lines `tableref calibrate --rings` learned
     loop: bool = False  # a video file starts again at its end, as a new game (demo-video: for a late viewer)

@@ -21,7 +21,7 @@ def check_video(src: CameraConfig, fail: Any) -> None:
     if not isinstance(device, str) or "://" in device or device.startswith("/dev/") or src.backend == "picamera":
         return
     try:
-        from vision.capture import CaptureError, OpenCVCapture
+        from vision.camera.capture import CaptureError, OpenCVCapture
     except ImportError:  # a build without the camera: serve says so on its own
         return
     capture = OpenCVCapture(device)

@@ -1,7 +1,7 @@
 """The lens step of the set-up page ("Measure the lens"): the admin holds the printed ChArUco
-sheet (:func:`vision.lens.charuco_image`) in front of the running camera at several angles;
+sheet (:func:`vision.read.lens.charuco_image`) in front of the running camera at several angles;
 the step keeps the frames where the sheet is found and that differ from the views already
-kept, measures the lens from them (:func:`vision.lens.calibrate_lens`), saves it and hands it
+kept, measures the lens from them (:func:`vision.read.lens.calibrate_lens`), saves it and hands it
 to the running lock and reader at once (``CameraSource.use``), as ``tableref calibrate-lens``
 does from the command line.
 
@@ -62,7 +62,7 @@ def relearn_needed(spec: "CameraSpec") -> bool:
 @lru_cache(maxsize=1)
 def sheet_png() -> bytes:
     """The ChArUco sheet to print (200 dpi, at 100 %: 30 mm squares), as a PNG."""
-    from vision.lens import charuco_image
+    from vision.read.lens import charuco_image
 
     ok, buf = cv2.imencode(".png", charuco_image(200))
     if not ok:
@@ -83,7 +83,7 @@ class Views:
     they do not sit where a kept view's did (the same view twice teaches the fit nothing)."""
 
     def __init__(self) -> None:
-        from vision.lens import charuco_board
+        from vision.read.lens import charuco_board
 
         self.detector = cv2.aruco.CharucoDetector(charuco_board())
         self.frames: list[np.ndarray] = []
@@ -115,8 +115,8 @@ class Views:
 
 def measure(job: "CalibrationJob") -> Value:
     """The lens step (run on the job's thread): collect, measure, save, swap."""
-    from vision.lens import LensError, calibrate_lens
-    from vision.lock import BoardLock
+    from vision.read.lens import LensError, calibrate_lens
+    from vision.read.lock import BoardLock
 
     from .camera_setup import FRAME_WAIT, SetupError, first_reader, save_calibration
 

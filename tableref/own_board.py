@@ -1,6 +1,6 @@
 """Playing on your own board (issue 17, item 2), the set-up page's side: the four corner markers
 stuck at the board's corners (``tableref print-markers``), the admin drags four reference spaces
-onto the picture, and the fit (``vision.geometry``) is saved as the board's geometry and read
+onto the picture, and the fit (``vision.sheets.geometry``) is saved as the board's geometry and read
 with from then on.
 
 The fit is saved at ``[source.camera] geometry`` when the config names it, else beside the
@@ -41,7 +41,7 @@ def unavailable(game: str) -> str | None:
     if game in NOT_RIGID:
         return NOT_RIGID[game]
     try:
-        import vision.geometry  # noqa: F401
+        import vision.sheets.geometry  # noqa: F401
     except ImportError as exc:
         return f"the own-board fit is not in this build ({exc})"
     return None
@@ -53,8 +53,8 @@ def first_sheet(spec: "CameraSpec") -> Any:
 
     path = geometry_path(spec)
     if unavailable(spec.game) is None and path.exists():
-        from vision.geometry import BoardGeometry
-        from vision.layout import Sheet
+        from vision.sheets.geometry import BoardGeometry
+        from vision.sheets.layout import Sheet
 
         from .camera_setup import SetupError
 
@@ -73,7 +73,7 @@ def layout(setup: "CameraSetup") -> dict[str, Any]:
     """What the page needs to fit: the reference spaces, every space's place on the engine's
     board (mm; the page maps them through the handles' homography), and where the handles
     start — on the spaces as the current lock sees them, else spread over the picture."""
-    from vision.geometry import reference_spaces
+    from vision.sheets.geometry import reference_spaces
 
     from .camera_setup import SetupError, printed_sheet
 
@@ -127,8 +127,8 @@ def _handles(given: object, refs: list[str], size: tuple[int, int]) -> dict[str,
 
 def markers_in(frame: np.ndarray) -> dict[int, np.ndarray]:
     """The corner markers found in ``frame`` (id → its four corners, frame px)."""
-    from vision.layout import CORNER_IDS
-    from vision.lock import detect, make_detector
+    from vision.read.lock import detect, make_detector
+    from vision.sheets.layout import CORNER_IDS
 
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     detector = make_detector()
@@ -142,9 +142,9 @@ def markers_in(frame: np.ndarray) -> dict[int, np.ndarray]:
 
 def fit(setup: "CameraSetup", handles: object) -> Any:  # a phrase (rules.phrase)
     """Fit the own board to the handles and the markers in view, save it, read through it."""
-    from vision.geometry import GeometryError, fit_geometry, reference_spaces
-    from vision.layout import CORNER_IDS, Sheet
-    from vision.lock import BoardLock
+    from vision.read.lock import BoardLock
+    from vision.sheets.geometry import GeometryError, fit_geometry, reference_spaces
+    from vision.sheets.layout import CORNER_IDS, Sheet
 
     from .camera_setup import SetupError, markers_text
 

@@ -303,7 +303,7 @@ class CameraFeed(Feed):
                  spec: Any = None, live: bool = False) -> None:
         """``live``: a camera, not a video file: running out of frames is a failure (unplugged,
         a glitch) to reopen it after, not the end."""
-        from vision.source import CameraSource
+        from vision.camera.source import CameraSource
 
         super().__init__(name)
         self.fidelity = fidelity
@@ -433,7 +433,7 @@ def open_feed(source: Any, game: str, *, pin_factory: Any = None) -> Feed:
 def camera_available() -> str | None:
     """Why the camera source cannot run in this build, or ``None`` if it can."""
     try:
-        import vision.source  # noqa: F401  (OpenCV and the reader come with it)
+        import vision.camera.source  # noqa: F401  (OpenCV and the reader come with it)
     except ImportError as exc:
         return f"the camera source is not in this build ({exc})"
     return None
@@ -443,12 +443,12 @@ def _open_camera(source: Any, game: str) -> Feed:
     missing = camera_available()
     if missing:
         raise SourceError(f"source.kind is \"camera\", but {missing}")
-    from vision.capture import OpenCVCapture, Picamera2Capture, picamera2_available
-    from vision.empty_board import CalibrationError
+    from vision.camera.capture import OpenCVCapture, Picamera2Capture, picamera2_available
+    from vision.read.empty_board import CalibrationError
 
-    from vision.lens import Lens, LensError
-    from vision.lock import BoardLock
-    from vision.pieceset import PieceSetError, load_pieceset
+    from vision.pieces.pieceset import PieceSetError, load_pieceset
+    from vision.read.lens import Lens, LensError
+    from vision.read.lock import BoardLock
 
     try:
         # No lens key: the one the set-up page measured, beside the calibration (tableref/lens_setup.py)
@@ -462,7 +462,7 @@ def _open_camera(source: Any, game: str) -> Feed:
         raise SourceError(f"source.camera.{key}: {exc}") from None
     rings = None
     if getattr(source, "rings", None) is not None:
-        from vision.ring_reading import RingModel
+        from vision.readers.ring_reading import RingModel
 
         if game != "gyges":
             raise SourceError(f"source.camera.rings: only Gygès's rings are read without stickers, not {game}'s pieces")

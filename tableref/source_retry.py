@@ -77,7 +77,7 @@ def said_all(exc: BaseException) -> bool:
     says all there is, a traceback would only bury it. Other errors keep theirs, once a series."""
     if isinstance(exc, SourceLost):
         return True
-    capture = sys.modules.get("vision.capture")  # not imported: then it cannot be its error
+    capture = sys.modules.get("vision.camera.capture")  # not imported: then it cannot be its error
     return capture is not None and isinstance(exc, capture.CaptureError)
 
 

@@ -1,8 +1,8 @@
 """vision — the camera: printed boards with corner markers, board lock, per-space reading,
-motion gate, and a source of observations (docs/vision.md).
+motion gate, and a source of observations (docs/vision.md; the map: vision/README.md).
 
-Modules: ``layout`` (sheet geometry, tag table), ``render`` (printable boards, tag sheets,
-PDF), ``samples`` and ``reader`` (calibration, per-space reading), ``lock``, ``motion``,
-``capture`` (Picamera2, OpenCV, arrays), ``source`` (CameraSource), ``calibration``;
-for tests and benchmarks: ``synth`` (the test renderer), ``video``, ``sessions``.
+Its rooms, in the order a frame meets them: ``pieces`` and ``sheets`` (what stands on the
+table and what is printed), ``read`` (lock, pose, motion gate, sampling, the empty board),
+``readers`` (each space read), ``camera`` (capture and :class:`~vision.camera.source.CameraSource`);
+apart, ``simulated`` (cameras that are not there, for the tests and the benches).
 """

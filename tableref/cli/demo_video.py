@@ -1,5 +1,5 @@
 """``tableref demo-video``: a camera demo with no camera — a scripted game of one of the
-games filmed by the synthetic camera (vision/synth.py) as a video file, with that camera's
+games filmed by the synthetic camera (vision/simulated/synth.py) as a video file, with that camera's
 calibration and a config that plays the video through the service as its camera.
 
     tableref demo-video --game G --out DIR [--moves N] [--seed S]
@@ -47,8 +47,8 @@ def cmd_demo_video(args: argparse.Namespace) -> int:
     except RulesError as exc:
         return _fail("--game", str(exc))
     from tableref.sources.sim import render_script
-    from vision.sessions import Session, scripted_game, setup_length
-    from vision.video import CAMERA_PAUSE, script_frames, write_video
+    from vision.simulated.sessions import Session, scripted_game, setup_length
+    from vision.simulated.video import CAMERA_PAUSE, script_frames, write_video
 
     out: Path = args.out
     try:

@@ -110,12 +110,12 @@ def _fail(where: str, what: str) -> int:
 
 def _sheet(game_name: str, geometry: Path | None = None):
     """The printed sheet, or an own board read through its geometry file (GeometryError)."""
-    from vision.layout import Sheet
+    from vision.sheets.layout import Sheet
 
     board = get_game(game_name).board()
     if geometry is None:
         return Sheet.for_board(board)
-    from vision.geometry import BoardGeometry
+    from vision.sheets.geometry import BoardGeometry
 
     return Sheet.from_geometry(board, BoardGeometry.load(geometry))
 
@@ -129,7 +129,7 @@ def cmd_print_tags(args: argparse.Namespace) -> int:
 
 
 def _print(args: argparse.Namespace, *, tags: bool) -> int:
-    from vision import render
+    from vision.sheets import render
 
     if args.out.suffix.lower() not in (".pdf", ".png"):
         return _fail("--out", f"{args.out}: must end in .pdf or .png")
@@ -165,12 +165,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision.calibration import lock_on
-    from vision.capture import CaptureError, open_capture
-    from vision.geometry import GeometryError
-    from vision.lock import draw_lock
-    from vision.empty_board import Calibration, CalibrationError
-    from vision.readers import grid_for
+    from vision.camera.capture import CaptureError, open_capture
+    from vision.read.calibration import lock_on
+    from vision.read.empty_board import Calibration, CalibrationError
+    from vision.read.lock import draw_lock
+    from vision.readers.for_game import grid_for
+    from vision.sheets.geometry import GeometryError
 
     try:
         sheet = _sheet(args.game, args.geometry)
@@ -184,7 +184,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail("--rings", "learns Gygès's rings from a known position: --game gyges --position default")
     lens = None
     if args.lens is not None:
-        from vision.lens import Lens, LensError
+        from vision.read.lens import Lens, LensError
 
         try:
             lens = Lens.load(args.lens)
@@ -227,7 +227,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail("--out", str(exc))
     frame, H = locked[-1]
-    from vision.pose import as_pose
+    from vision.read.pose import as_pose
 
     w, h = sheet.size
     corners = as_pose(H).to_px(np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
@@ -244,8 +244,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def _learn_rings(args: argparse.Namespace, grid, lens, view, locked) -> int:
     """The rings' tiers learned from frames of a known position, on the empty board's calibration
     (``--out``, made first); the calibration itself is left as it is."""
-    from vision.empty_board import Calibration, CalibrationError
-    from vision.ring_reading import learn_rings
+    from vision.read.empty_board import Calibration, CalibrationError
+    from vision.readers.ring_reading import learn_rings
 
     if not args.out.exists():
         return _fail("--out", f"{args.out}: calibrate the empty board first (without --position)")
@@ -266,7 +266,7 @@ def _learn_rings(args: argparse.Namespace, grid, lens, view, locked) -> int:
 def cmd_calibrate_lens(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.lens import LensError, calibrate_lens, charuco_image
+    from vision.read.lens import LensError, calibrate_lens, charuco_image
 
     if args.print_sheet is None and args.source is None:
         return _fail("calibrate-lens", "give --print-sheet FILE.png, or --source and --out")
@@ -290,7 +290,7 @@ def cmd_calibrate_lens(args: argparse.Namespace) -> int:
                 return _fail("--source", f"cannot read image {x}")
             frames.append(img)
     else:
-        from vision.capture import CaptureError, open_capture
+        from vision.camera.capture import CaptureError, open_capture
 
         try:
             with open_capture(args.source) as cap:
@@ -317,7 +317,7 @@ def cmd_calibrate_lens(args: argparse.Namespace) -> int:
 
 
 def cmd_print_markers(args: argparse.Namespace) -> int:
-    from vision import render
+    from vision.sheets import render
 
     if args.out.suffix.lower() not in (".pdf", ".png"):
         return _fail("--out", f"{args.out}: must end in .pdf or .png")
@@ -356,10 +356,10 @@ def parse_handles(text: str) -> dict[str, tuple[float, float]]:
 def cmd_fit_board(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.capture import CaptureError, open_capture
-    from vision.geometry import GeometryError, fit_geometry, reference_spaces
-    from vision.layout import CORNER_IDS
-    from vision.lock import detect, make_detector
+    from vision.camera.capture import CaptureError, open_capture
+    from vision.read.lock import detect, make_detector
+    from vision.sheets.geometry import GeometryError, fit_geometry, reference_spaces
+    from vision.sheets.layout import CORNER_IDS
 
     try:
         board = get_game(args.game).board()
@@ -374,7 +374,7 @@ def cmd_fit_board(args: argparse.Namespace) -> int:
         return _fail("--handles", f"{exc}; give the centres of {', '.join(refs)}")
     lens = None
     if args.lens is not None:
-        from vision.lens import Lens, LensError
+        from vision.read.lens import Lens, LensError
 
         try:
             lens = Lens.load(args.lens)
@@ -419,7 +419,7 @@ def cmd_fit_board(args: argparse.Namespace) -> int:
 def _position_view(game_name: str, position: str, sheet: Any) -> Any:
     from rules import Fidelity
 
-    from vision.calibration import colour_layout
+    from vision.read.calibration import colour_layout
 
     game = get_game(game_name)
     if position == "start":

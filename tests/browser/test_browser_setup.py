@@ -154,9 +154,9 @@ def _screen(page, frame_xy, frame_size):
 def test_fitting_my_own_board_by_dragging_four_handles_then_playing(browser, tmp_path, artifacts):
     import pytest
 
-    pytest.importorskip("vision.geometry", reason="the own-board fit (vision/geometry.py) is not in this checkout")
+    pytest.importorskip("vision.sheets.geometry", reason="the own-board fit is not in this checkout")
     from setupscene import own_board
-    from vision.synth import Renderer
+    from vision.simulated.synth import Renderer
 
     sheet = own_board("gyges")
     camera = SceneCamera("gyges", sheet=sheet, renderer=Renderer(sheet))

@@ -1,7 +1,7 @@
 """Drill: the camera freezes, goes black, and is bumped, all in one game.
 
 A scripted Gygès game is rendered as 1280x720 video of a synthetic camera set-up
-(vision.sessions), and the video is damaged the ways a real camera fails: the driver
+(vision.simulated.sessions), and the video is damaged the ways a real camera fails: the driver
 repeats one frame for two seconds (a frozen camera, frozen while a hand is over the board),
 then two seconds of black frames (the lens covered, the exposure lost), then the camera is
 knocked to a new pose for the rest of the game. Through CameraSource → stabiliser → referee
@@ -21,10 +21,10 @@ from tableref.service import play_observations  # noqa: E402
 from tableref.sources.sim import render_script  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
 
-vision_sessions = pytest.importorskip("vision.sessions")
-from vision.capture import ArrayCapture  # noqa: E402
-from vision.source import CameraSource  # noqa: E402
-from vision.video import script_frames  # noqa: E402
+vision_sessions = pytest.importorskip("vision.simulated.sessions")
+from vision.camera.capture import ArrayCapture  # noqa: E402
+from vision.camera.source import CameraSource  # noqa: E402
+from vision.simulated.video import script_frames  # noqa: E402
 
 FPS = 10
 

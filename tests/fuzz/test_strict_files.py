@@ -53,8 +53,8 @@ from tableref.config import ConfigError, load_config
 from tableref.journal import Journal
 from tableref.records import Record, RecordError, parse_record, write_record
 from tableref.sources.sim import BoardScript, BoardScriptError, render_script
-from vision.lens import Lens, LensError
-from vision.pieceset import PIECESETS_DIR, PieceSetError, load_pieceset
+from vision.pieces.pieceset import PIECESETS_DIR, PieceSetError, load_pieceset
+from vision.read.lens import Lens, LensError
 from web.auth import AdminError, AdminStore
 from web.records import RecordError as JsonRecordError
 from web.records import import_record
@@ -441,9 +441,9 @@ def test_line_formats_refuse_one_key_renamed_dropped_or_duplicated(which, data):
 
 
 def _calibration_file(tmp_path: Path, change_meta=lambda m: m, extra_array: bool = False) -> tuple[Path, object]:
-    from vision.layout import Sheet
-    from vision.empty_board import Calibration, ColourClass
-    from vision.samples import SampleGrid
+    from vision.read.empty_board import Calibration, ColourClass
+    from vision.read.samples import SampleGrid
+    from vision.sheets.layout import Sheet
 
     grid = SampleGrid(Sheet.for_board(get_game("anacund").board()))
     n, p = len(grid.body.mm), len(grid.probes)
@@ -471,7 +471,7 @@ def _calibration_file(tmp_path: Path, change_meta=lambda m: m, extra_array: bool
     (lambda m: m, True, r"unknown key 'colours'"),
 ])
 def test_calibration_file_keys(tmp_path, change, extra_array, message):
-    from vision.empty_board import Calibration, CalibrationError
+    from vision.read.empty_board import Calibration, CalibrationError
 
     path, grid = _calibration_file(tmp_path, change, extra_array)
     if message is None:

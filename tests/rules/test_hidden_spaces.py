@@ -60,7 +60,7 @@ def test_every_game_hidden_spaces_never_give_a_wrong_accept(game):
     """Random playouts: each legal move seen with random spaces hidden. A move that changes no
     hidden space is explained as that position (or ambiguously with it); a move that changes
     one is never accepted."""
-    from vision.sessions import scripted_game
+    from vision.simulated.sessions import scripted_game
 
     rng = random.Random(5)
     start, moves = scripted_game(game, 7, 14)

@@ -98,7 +98,7 @@ def test_a_piece_lifted_with_its_neighbour_unnamed_is_partial_not_a_move():
 def test_every_game_names_an_unnamed_destination_from_history(fidelity):
     """In each game, a move whose new piece is read unnamed is still explained, and any
     unique accept is the true position."""
-    from vision.sessions import scripted_game
+    from vision.simulated.sessions import scripted_game
 
     for game in ("anacund", "annelids", "annihilation", "drift", "gyges"):
         start, moves = scripted_game(game, 11, 12)

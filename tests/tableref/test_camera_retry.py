@@ -20,9 +20,9 @@ from tableref.source_retry import Backoff
 from tableref.stabiliser import Stabiliser
 
 pytest.importorskip("cv2")
-from vision.capture import Picamera2Capture  # noqa: E402
-from vision.layout import Sheet  # noqa: E402
-from vision.lock import BoardLock  # noqa: E402
+from vision.camera.capture import Picamera2Capture  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.sheets.layout import Sheet  # noqa: E402
 
 
 class Libcamera:

@@ -12,7 +12,7 @@ from tableref.cli import main
 from tableref.source_retry import Backoff, Retries
 
 pytest.importorskip("cv2")
-from vision.capture import CaptureError, OpenCVCapture  # noqa: E402
+from vision.camera.capture import CaptureError, OpenCVCapture  # noqa: E402
 
 
 def _camera_config(tmp_path, device):

@@ -253,10 +253,10 @@ def test_a_camera_filming_a_game_is_refereed_with_its_lock_shown(tmp_path, caplo
     pytest.importorskip("cv2")
     caplog.set_level(logging.INFO, logger="tableref.service")
     from tableref.config import CameraConfig
-    from vision.layout import Sheet
-    from vision.samples import SampleGrid
-    from vision.sessions import Session, scripted_game
-    from vision.video import script_frames, write_video
+    from vision.read.samples import SampleGrid
+    from vision.sheets.layout import Sheet
+    from vision.simulated.sessions import Session, scripted_game
+    from vision.simulated.video import script_frames, write_video
 
     game = "anacund"
     s = Session.create(game, 1, grid=SampleGrid(Sheet.for_board(get_game(game).board())))

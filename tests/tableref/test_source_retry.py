@@ -199,10 +199,10 @@ class FakeVideoCapture:
 def filmed(tmp_path):
     """An Anacund game's first three moves as the camera model films them, and the calibration."""
     pytest.importorskip("cv2")
-    from vision.layout import Sheet
-    from vision.samples import SampleGrid
-    from vision.sessions import Session, scripted_game
-    from vision.video import script_frames
+    from vision.read.samples import SampleGrid
+    from vision.sheets.layout import Sheet
+    from vision.simulated.sessions import Session, scripted_game
+    from vision.simulated.video import script_frames
 
     game = "anacund"
     session = Session.create(game, 1, grid=SampleGrid(Sheet.for_board(get_game(game).board())))

@@ -7,7 +7,7 @@ from vision_support import grid_for
 
 @pytest.fixture(scope="session")
 def sessions():
-    from vision.sessions import Session
+    from vision.simulated.sessions import Session
 
     made = {}
 

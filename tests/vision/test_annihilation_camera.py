@@ -2,21 +2,21 @@
 the ex nihilo zones' particles lie side by side, turned every way, their tags 2-3 px a cell at
 60 % and 40 % framing of a 720p frame. Frames the reader left an ex nihilo zone unreadable on
 ("pieces here whose tags cannot be read": the thorough look on a 2x crop misread one particle's
-bits) are read whole now — by vision/tag_reading.py's looks on enlarged crops — and never wrong."""
+bits) are read whole now — by vision/readers/tag_reading.py's looks on enlarged crops — and never wrong."""
 
 from dataclasses import replace
 
 import pytest
 
 from rules import Fidelity, get_game
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Lamp, Scene
-from vision.layout import Sheet
-from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
-from vision.sessions import random_position
+from vision.read.calibration import calibrate
+from vision.read.lock import BoardLock
+from vision.readers.for_game import grid_for, reader_for
+from vision.readers.tag_reading import SMALL_CELL_PX, second_looks
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Lamp, Scene
+from vision.simulated.sessions import random_position
 from vision_support import locked_read, wrong_spaces
-from vision.tag_reading import SMALL_CELL_PX, second_looks
 
 # bench/vision_real.py's base set-up: a board filling 60 % of 1280x720, tilt 20, k1 -0.1, no lens file.
 SHELF = CameraSetup(size=(1280, 720), tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0)

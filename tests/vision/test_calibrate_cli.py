@@ -6,9 +6,9 @@ import numpy as np
 
 from rules import View
 from tableref.cli import vision as vision_cli
-from vision.calibration import colour_layout
-from vision.empty_board import Calibration
-from vision.video import write_video
+from vision.read.calibration import colour_layout
+from vision.read.empty_board import Calibration
+from vision.simulated.video import write_video
 from vision_support import grid_for
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from tableref.config import load_config
 from tableref.serve import main
-from vision.lens import Lens
+from vision.read.lens import Lens
 
 BASE = ('[game]\nname = "gyges"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'
         '{extra}[web]\nport = 0\n[panel]\nenabled = false\n[data]\ndir = "d"\n')
@@ -23,9 +23,9 @@ def _run(*argv):
 
 def _calibration(tmp_path):
     from rules import get_game
-    from vision.layout import Sheet
-    from vision.empty_board import Calibration
-    from vision.samples import SampleGrid
+    from vision.read.empty_board import Calibration
+    from vision.read.samples import SampleGrid
+    from vision.sheets.layout import Sheet
 
     grid = SampleGrid(Sheet.for_board(get_game("gyges").board()))
     n, p = len(grid.body.mm), len(grid.probes)

@@ -10,10 +10,10 @@ from tableref.referee import Referee
 from tableref.service import play_observations
 from tableref.sources.sim import render_script
 from tableref.stabiliser import Stabiliser
-from vision.capture import ArrayCapture, open_capture
-from vision.sessions import scripted_game
-from vision.source import CameraSource
-from vision.video import script_frames, write_video
+from vision.camera.capture import ArrayCapture, open_capture
+from vision.camera.source import CameraSource
+from vision.simulated.sessions import scripted_game
+from vision.simulated.video import script_frames, write_video
 from vision_support import GAMES
 
 MOVES = 3

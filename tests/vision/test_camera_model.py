@@ -1,4 +1,4 @@
-"""The realistic camera renderer (vision/camera_model.py): its geometry is the pinhole +
+"""The realistic camera renderer (vision/simulated/camera_model.py): its geometry is the pinhole +
 distortion model's, what it draws is where that model says, and its films and ChArUco
 sheets are usable by the real pipeline's detectors."""
 
@@ -13,10 +13,10 @@ import pytest
 
 from rules import Fidelity, get_game
 from rules.view import View
-from vision.camera_model import CameraModel, CameraSetup, Hand, Lamp, Scene
-from vision.layout import Sheet, tag_id
-from vision.lock import make_detector
-from vision.scene_film import calibrate_from_shots, charuco_board, charuco_shots, film
+from vision.read.lock import make_detector
+from vision.sheets.layout import Sheet, tag_id
+from vision.simulated.camera_model import CameraModel, CameraSetup, Hand, Lamp, Scene
+from vision.simulated.scene_film import calibrate_from_shots, charuco_board, charuco_shots, film
 
 
 @pytest.fixture(scope="module")
@@ -191,8 +191,8 @@ def test_bad_setups_are_refused_with_the_field_named():
 
 
 def test_a_written_film_plays_back_through_the_file_capture(gyges_sheet, tmp_path):
-    from vision.capture import OpenCVCapture
-    from vision.scene_film import FilmTiming, write_film
+    from vision.camera.capture import OpenCVCapture
+    from vision.simulated.scene_film import FilmTiming, write_film
 
     game = get_game("gyges")
     start = game.default_setup()
@@ -224,7 +224,7 @@ def test_a_tall_piece_in_front_hides_the_one_behind(gyges_sheet):
 
 
 def test_a_slow_move_holds_the_piece_over_spaces_on_the_way(gyges_sheet):
-    from vision.scene_film import FilmTiming
+    from vision.simulated.scene_film import FilmTiming
 
     start = get_game("gyges").default_setup()
     far = lambda m: math.dist(*((gyges_sheet.by_id[s].x, gyges_sheet.by_id[s].y) for s in (m.start, m.end)))  # noqa: E731

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.capture import OpenCVCapture
+from vision.camera.capture import OpenCVCapture
 
 
 class FakeFilm:

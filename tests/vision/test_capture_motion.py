@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from rules import View
-from vision.capture import ArrayCapture, CaptureError, OpenCVCapture, Picamera2Capture, open_capture
-from vision.lock import BoardLock
-from vision.motion import MotionGate
-from vision.video import write_video
+from vision.camera.capture import ArrayCapture, CaptureError, OpenCVCapture, Picamera2Capture, open_capture
+from vision.read.lock import BoardLock
+from vision.read.motion import MotionGate
+from vision.simulated.video import write_video
 
 
 def test_array_capture_stamps_frames_and_checks_them():

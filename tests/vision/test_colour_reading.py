@@ -2,7 +2,7 @@
 sees them (issues 16 and 24): tilted 30°, barrel k1 −0.2 read through a lens file, the set's
 real piece heights, the lamp and its shadows, JPEG — every calm frame usable, never a space
 read wrong; a hand in view never makes a space wrong either. And the hue model's own
-properties (vision/colour_model.py)."""
+properties (vision/read/colour_model.py)."""
 
 import math
 from dataclasses import replace
@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 
 from rules import Fidelity, get_game
-from vision.calibration import calibrate, colour_layout
-from vision.camera_model import CameraModel, CameraSetup, Hand, Scene
-from vision.colour_model import SAT_MIN_SHARE, hue_classes, hue_gap, opponent, votes
-from vision.colour_reading import DOUBT_SAT
-from vision.layout import Sheet
-from vision.lens import Lens
-from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
-from vision.sessions import random_position
+from vision.read.calibration import calibrate, colour_layout
+from vision.read.colour_model import SAT_MIN_SHARE, hue_classes, hue_gap, opponent, votes
+from vision.read.lens import Lens
+from vision.read.lock import BoardLock
+from vision.readers.colour_reading import DOUBT_SAT
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Hand, Scene
+from vision.simulated.sessions import random_position
 from vision_support import accuracy_frame, locked_read, wrong_spaces
 
 SHELF = CameraSetup(size=(1280, 720), tilt_deg=30.0, fill=0.6, k1=-0.2, yaw_deg=3.0)
@@ -104,7 +104,7 @@ def test_bars_are_read_through_a_barrel_lens_without_a_lens_file(tilt):
     # it is one in twelve. At tilt 20 the blue tail on h1e and the segment on l1nw, near the
     # sheet's edge, lie 2 px off where the homography puts them, most of a bar's width: their
     # cores are looked at shifted a little along and across the edge.
-    from vision.camera_model import Lamp
+    from vision.simulated.camera_model import Lamp
 
     setup = replace(SHELF, tilt_deg=tilt, k1=-0.2)
     grid = grid_for(Sheet.for_board(get_game("annelids").board()))

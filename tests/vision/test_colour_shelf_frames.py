@@ -21,13 +21,13 @@ import pytest
 from vision_support import accuracy_frame, locked_read, wrong_spaces
 
 from rules import Fidelity, get_game
-from vision.calibration import calibrate, colour_layout
-from vision.camera_model import CameraModel, CameraSetup, Lamp, Scene
-from vision.layout import Sheet
-from vision.lens import Lens
-from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
-from vision.sessions import random_position
+from vision.read.calibration import calibrate, colour_layout
+from vision.read.lens import Lens
+from vision.read.lock import BoardLock
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Lamp, Scene
+from vision.simulated.sessions import random_position
 
 BENCH = CameraSetup(size=(1280, 720), tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0)  # vision_real's base
 LAMP = Lamp()

@@ -18,12 +18,12 @@ from tableref.journal import Journal
 from tableref.opponent import Opponent, OpponentSettings
 from tableref.referee import Referee
 from tableref.stabiliser import Stabiliser
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.capture import ArrayCapture
-from vision.layout import Sheet
-from vision.scene_film import FilmTiming
-from vision.source import CameraSource
+from vision.camera.capture import ArrayCapture
+from vision.camera.source import CameraSource
+from vision.read.calibration import calibrate
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.scene_film import FilmTiming
 
 BRISK = FilmTiming(fps=6.0, opening_s=1.0, still_s=1.5, closing_s=2.0, reach_s=0.4, lift_s=0.3, carry_s=0.6,
                    lower_s=0.3, withdraw_s=0.4)

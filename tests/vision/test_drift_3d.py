@@ -1,4 +1,4 @@
-"""DRIFT read in 3-D through the camera model (vision/drift_tags.py): real piece heights, a
+"""DRIFT read in 3-D through the camera model (vision/readers/drift_tags.py): real piece heights, a
 camera tilted on a shelf, homes piled six high. Tags placed on the space whose top they fit,
 never the neighbour's; a token seen but not named read (occupied, more) and resolved by the
 referee from the history; a ring marker hidden behind a pile found by elimination."""
@@ -14,12 +14,12 @@ import pytest
 
 from rules import Fidelity, Verdict, explain, get_game
 from rules.view import MORE, OCCUPIED, View
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.drift_tags import UNCERTAIN
-from vision.layout import Sheet
-from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
+from vision.read.calibration import calibrate
+from vision.read.lock import BoardLock
+from vision.readers.drift_tags import UNCERTAIN
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
 
 from vision_support import bench_frame
 
@@ -100,7 +100,7 @@ def test_the_far_marker_hidden_behind_a_pile_the_opposite_one_gives_the_rotation
 def test_a_hand_over_the_near_marker_with_the_far_one_behind_a_pile_leaves_the_rotation_unread(board):
     """Both of the outer ring's markers out of sight — the far one behind its home's pile, a
     hand over the near one: no rotation is guessed (nor placed by elimination)."""
-    from vision.camera_model import Hand
+    from vision.simulated.camera_model import Hand
 
     grid, model, reader = board(20.0)
     truth = get_game("drift").default_setup().view(Fidelity.KIND)
@@ -120,7 +120,7 @@ def test_a_hand_over_the_near_marker_with_the_far_one_behind_a_pile_leaves_the_r
 def test_markers_that_disagree_leave_the_rotation_unread(board, monkeypatch):
     """A second marker stuck one step off (or a ring part-turned by hand and a stray sticker):
     the two give different rotations, so the ring's rotation and its arrows are unreadable."""
-    from vision.annuli import Annuli
+    from vision.sheets.annuli import Annuli
 
     truth = get_game("drift").default_setup().view(Fidelity.KIND)
     real = Annuli.markers_at
@@ -144,7 +144,7 @@ def test_one_marker_a_ring_hidden_behind_a_pile_is_found_by_elimination(monkeypa
     """A set with one marker a ring (no second sticker): tilt 20, the far home's pile hides the
     outer ring's marker; every other step position is plain paper, so the ring is at the hidden
     step. Made not plain, the rotation is unreadable."""
-    from vision import layout
+    from vision.sheets import layout
 
     monkeypatch.setattr(layout, "RING_OPPOSITE_TAGS", {"drift": {}})
     grid, model, reader = _camera(20.0)
@@ -220,7 +220,8 @@ def test_a_token_whose_tag_is_not_read_is_occupied_never_left_out(board, monkeyp
                   and get_game("drift").board().space(s).kind in ("land", "arrow"))
     assert lone
     victim = lone[0]
-    from vision import drift_tags, layout
+    from vision.readers import drift_tags
+    from vision.sheets import layout
 
     hidden = layout.tag_id("drift", truth.get_tokens(victim)[0])
     grid = board(20.0)[0]
@@ -271,8 +272,9 @@ def test_one_marker_a_ring_under_a_hand_is_never_placed_behind_a_pile(monkeypatc
     resting hand, the far home's pile hiding step position 0. The hand is smooth like paper:
     judged on contrast alone (the old rule), the marker was "eliminated" to step 0 — a wrong
     rotation. Paper must also be as bright as paper, and near no unreadable space."""
-    from vision import drift_reader, layout
-    from vision.camera_model import Hand
+    from vision.readers import drift_reader
+    from vision.sheets import layout
+    from vision.simulated.camera_model import Hand
 
     monkeypatch.setattr(layout, "RING_OPPOSITE_TAGS", {"drift": {}})
     if old_rules:
@@ -355,7 +357,7 @@ def test_a_blurred_coin_tag_is_read_by_the_patient_look(monkeypatch):
     O22, its tag 3 px a cell, is missed by the thorough detector at the reader's enlargements
     (its many windows' outlines merged into one that does not decode), read by single windows of
     the patient look; without that look it is not named (at best read occupied by its ink)."""
-    import vision.drift_tags as drift_tags
+    import vision.readers.drift_tags as drift_tags
 
     truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 30.0, "k1": -0.2}, 5, 1)
     assert truth.get_tokens("O22") == ("copper",)
@@ -396,7 +398,7 @@ def test_a_coin_whose_blurred_tag_reads_shadow_grey_is_read_occupied_by_its_ink(
     copper coin on O3 with its tag too blurred to decode. Most of its face reads greyish, as a
     shadow would, so it stayed unreadable; its ink — darker than any shadow — beside its white
     says a sticker is there: read (occupied, more)."""
-    import vision.occlusion as occlusion
+    import vision.readers.occlusion as occlusion
 
     truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 0, 7)
     assert truth.get_tokens("O3") == ("copper",)
@@ -410,7 +412,7 @@ def test_a_coin_whose_blurred_tag_reads_shadow_grey_is_read_occupied_by_its_ink(
 def test_a_shadow_shows_no_ink_a_sticker_does():
     """Occlusion._inked on levels against the empty board: a shadow's even darkness (a lamp's,
     or a deep one) is no sticker; a tag's ink beside its white is."""
-    from vision.occlusion import Occlusion
+    from vision.readers.occlusion import Occlusion
 
     o = Occlusion()
     rng = np.random.default_rng(1)
@@ -444,7 +446,7 @@ def test_a_lone_tag_whose_partner_a_pile_in_front_half_hides_reads_it_and_maybe_
     the coin. green-III's tag lies as one of a pair, and where its partner lies too little shows
     to say whether anything is there: O17 reads green-III and maybe more — not a crowd making
     seven spaces round it unreadable. With nothing in front, such a tag is still astray."""
-    import vision.drift_tags as drift_tags
+    import vision.readers.drift_tags as drift_tags
 
     truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 1)
     assert truth.get_tokens("O17") == ("copper", "green-III")
@@ -474,7 +476,7 @@ def test_a_coin_half_behind_a_piece_showing_its_ink_reads_occupied_on_less_of_it
     a copper coin on O17 half behind a piece): 55 % of what shows of O17 is foreign — its
     sticker's white reads as paper — under the 60 % an unnamed piece needs, but its ink shows:
     read (occupied, more)."""
-    import vision.occlusion as occlusion
+    import vision.readers.occlusion as occlusion
 
     truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 15)
     assert truth.get_tokens("O17") == ("copper",)
@@ -518,7 +520,7 @@ def test_a_pair_lying_wide_shows_its_unread_coin_past_the_piece_in_front(monkeyp
     round the coin's place holds four points; as wide as a coin's face, where the piece in
     front does not cover it, it is plainly foreign: O1 reads red-I and one token unnamed, not a
     crowd making eight spaces unreadable."""
-    import vision.drift_tags as drift_tags
+    import vision.readers.drift_tags as drift_tags
 
     truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 5, 7)
     assert truth.get_tokens("O1") == ("copper", "red-I")
@@ -546,7 +548,7 @@ def test_a_sliver_of_even_shadow_on_an_empty_space_is_read_empty(monkeypatch):
     15 % of the empty I8, even grey with no sticker's ink. DRIFT never read grey paper by a
     piece as empty (a silver coin looks like it); but a coin on its own lies on the space's
     centre and covers most of it: the sliver is a shadow, I8 is empty."""
-    import vision.occlusion as occlusion
+    import vision.readers.occlusion as occlusion
 
     truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 10.0}, 5, 17)
     assert truth.get_tokens("I8") == ()

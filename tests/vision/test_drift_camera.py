@@ -17,15 +17,15 @@ from tableref.referee import Referee
 from tableref.service import play_observations
 from tableref.sources.sim import render_script
 from tableref.stabiliser import Stabiliser
-from vision import layout
-from vision.capture import ArrayCapture
-from vision.annuli import Annuli
-from vision.drift_reader import DriftGrid, DriftReader
-from vision.empty_board import CalibrationError
-from vision.sessions import Session
-from vision.source import CameraSource
-from vision.synth import Effects
-from vision.video import CAMERA_PAUSE, script_frames
+from vision.camera.capture import ArrayCapture
+from vision.camera.source import CameraSource
+from vision.read.empty_board import CalibrationError
+from vision.readers.drift_reader import DriftGrid, DriftReader
+from vision.sheets import layout
+from vision.sheets.annuli import Annuli
+from vision.simulated.sessions import Session
+from vision.simulated.synth import Effects
+from vision.simulated.video import CAMERA_PAUSE, script_frames
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tableref"))
 from test_drift_game import START  # noqa: E402  (the scripted 3-player position of the rules tests)

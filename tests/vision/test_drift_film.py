@@ -14,14 +14,14 @@ from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.service import play_observations
 from tableref.stabiliser import Stabiliser
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.capture import ArrayCapture
-from vision.layout import Sheet
-from vision.readers import grid_for, reader_for
-from vision.scene_film import FilmTiming, film, film_frames
-from vision.sessions import scripted_game
-from vision.source import CameraSource
+from vision.camera.capture import ArrayCapture
+from vision.camera.source import CameraSource
+from vision.read.calibration import calibrate
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.scene_film import FilmTiming, film, film_frames
+from vision.simulated.sessions import scripted_game
 
 FPS = 5.0
 QUICK = FilmTiming(fps=FPS, opening_s=0.8, still_s=1.0, closing_s=1.0, reach_s=0.4, lift_s=0.2, carry_s=0.4,

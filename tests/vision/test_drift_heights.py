@@ -1,4 +1,4 @@
-"""DRIFT tags placed at the heights their tokens stand at (vision/drift_tags.py), seen by a camera
+"""DRIFT tags placed at the heights their tokens stand at (vision/readers/drift_tags.py), seen by a camera
 tilted 30-35 degrees: a piece and a coin side by side each at its own height, a home's six-high
 pile over the arrow behind it once the frame shows the set standing, a coin on a home by a
 repository that holds at most one coin of each type — and a pair's tag missed at first looked
@@ -14,13 +14,13 @@ import pytest
 
 from rules import Fidelity, get_game
 from rules.view import MORE, View
-from vision import drift_tags
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.drift_tags import CROWDED, UNCERTAIN
-from vision.layout import Sheet
-from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
+from vision.read.calibration import calibrate
+from vision.read.lock import BoardLock
+from vision.readers import drift_tags
+from vision.readers.drift_tags import CROWDED, UNCERTAIN
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
 
 FHD = (1920, 1080)
 SCENE = Scene(heights=1.0, jpeg=80)

@@ -8,15 +8,16 @@ import numpy as np
 import pytest
 
 from rules import Fidelity, get_game
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.capture import CaptureError, OpenCVCapture, Picamera2DualCapture, WatchFrame, watch_frame
-from vision.layout import Sheet
-from vision.lock import BoardLock
-from vision.readers import grid_for, reader_for
-from vision.sessions import random_position
-from vision.source import CameraSource
-from vision.capture import ArrayCapture
+from vision.camera.capture import (
+    ArrayCapture, CaptureError, OpenCVCapture, Picamera2DualCapture, WatchFrame, watch_frame,
+)
+from vision.camera.source import CameraSource
+from vision.read.calibration import calibrate
+from vision.read.lock import BoardLock
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.sessions import random_position
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +139,8 @@ def test_drift_read_through_a_watch_frame_keeps_the_camera_over_the_board():
     board) before reading the main frame's crops. Scaled to the main frame, that pose must keep
     the camera's place: without it the piles' tags, 12-72 mm up, were taken as lying on the
     board, landed astray and made a dozen spaces "crowded" (issue 16 item 2, read big)."""
-    from vision.pose import Pose
-    from vision.sampling import scaled_to
+    from vision.read.pose import Pose
+    from vision.read.sampling import scaled_to
 
     sheet = Sheet.for_board(get_game("drift").board())
     grid = grid_for(sheet)

@@ -1,5 +1,5 @@
 """End-to-end filmed games with 3-D pieces (issue 24 "must show", issue 16 item 4): Gygès and
-Anacund filmed by the camera model (``vision.scene_film``: a tilted pinhole with k1 -0.1, the
+Anacund filmed by the camera model (``vision.simulated.scene_film``: a tilted pinhole with k1 -0.1, the
 lamp and its shadows, pieces at the set's real heights, an arm that reaches in, lifts a piece,
 carries it, puts it down and withdraws), board 60 % of 1280x720, calibrated as ``tableref
 calibrate`` does, then played CameraSource → Stabiliser → Referee (a real journal): every move
@@ -12,7 +12,7 @@ for 0.4 s each — never has an in-between position accepted, and the move is de
 import pytest
 
 from bench.decision_latency import Run, filmed_game, play_film
-from vision.scene_film import FilmTiming
+from vision.simulated.scene_film import FilmTiming
 
 # Short films: a modest frame rate and brisk hands (each frame with the arm is drawn anew; a still
 # board is drawn once and re-exposed, so its stills cost little: at 6 fps the camera needs about

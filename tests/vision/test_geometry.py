@@ -1,4 +1,4 @@
-"""vision.geometry: an own board fitted from four handles and four stuck-on markers."""
+"""vision.sheets.geometry: an own board fitted from four handles and four stuck-on markers."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from rules import get_game
-from vision.geometry import BoardGeometry, GeometryError, fit_geometry, reference_spaces
-from vision.layout import Sheet
+from vision.sheets.geometry import BoardGeometry, GeometryError, fit_geometry, reference_spaces
+from vision.sheets.layout import Sheet
 
 BOARD = get_game("gyges").board()
 SCALE = 0.8  # the own board's cells: 40 mm, the board file's 50 mm

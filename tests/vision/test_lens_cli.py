@@ -8,15 +8,15 @@ import cv2
 
 from rules import Fidelity, get_game
 from tableref.cli import vision as vision_cli
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.layout import Sheet
-from vision.lens import Lens, charuco_board
-from vision.lock import BoardLock
-from vision.empty_board import Calibration
-from vision.readers import grid_for, reader_for
-from vision.scene_film import charuco_shots
-from vision.sessions import random_position
-from vision.video import write_video
+from vision.read.empty_board import Calibration
+from vision.read.lens import Lens, charuco_board
+from vision.read.lock import BoardLock
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.scene_film import charuco_shots
+from vision.simulated.sessions import random_position
+from vision.simulated.video import write_video
 
 SETUP = CameraSetup(size=(1280, 720), tilt_deg=25, fill=0.6, k1=-0.25, yaw_deg=3.0)
 

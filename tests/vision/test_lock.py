@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 
 from rules import View
-from vision.lock import BoardLock, LockState
+from vision.read.lock import BoardLock, LockState
 
 
 def _grey(img):

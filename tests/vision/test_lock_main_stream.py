@@ -1,6 +1,6 @@
 """Watch small, read big — and never process the big frame whole (issue 16 item 2): the lock
 runs on the 1280x720 watch stream, the reader reads a 2304x1296 main frame (Camera Module 3)
-through :class:`vision.capture.WatchFrame` from crops and sampled points only. Every OpenCV
+through :class:`vision.camera.capture.WatchFrame` from crops and sampled points only. Every OpenCV
 image function the read calls is watched: none may be handed the main frame (or a copy of
 it) to process whole, nor return an image larger than the watch frame (work on the watch
 frame itself is the watch stream's, sized for it). ``cv2.remap`` samples points of it (its
@@ -14,9 +14,9 @@ import pytest
 
 from bench.vision_speed import shelf_camera
 from rules import Fidelity
-from vision.capture import WatchFrame, watch_frame
-from vision.lock import BoardLock
-from vision.sessions import random_position
+from vision.camera.capture import WatchFrame, watch_frame
+from vision.read.lock import BoardLock
+from vision.simulated.sessions import random_position
 
 MAIN, WATCH = (2304, 1296), (1280, 720)
 # OpenCV's functions that process an image as a whole (what a reader might call on a frame).

@@ -10,11 +10,11 @@ import pytest
 
 from bench.vision_lock import still_film, true_homography, watch
 from rules import get_game
-from vision.calibration import lock_on
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.layout import CORNER_IDS, Sheet
-from vision.lock import BoardLock, detect, make_detector
-from vision.readers import grid_for
+from vision.read.calibration import lock_on
+from vision.read.lock import BoardLock, detect, make_detector
+from vision.readers.for_game import grid_for
+from vision.sheets.layout import CORNER_IDS, Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
 
 GAMES = ("gyges", "anacund", "annihilation", "annelids", "drift")
 
@@ -44,7 +44,7 @@ def test_empty_board_at_40_percent_is_locked_for_calibration(game):
     sheet = _sheet(game)
     model = CameraModel(sheet, CameraSetup(size=_size(game), tilt_deg=20.0, fill=0.4, k1=-0.1, yaw_deg=3.0))
     empty = [model.render(Scene(heights=1.0, jpeg=80, seed=i)) for i in range(3)]
-    assert len(lock_on(sheet, empty)) >= 2  # as vision.calibration.calibrate takes the empty board
+    assert len(lock_on(sheet, empty)) >= 2  # as vision.read.calibration.calibrate takes the empty board
 
 
 def test_small_markers_are_beyond_the_plain_whole_frame_search():

@@ -3,7 +3,7 @@ sheet — a wooden board in its own colours and size (45 mm cells for the board 
 own rim, no labels, only the four corner markers stuck on near its corners, a little turned —
 filmed by the camera model. The admin's four handles (the true spaces' centres plus a few
 pixels of hand error) and the markers found in the same frame fit its geometry
-(vision.geometry); the empty board is calibrated through it, then a scripted game is played
+(vision.sheets.geometry); the empty board is calibrated through it, then a scripted game is played
 CameraSource → Stabiliser → Referee: every move accepted as played, never a wrong one."""
 
 from dataclasses import replace
@@ -14,15 +14,15 @@ import pytest
 
 from bench.decision_latency import FilmedGame, Run, play_film
 from rules import get_game
-from vision.calibration import calibrate
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.geometry import BoardGeometry, fit_geometry, reference_spaces
-from vision.layout import Sheet
-from vision.lock import detect, make_detector
-from vision.own_board import OwnBoardStyle, draw_own_board, own_board
-from vision.readers import grid_for, reader_for
-from vision.scene_film import FilmTiming, film
-from vision.sessions import scripted_game, setup_length
+from vision.read.calibration import calibrate
+from vision.read.lock import detect, make_detector
+from vision.readers.for_game import grid_for, reader_for
+from vision.sheets.geometry import BoardGeometry, fit_geometry, reference_spaces
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.own_board import OwnBoardStyle, draw_own_board, own_board
+from vision.simulated.scene_film import FilmTiming, film
+from vision.simulated.sessions import scripted_game, setup_length
 
 BRISK = FilmTiming(fps=6.0, opening_s=1.0, still_s=1.5, closing_s=2.0, reach_s=0.4, lift_s=0.3, carry_s=0.6,
                    lower_s=0.3, withdraw_s=0.4)

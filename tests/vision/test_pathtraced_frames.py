@@ -24,8 +24,8 @@ FRAMES = sorted(HERE.glob("*.json"))
 
 
 def _reader(game: str, row: str):
-    from vision.calibration import calibrate
-    from vision.readers import reader_for
+    from vision.read.calibration import calibrate
+    from vision.readers.for_game import reader_for
 
     grid = grid_for(game)
     empty = [cv2.imread(str(p)) for p in sorted(HERE.glob(f"{game}-{row}-empty*.jpg"))]
@@ -33,7 +33,7 @@ def _reader(game: str, row: str):
 
 
 def _read(path: Path, readers: dict):
-    from vision.lock import BoardLock
+    from vision.read.lock import BoardLock
 
     game, row, _ = path.stem.split("-")
     if (game, row) not in readers:
@@ -82,7 +82,7 @@ def test_shadows_under_two_lights_and_pieces_off_centre(monkeypatch):
     before (a shadow's edge 8 % darker in every channel and never warmer than 3 %, a shadow at
     most 0.85 of the paper, pieces at their spaces' centres) these frames leave an empty space
     "light uneven here" or "something here that is not a readable piece"."""
-    import vision.sampling as sampling
+    import vision.read.sampling as sampling
 
     fixed = [p for p in FRAMES if json.loads(p.read_text())["usable"]
              and not json.loads(p.read_text())["usable_before_issue_32"]]

@@ -7,8 +7,8 @@ import pytest
 
 from rules import get_game
 from rules.view import OCCUPIED
-from vision.layout import PIECE_COLOURS, TAGS
-from vision.pieceset import PieceSetError, load_pieceset
+from vision.pieces.pieceset import PieceSetError, load_pieceset
+from vision.sheets.layout import PIECE_COLOURS, TAGS
 
 GAMES = ("gyges", "anacund", "annihilation", "drift", "annelids")
 

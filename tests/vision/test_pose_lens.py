@@ -1,4 +1,4 @@
-"""Pose from the corner markers (vision.pose), the lens file and its calibration (vision.lens),
+"""Pose from the corner markers (vision.read.pose), the lens file and its calibration (vision.read.lens),
 checked against CAM-RENDER's camera model (its true pose and lens)."""
 
 import json
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from rules import get_game
-from vision.camera_model import CameraModel, CameraSetup
-from vision.layout import Sheet
-from vision.lens import Lens, LensError, calibrate_lens
-from vision.pose import estimate_pose
+from vision.read.lens import Lens, LensError, calibrate_lens
+from vision.read.pose import estimate_pose
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup
 
 SHEET = Sheet.for_board(get_game("gyges").board())
 REF = np.concatenate([SHEET.marker_corners()[i] for i in range(4)])
@@ -75,9 +75,9 @@ def test_lens_file_round_trip_and_bad_files(tmp_path):
 
 
 def test_calibrate_lens_from_rendered_charuco_shots():
-    from vision.scene_film import charuco_shots
+    from vision.simulated.scene_film import charuco_shots
 
-    from vision.lens import charuco_board
+    from vision.read.lens import charuco_board
 
     setup = CameraSetup(size=(1280, 720), k1=-0.2, tilt_deg=20)
     shots = charuco_shots(charuco_board(), setup)

@@ -7,8 +7,8 @@ import numpy as np
 
 from rules import get_game
 from tableref.cli import main
-from vision import render
-from vision.layout import Sheet
+from vision.sheets import render
+from vision.sheets.layout import Sheet
 
 
 def test_tiles_come_after_a_page_showing_how_they_go_together():

@@ -6,8 +6,8 @@ import pytest
 
 from rules import get_game
 from tableref.cli import vision as vision_cli
-from vision import render
-from vision.lock import detect, make_detector
+from vision.read.lock import detect, make_detector
+from vision.sheets import render
 
 
 @pytest.mark.parametrize("game, fits", [("annihilation", True), ("gyges", False), ("anacund", False),

@@ -9,14 +9,14 @@ import pytest
 
 from rules import get_game
 from tableref.cli import vision as vision_cli
-from vision.camera_model import CameraModel, CameraSetup, Scene
-from vision.geometry import BoardGeometry, reference_spaces
-from vision.layout import Sheet
-from vision.lock import detect, make_detector
-from vision.own_board import draw_own_board, own_board
-from vision.empty_board import Calibration
-from vision.readers import grid_for
-from vision.video import write_video
+from vision.read.empty_board import Calibration
+from vision.read.lock import detect, make_detector
+from vision.readers.for_game import grid_for
+from vision.sheets.geometry import BoardGeometry, reference_spaces
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+from vision.simulated.own_board import draw_own_board, own_board
+from vision.simulated.video import write_video
 
 
 def test_print_markers_png_holds_the_four_corner_markers_at_their_size(tmp_path, capsys):

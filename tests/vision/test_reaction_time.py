@@ -12,11 +12,11 @@ from decisions import StableView
 from tableref.journal import Journal
 from tableref.referee import Referee
 from tableref.stabiliser import Stabiliser
-from vision.capture import ArrayCapture
-from vision.hand_script import HandScript, HandTiming, hand_script
-from vision.sessions import Session, scripted_game
-from vision.source import CameraSource
-from vision.video import script_frames
+from vision.camera.capture import ArrayCapture
+from vision.camera.source import CameraSource
+from vision.simulated.hand_script import HandScript, HandTiming, hand_script
+from vision.simulated.sessions import Session, scripted_game
+from vision.simulated.video import script_frames
 from vision_support import GAMES
 
 FPS = 15.0  # a slow camera: the watch stream runs at 30-60 fps

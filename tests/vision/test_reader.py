@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 from rules import Fidelity, View
-from vision import layout
-from vision.calibration import colour_layout, lock_on
-from vision.empty_board import Calibration, CalibrationError
-from vision.reader import Reader
-from vision.sessions import random_position
-from vision.synth import Effects
+from vision.read.calibration import colour_layout, lock_on
+from vision.read.empty_board import Calibration, CalibrationError
+from vision.readers.reader import Reader
+from vision.sheets import layout
+from vision.simulated.sessions import random_position
+from vision.simulated.synth import Effects
 from vision_support import GAMES, grid_for
 
 

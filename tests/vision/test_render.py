@@ -8,9 +8,9 @@ import pytest
 
 from rules import Fidelity, get_game
 from tableref.cli import vision as vision_cli
-from vision import layout, render
-from vision.layout import Sheet
-from vision.lock import detect, detect_all, make_detector
+from vision.read.lock import detect, detect_all, make_detector
+from vision.sheets import layout, render
+from vision.sheets.layout import Sheet
 
 from vision_support import ALL_GAMES
 
@@ -63,7 +63,7 @@ def test_tag_table_is_unique_and_names_the_games_own_tokens():
         seen |= set(table)
     tokens = set()
     for seed in range(5):
-        from vision.sessions import random_position
+        from vision.simulated.sessions import random_position
 
         tokens |= {t for toks in random_position("annihilation", seed, 60).view(Fidelity.KIND).values() for t in toks}
     assert tokens <= set(layout.TAGS["annihilation"].values())

@@ -1,4 +1,4 @@
-"""An unnamed piece is read "occupied" only under a calm light (vision/reader.py, read()):
+"""An unnamed piece is read "occupied" only under a calm light (vision/readers/reader.py, read()):
 the probes a piece hides are left out of that judgement, but never so far that a hand over a
 space looks like a piece. Frames of the shelf bench (bench/vision_real.py)."""
 

@@ -1,5 +1,5 @@
 """Gygès's rings without stickers (issue 17 item 3): drawn by the camera model as stepped
-tiers (vision/rings.py), read by their tiers' rims (vision/ring_reading.py) with lines
+tiers (vision/pieces/rings.py), read by their tiers' rims (vision/readers/ring_reading.py) with lines
 learned from one frame of the default set-up — at kind fidelity, never a wrong kind; and a
 filmed untagged game refereed CameraSource → Stabiliser → Referee."""
 
@@ -12,14 +12,14 @@ from bench.decision_latency import FilmedGame, Run, play_film
 from bench.vision_real import BASE_SCENE, BASE_SETUP, judge
 from rules import Fidelity, get_game
 from rules.view import View
-from vision.calibration import calibrate, lock_on
-from vision.camera_model import CameraModel
-from vision.layout import Sheet
-from vision.empty_board import CalibrationError
-from vision.readers import grid_for, reader_for
-from vision.ring_reading import RingModel, RingReader, learn_rings
-from vision.scene_film import FilmTiming, film
-from vision.sessions import random_position, scripted_game, setup_length
+from vision.read.calibration import calibrate, lock_on
+from vision.read.empty_board import CalibrationError
+from vision.readers.for_game import grid_for, reader_for
+from vision.readers.ring_reading import RingModel, RingReader, learn_rings
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel
+from vision.simulated.scene_film import FilmTiming, film
+from vision.simulated.sessions import random_position, scripted_game, setup_length
 
 UNTAGGED = replace(BASE_SCENE, tags=False)
 

@@ -15,11 +15,11 @@ from rules import Fidelity, View, get_game
 from tableref.cli import vision as vision_cli
 from tableref.config import load_config
 from tableref.serve import main as serve_main
-from vision.calibration import lock_on
-from vision.camera_model import CameraModel
-from vision.layout import Sheet
-from vision.ring_reading import RingModel, RingReader
-from vision.video import write_video
+from vision.read.calibration import lock_on
+from vision.readers.ring_reading import RingModel, RingReader
+from vision.sheets.layout import Sheet
+from vision.simulated.camera_model import CameraModel
+from vision.simulated.video import write_video
 
 UNTAGGED = replace(BASE_SCENE, tags=False)
 CONFIG = ('[game]\nname = "{game}"\n[source]\nkind = "camera"\n[source.camera]\ncalibration = "cal.npz"\n'

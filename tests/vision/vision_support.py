@@ -3,12 +3,12 @@
 import cv2
 
 from rules import game_names
-from vision.layout import Sheet
-from vision.samples import SampleGrid
+from vision.read.samples import SampleGrid
+from vision.sheets.layout import Sheet
 
 cv2.setNumThreads(1)
 
-from vision.layout import DEFAULT_MODE
+from vision.sheets.layout import DEFAULT_MODE
 
 # The games the camera reads with the common reader (DRIFT has its own: test_drift_camera.py).
 GAMES = [g for g in DEFAULT_MODE if g in game_names()]
@@ -56,7 +56,7 @@ def accuracy_frame(game: str, session: int, frames: int):
     (the session, its reader — made first, as the bench does —, the true view, the frame, its effects)."""
     from bench.vision_accuracy import MAX_PLIES, start_of
     from rules import Fidelity
-    from vision.sessions import Session, random_position
+    from vision.simulated.sessions import Session, random_position
 
     s = Session.create(game, session)
     reader = s.reader()

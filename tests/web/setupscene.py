@@ -1,6 +1,6 @@
 """A synthetic camera for the set-up tests: the camera model's renderer filming a scene the
 test changes (the empty board, a position, a hand over a marker), delivered in real time as a
-capture (vision.capture's interface), each frame a fresh shot (shake, sensor noise)."""
+capture (vision.camera.capture's interface), each frame a fresh shot (shake, sensor noise)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from rules import Fidelity, get_game
 from rules.view import View
 from tableref.camera_setup import CameraSpec
 from tableref.service import CameraFeed
-from vision.capture import CapturedFrame, watch_frame
-from vision.layout import Sheet
-from vision.lock import BoardLock
-from vision.synth import Effects, Renderer
+from vision.camera.capture import CapturedFrame, watch_frame
+from vision.read.lock import BoardLock
+from vision.sheets.layout import Sheet
+from vision.simulated.synth import Effects, Renderer
 from waiting import wait_for
 
 
@@ -37,7 +37,7 @@ class SceneCamera:
         self.pose = self.renderer.random_pose(self.rng, rotation=8.0, fill=(0.85, 0.95))
         self.effects = replace(Effects(), blur=0.6)
         self.fps = fps
-        self.watch = watch  # a dual stream: frames this size carrying the full one (vision.capture.WatchFrame)
+        self.watch = watch  # a dual stream: frames this size carrying the full one (capture.WatchFrame)
         self._lock = threading.Lock()
         self._clean: np.ndarray | None = None
         self._closed = threading.Event()
@@ -101,7 +101,7 @@ def own_board(game: str = "gyges", **kw: float) -> Sheet:
 def own_geometry(game: str = "gyges", *, scale: float = 0.8, gap: float = 6.0, marker_mm: float = 30.0):
     """A board that is not the printed sheet: 0.8 of its size, the markers stuck on closer
     to the spaces (its geometry made by the fit itself, from an exact top-down view)."""
-    from vision.geometry import fit_geometry, reference_spaces
+    from vision.sheets.geometry import fit_geometry, reference_spaces
 
     board = get_game(game).board()
     printed = Sheet.for_board(board)

@@ -166,7 +166,7 @@ def test_a_camera_without_its_calibration_starts_in_setup_mode(tmp_path):
 
 
 def test_a_colour_game_learns_its_colours_from_the_layout(tmp_path):
-    from vision.calibration import colour_layout
+    from vision.read.calibration import colour_layout
 
     camera = SceneCamera("anacund")
     service = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game="anacund", pin_hash=FAST_SCRYPT,

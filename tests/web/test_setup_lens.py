@@ -15,11 +15,11 @@ import pytest
 
 from rules.view import View
 from setupscene import SceneCamera, finished, setup_service, until
-from vision.camera_model import CameraSetup
-from vision.capture import CapturedFrame
-from vision.lens import Lens, charuco_board
-from vision.scene_film import charuco_shots
-from vision.synth import Renderer
+from vision.camera.capture import CapturedFrame
+from vision.read.lens import Lens, charuco_board
+from vision.simulated.camera_model import CameraSetup
+from vision.simulated.scene_film import charuco_shots
+from vision.simulated.synth import Renderer
 from webhelp import LAN, admin_client, csrf
 
 GAME = "gyges"
@@ -33,7 +33,7 @@ class SheetCamera(SceneCamera):
 
     def __init__(self) -> None:
         from rules import get_game
-        from vision.layout import Sheet
+        from vision.sheets.layout import Sheet
 
         sheet = Sheet.for_board(get_game(GAME).board())
         super().__init__(GAME, sheet=sheet, renderer=Renderer(sheet, size=SIZE))

@@ -16,10 +16,10 @@ from tableref.serve import Service
 from setupscene import SceneCamera, camera_feed, reads, setup_service, until
 from webhelp import FAST_SCRYPT, admin_client
 
-pytest.importorskip("vision.geometry", reason="the own-board fit (vision/geometry.py) is not in this checkout")
+pytest.importorskip("vision.sheets.geometry", reason="the own-board fit is not in this checkout")
 
 from setupscene import own_board  # noqa: E402
-from vision.synth import Renderer  # noqa: E402
+from vision.simulated.synth import Renderer  # noqa: E402
 
 GAME = "gyges"
 

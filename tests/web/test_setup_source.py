@@ -9,11 +9,11 @@ import numpy as np
 from rules import OCCUPIED, Fidelity, get_game
 from rules.view import View
 from tableref.camera_setup import verdicts
-from vision.calibration import calibrate
-from vision.capture import ArrayCapture
-from vision.reader import Reading
-from vision.readers import grid_for, reader_for
-from vision.source import CameraSource
+from vision.camera.capture import ArrayCapture
+from vision.camera.source import CameraSource
+from vision.read.calibration import calibrate
+from vision.readers.for_game import grid_for, reader_for
+from vision.readers.reader import Reading
 from setupscene import SceneCamera
 
 

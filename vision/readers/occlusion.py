@@ -1,0 +1,251 @@
+"""What a standing piece hides, and pieces seen but not named (a mixin on
+:class:`vision.readers.reader.Reader`).
+
+A camera on a shelf sees a standing piece's side and top over the spaces behind it. Each space
+a piece in front may hide is judged on the body points left in view: too few, it is *hidden*
+(anything may be there, never read empty); the rest foreign is a piece whose tag or colour could
+not be read, read ``OCCUPIED`` where the light round it is calm and it does not look like a
+shadow — or shows a sticker's ink; the rest clear is empty.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from rules.view import HIDDEN
+
+from vision.read.pose import Pose
+from vision.read.sampling import inside_convex, near_rect, probe_light, row_mean
+
+EMPTY_MAX = 0.03  # share of foreign body points still read as empty
+VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
+OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
+SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
+UNNAMED = "something here that is not a readable piece"
+INK_LEVEL = 0.3  # of the empty board's brightness: a sticker's ink, darker than a shadow makes it
+INK_MIN = 0.1  # share of a space's visible body that ink before a sticker is plainly there
+INK_RANGE = 0.35  # ...and its ink and white that far apart (a shadow's darkness is even)
+SHADOW_SMALL = 0.35  # share of a space's visible body at most that a shadow-only sliver covers (DRIFT)
+INKED_SHARE = 0.45  # share of the visible body foreign enough when a sticker's ink shows there
+# (a coin, 20 mm across, on a body sized for 30 mm pieces, half hidden behind one: its white
+# sticker reads as paper)
+
+_RIM = np.stack([np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
+                 np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False))], axis=1)
+
+
+def standing_hull(pose: Pose, centre, radius: float, height: float) -> np.ndarray:
+    """The frame polygon (px) a round token standing at sheet point ``centre``, ``radius`` mm
+    across and ``height`` mm tall, covers: the hull of its base and its top."""
+    ring = _RIM * radius + np.asarray(centre, np.float64)
+    px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
+    return cv2.convexHull(px).reshape(-1, 2)
+
+
+class Occlusion:
+    """The reader's judgement of hidden spaces and unnamed pieces (uses the reader's grid,
+    sheet, piece set and calibration)."""
+
+    # The lightest a shadow leaves the paper. A point is dark (foreign) once it is TOLERANCE
+    # below the empty board's range: at 0.80-0.88 of it, as the exposure goes. The camera
+    # model's hard shadows were all under 0.85; a soft shadow's edge under area lights (the
+    # path-traced bench, issue 32) is dark at 0.85-0.88 and was read "something here".
+    # DRIFT keeps 0.85: its silver coins are as grey as a light shadow.
+    shadow_max = 0.95
+
+    def _shadowy(self, v: np.ndarray, dark_pt: np.ndarray, cast_pt: np.ndarray) -> np.ndarray:
+        """Per body point: darker than the empty board, with no colour cast, by a factor a
+        shadow gives (0.3 to ``shadow_max`` of the board's own value): a shadow, or a grey piece."""
+        ratio = row_mean(v)[:, 0] / np.maximum(row_mean(self._mid)[:, 0], 1.0)
+        self._level_pt = ratio
+        return dark_pt & ~cast_pt & (ratio > 0.3) & (ratio < self.shadow_max)
+
+    where_found = True  # DRIFT: False (its pairs and piles stand where its own rules put them)
+
+    def _silhouette(self, pose: Pose, i: int, height: float) -> np.ndarray:
+        """The frame polygon a piece on space ``i`` of ``height`` mm covers (its base and top),
+        standing where its tag was found: people put pieces down up to 15 % of the pitch off the
+        space's centre, and a piece's side then covers more of the neighbour on that side."""
+        return standing_hull(pose, self._stands_at(i), self._radius, height)
+
+    def _stands_at(self, i: int) -> tuple[float, float]:
+        """Where the piece on space ``i`` stands: where its tag was found (within 0.3 pitch of the
+        space's centre, as the tag is taken), else the space's centre."""
+        s = self.grid.spaces[i]
+        if not self.where_found:
+            return s.x, s.y
+        near = [c for c, _ in self._tops_seen if math.hypot(c[0] - s.x, c[1] - s.y) <= 0.3 * self.sheet.pitch]
+        if not near:
+            return s.x, s.y
+        c = np.mean(near, axis=0)  # one tag seen by two looks
+        return float(c[0]), float(c[1])
+
+    def _settle(self, pose: Pose, body_px: np.ndarray, foreign_pt: np.ndarray, shadowy: np.ndarray,
+                unsure: np.ndarray, tokens: dict[str, list[str]], why: dict[str, str]) -> None:
+        """Judge the spaces a piece in front may hide, and the pieces seen but not named.
+
+        A standing piece hides the board behind it (from the camera). Each space's body is
+        judged on the points no piece in front covers: too few of them left, it is *hidden*
+        (``HIDDEN``: anything may be there; never read empty); the rest foreign is a piece there whose tag or colour
+        could not be read: ``OCCUPIED``; the rest clear is empty (what looked like something
+        was the piece in front). Spaces are taken nearest the camera first, so a piece read
+        "occupied" hides what lies behind it in turn."""
+        g = self.grid
+        idx = g.index
+        solid: list[tuple[int, np.ndarray]] = []
+        for sid, toks in tokens.items():
+            i = idx.get(sid)
+            if i is None or g.is_area[i] or not toks or HIDDEN in toks:
+                continue
+            solid.append((i, self._silhouette(pose, i, self._top_of(i, toks))))
+        unnamed = [idx[sid] for sid, r in why.items() if r == UNNAMED and sid in idx and not g.is_area[idx[sid]]]
+        if pose.camera is None and not unnamed:
+            return
+        order = sorted(unnamed, key=lambda i: self._camera_distance(pose, i))
+        named: list[int] = []
+        for i in order:
+            sid = g.spaces[i].id
+            hidden = self._hidden(i, body_px, solid)
+            sl = g.body.of(i)
+            seen = ~hidden
+            if seen.mean() < VISIBLE_MIN:
+                del why[sid]
+                tokens[sid] = [HIDDEN]  # the referee judges moves elsewhere, never one here
+                continue
+            fg = foreign_pt[sl][seen]
+            share = fg.mean()
+            if share <= EMPTY_MAX and hidden.any():
+                del why[sid]  # the piece in front, nothing here
+            elif share > EMPTY_MAX and shadowy[sl][seen][fg].mean() >= SHADOW_ALL and self._caster_near(i, solid) \
+                    and (self.shadow_is_paper or share <= SHADOW_SMALL and not self._inked(sl, seen, fg)):
+                # A shadow cast by a piece next to it: the paper, only darker. (DRIFT: a grey
+                # coin looks like one, but a coin on its own lies on the space's centre and
+                # covers most of it; a sliver of even grey with no sticker's ink is a shadow.)
+                del why[sid]
+            elif share >= INKED_SHARE and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
+                    and (share >= OCCUPIED_MIN and shadowy[sl][seen][fg].mean() < 0.5 or self._inked(sl, seen, fg)):
+                del why[sid]
+                tokens[sid] = list(self.unnamed_read)
+                named.append(i)
+                solid.append((i, self._silhouette(pose, i, float(self._max_top[i]))))
+        # A hand or an arm spans several spaces: a piece is "occupied" only when no space next
+        # to it is left unreadable.
+        near = 1.5 * self.sheet.pitch
+        marked = getattr(self, "_rotation_space", None)  # DRIFT: read by the ring markers instead
+        blocked = [g.index[sid] for sid in why if sid in g.index and (marked is None or not marked[g.index[sid]])]
+        for i in named:
+            s = g.spaces[i]
+            if any(math.hypot(g.spaces[j].x - s.x, g.spaces[j].y - s.y) <= near or g.is_area[j] and
+                   near_rect(g.spaces[j].rect, s.x, s.y, near) for j in blocked):
+                del tokens[s.id]
+                why[s.id] = UNNAMED
+        if pose.camera is None or not solid:
+            return
+        # Spaces read empty: enough of them must have been in view to say so. Only spaces whose
+        # body's box the pieces' outlines overlap by 30 % are worth the exact test (hiding 65 % of
+        # a body — even a diagonal strip's — takes over 40 % of its box).
+        starts = g.body.start[:-1]
+        lo = np.minimum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
+        hi = np.maximum.reduceat(body_px, np.minimum(starts, len(body_px) - 1))
+        plo = np.array([p.min(axis=0) for _, p in solid])
+        phi = np.array([p.max(axis=0) for _, p in solid])
+        w = np.clip(np.minimum(hi[:, None, :], phi[None]) - np.maximum(lo[:, None, :], plo[None]), 0, None)
+        inter = w[..., 0] * w[..., 1]  # (spaces, solids)
+        own = np.array([j for j, _ in solid])
+        inter[own, np.arange(len(solid))] = 0
+        box = np.maximum((hi - lo).prod(axis=1), 1e-6)
+        for i in np.flatnonzero(inter.sum(axis=1) >= 0.3 * box):
+            s = g.spaces[int(i)]
+            if tokens.get(s.id) or s.id in why or g.is_area[i] or g.body.counts[i] == 0:
+                continue  # (a space read empty is in ``tokens`` with no token: judged here)
+            hidden = self._hidden(int(i), body_px, [solid[k] for k in np.flatnonzero(inter[i])])
+            if hidden.any() and 1 - hidden.mean() < VISIBLE_MIN:
+                tokens[s.id] = [HIDDEN]
+
+    def _calm(self, frame: np.ndarray, pose: Pose, calm: np.ndarray, unsure: np.ndarray, foreign_pt: np.ndarray,
+              tokens: dict[str, list[str]], why: dict[str, str]) -> np.ndarray:
+        """Where the light round an unnamed piece is calm enough to read it "occupied":
+        ``calm`` (no probe near it disturbed), and more where the probes disturbed are only
+        those that pieces hide in the frame."""
+        g = self.grid
+        if pose.camera is None or UNNAMED not in why.values():
+            return calm
+        # A standing piece read there covers the probes round its neighbours in the frame:
+        # they say nothing of the light. Judged again without them (a hand is read as no
+        # piece: the probes it covers still count).
+        named = [g.index[sid] for sid, t in tokens.items() if t and HIDDEN not in t and sid in g.index]
+        hide = self._probes_under(pose, np.array(named, int))
+        for c, h in self._tops_seen:  # where each token was found (a pair's lie off the centre)
+            hide |= self.covers(g.probes, np.asarray(c, np.float64), self._radius + 6.0, float(h))
+        _, _, good, _, use = probe_light(g, self.cal, frame, pose, hide)
+        for sid in [s for s, r in why.items() if r == UNNAMED and s in g.index]:
+            i = g.index[sid]
+            pr = g.probe_of[i]
+            bad = ~good[pr] & use[pr]
+            if not bad.any():
+                calm[i] |= not unsure[i]
+                continue
+            # The unread piece's own side and top hide probes behind it too: judged without
+            # them, if a third of its probes are left (none left looks calm by default) and
+            # it shows a sticker's ink — a hand over a space does not (a false accept on the
+            # shelf bench's Gygès hand row without that).
+            sl = g.body.of(i)
+            if unsure[i] or not foreign_pt[sl].any() \
+                    or not self._inked(sl, np.ones(sl.stop - sl.start, bool), foreign_pt[sl]):
+                continue
+            rest = use[pr] & ~self._probes_under(pose, np.array([i]))[pr]
+            calm[i] |= rest.sum() >= max(3, len(pr) // 3) and not (bad & rest).any()
+        return calm
+
+    def _inked(self, sl: slice, seen: np.ndarray, fg: np.ndarray) -> bool:
+        """Does what is foreign on a space show a sticker's ink — darker than any shadow — and
+        its white beside it? A shadow darkens the paper evenly (to 0.3-0.85 of it); a piece's
+        tag, even blurred past reading, shows both (a copper coin's small tag reads greyish,
+        "shadow-like", over most of its face)."""
+        level = self._level_pt[sl][seen]
+        return bool((level <= INK_LEVEL).mean() >= INK_MIN
+                    and np.percentile(level[fg], 90) - np.percentile(level[fg], 10) >= INK_RANGE)
+
+    def _caster_near(self, i: int, solid: list[tuple[int, np.ndarray]]) -> bool:
+        s = self.grid.spaces[i]
+        reach = 1.5 * self.sheet.pitch
+        return any(j != i and math.hypot(self.grid.spaces[j].x - s.x, self.grid.spaces[j].y - s.y) <= reach
+                   for j, _ in solid)
+
+    def _hidden(self, i: int, body_px: np.ndarray, solid: list[tuple[int, np.ndarray]]) -> np.ndarray:
+        """Which of space ``i``'s body points the pieces of ``solid`` (other spaces') cover."""
+        pts = body_px[self.grid.body.of(i)]
+        hidden = np.zeros(len(pts), bool)
+        if len(pts) == 0:
+            return hidden
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        for j, poly in solid:
+            if j == i or (poly.max(axis=0) < lo).any() or (poly.min(axis=0) > hi).any():
+                continue
+            hidden |= inside_convex(pts, poly)
+        return hidden
+
+    def _camera_distance(self, pose: Pose, i: int) -> float:
+        s = self.grid.spaces[i]
+        if pose.camera is None:
+            return 0.0
+        return math.hypot(s.x - pose.camera[0], s.y - pose.camera[1])
+
+    def _top_of(self, i: int, toks: list[str] | tuple[str, ...]) -> float:
+        """How high the top of space ``i``'s tokens stands (a pile, or a token the piece set
+        does not know: the highest it may be)."""
+        ps = self.pieceset
+        if i in self._stacked:
+            # A pile: as high as its top tag was found standing (the tallest it may be, unseen).
+            s = self.grid.spaces[i]
+            seen = [h for c, h in self._tops_seen if math.hypot(c[0] - s.x, c[1] - s.y) <= 0.5 * self.sheet.pitch]
+            return max(seen) if seen else float(self._max_top[i])
+        if ps is None:
+            return float(self._max_top[i])
+        try:
+            return max(ps.height(t) for t in toks)
+        except (KeyError, ValueError):
+            return float(self._max_top[i])

