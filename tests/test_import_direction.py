@@ -20,6 +20,18 @@ ALLOWED = {
     "engine": {"rules"},
     "decisions": {"rules"},
     "hardware": {"rules", "decisions"},
+    "vision": {"rules"},
+}
+
+# vision's rooms, in the order a frame meets them (vision/README.md) -> the rooms each may import;
+# ``simulated`` (cameras that are not there) may use them all, and none of them uses it
+VISION_ROOMS = {
+    "pieces": set(),
+    "sheets": {"pieces"},
+    "read": {"sheets", "pieces"},
+    "readers": {"read", "sheets", "pieces"},
+    "camera": {"readers", "read", "sheets", "pieces"},
+    "simulated": {"camera", "readers", "read", "sheets", "pieces"},
 }
 
 
@@ -50,3 +62,44 @@ def test_imports_point_one_way(package):
 def test_the_vocabulary_lives_below_tableref():
     assert not (ROOT / "tableref" / "decisions.py").exists()
     assert (ROOT / "decisions" / "__init__.py").exists()
+
+
+def _vision_imports(room: str) -> set[tuple[str, str]]:
+    """(file, room) for each import of another of vision's rooms, at run time (an import only for
+    type checking, under ``if TYPE_CHECKING:``, is not a dependency)."""
+    found = set()
+    for path in (ROOT / "vision" / room).rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                       and ast.unparse(node.test).endswith("TYPE_CHECKING") for n in ast.walk(node)}
+        package = ".".join(path.relative_to(ROOT).parent.parts)
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                names = [".".join(base + ([node.module] if node.module else []))]
+                if not node.module:  # from . import x: the modules named
+                    names = [f"{names[0]}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "vision" and len(parts) > 1 and parts[1] != room:
+                    found.add((str(path.relative_to(ROOT)), parts[1]))
+    return found
+
+
+def test_vision_has_the_rooms_its_readme_names():
+    rooms = {p.name for p in (ROOT / "vision").iterdir() if (p / "__init__.py").exists()}
+    assert rooms == set(VISION_ROOMS)
+    assert not [p.name for p in (ROOT / "vision").glob("*.py") if p.name != "__init__.py"], \
+        "every vision module lives in a room"
+
+
+@pytest.mark.parametrize("room", sorted(VISION_ROOMS))
+def test_vision_rooms_point_one_way(room):
+    wrong = sorted((f, r) for f, r in _vision_imports(room) if r not in VISION_ROOMS[room])
+    assert not wrong, f"vision/{room} reaches into: {wrong}"
