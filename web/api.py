@@ -64,8 +64,10 @@ def health() -> Any:
     """The service's health (docs/api.md): the source's connection, the game, the last
     decision, uptime, version. From the service's own provider; a bare app reports the game."""
     provider = current_app.config.get("TABLEREF_HEALTH")
+    link = current_app.extensions.get("tableref_remote")  # another table ([remote]; docs/remote.md)
+    remote = {} if link is None else {"remote": link.status.health()}
     if provider is not None:
-        return jsonify(provider().to_dict())
+        return jsonify({**provider().to_dict(), **remote})
     snap = table().snapshot()
     last = snap["last"]
     return jsonify({
@@ -75,7 +77,7 @@ def health() -> Any:
         "game": {"id": snap["game_id"], "name": snap["game"], "ply": snap["ply"], "to_move": snap["to_move"],
                  "over": snap["outcome"] is not None},
         "last_decision": None if last is None else {"kind": last["kind"], "ply": snap["ply"], "at": None},
-        "panel": "off",
+        "panel": "off", **remote,
     })
 
 

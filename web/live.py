@@ -33,7 +33,7 @@ from .lesson import LessonDesk, log_line as lesson_log
 from .clock import CLOCK_DECISIONS, ClockDesk
 from decisions.clock import PauseClock, ResumeClock
 from .teach import TeachDesk
-from .remote import RemoteDesk
+from .remote import RemoteDesk, remote_log
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class LiveTable:
             if isinstance(decision, (Illegal, Partial)):
                 self._log_status[entry["text"]] = {**self._status, "words": dict(self._words["status"])}
             # the log's other lines in the page's words (a lesson's: web/lesson.py)
-            said = log_phrase(decision, self._state) or lesson_log(decision)
+            said = log_phrase(decision, self._state) or lesson_log(decision) or remote_log(decision)
             if said is not None:
                 self._words["log"][entry["text"]] = said
             shown = {r["text"] for r in self._recent}

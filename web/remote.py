@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint, current_app, jsonify, request
 
 from decisions import Accepted, Decision, NewGame
-from decisions.remote import RemoteTurn, RemoteWaiting
-from rules import RulesError
+from decisions.remote import MatchEnded, RemoteTurn, RemoteWaiting
+from rules import P, RulesError
 from rules.phrase import Value
 
 from .auth import admin_required
@@ -31,7 +31,7 @@ SCRIPT_WORDS = (
     "Code from the other table (e.g. table-a K7M4QX)", "Read this code to the other table: {code}",
     "Or send this link: {link}", "Asking {table} for its game…", "Refused: {reason}",
     "Playing {table}: connected", "Playing {table}: the link is down; every move is kept and sent when it is back",
-    "{n} moves not yet confirmed by {table}", "This table: {table}",
+    "{n} moves not yet confirmed by {table}", "This table: {table}", "The match with {table} is over",
 )
 
 
@@ -61,6 +61,13 @@ class RemoteDesk:
         if self.link is None and self.turn is None:
             return None
         return {"turn": self.turn, "link": self.link}
+
+
+def remote_log(d: Decision) -> Value | None:
+    """The log's line for the other table leaving the match, in the page's words."""
+    if isinstance(d, MatchEnded):
+        return P("{table} ended the match: this game is closed as it stood", table=d.table)
+    return None
 
 
 bp = Blueprint("remote", __name__, url_prefix="/api/remote")

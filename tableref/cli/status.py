@@ -2,8 +2,9 @@
 
     tableref status [--url http://127.0.0.1:8000] [--config FILE] [--json] [--timeout S]
 
-Prints the source's connection, the game, the last decision and the uptime. Exit 0 when the
-service answers (whatever it says), 1 when it cannot be reached or does not answer as a
+Prints the source's connection, the game, the last decision and the uptime; the club hub's link
+and another table's (connected, the moves it has not confirmed, its name) when configured. Exit 0
+when the service answers (whatever it says), 1 when it cannot be reached or does not answer as a
 tableref service, 2 for a bad config file. ``tableref/cli/__init__.py`` calls
 :func:`add_parser`.
 """
@@ -112,7 +113,31 @@ def report(data: dict[str, Any], url: str, now: datetime | None = None) -> list[
         detail = f": {hub['detail']}" if hub.get("detail") else ""
         waiting = f"; {hub['unacknowledged']} to send" if hub.get("unacknowledged") else ""
         lines.append(f"hub:     {hub.get('board')} {hub.get('state')} at {hub.get('broker')}{detail}{waiting}")
+    remote = data.get("remote")
+    if isinstance(remote, dict):  # another table (docs/remote.md)
+        lines.append(remote_line(remote))
     return lines
+
+
+def remote_line(remote: dict[str, Any]) -> str:
+    """"remote:  table-a connected at mqtt://…; playing table-b (match …); 2 moves not yet
+    confirmed by table-b (1 not sent yet)"."""
+    state = remote.get("state", "?")
+    mark = "" if remote.get("connected") else " — NOT connected: moves wait in the journal"
+    detail = f" ({remote['detail']})" if remote.get("detail") and not remote.get("connected") else ""
+    line = f"remote:  {remote.get('table')} {state} at {remote.get('broker')}{detail}{mark}"
+    peer = remote.get("peer")
+    if not peer:
+        return line + "; no match"
+    line += f"; {'played' if remote.get('over') else 'playing'} {peer} (match {remote.get('match')}"
+    line += ", over)" if remote.get("over") else ")"
+    waiting, unsent = remote.get("unacknowledged") or 0, remote.get("unsent") or 0
+    if waiting:
+        line += f"; {waiting} move{'s' if waiting != 1 else ''} not yet confirmed by {peer}"
+        line += f" ({unsent} not sent yet)" if unsent else " (sent)"
+    else:
+        line += f"; every move confirmed by {peer}"
+    return line
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from decisions import Command, Decision, Seats
-from decisions.remote import RemoteMove, RemoteMoves, RemoteOver
+from decisions.remote import RemoteLeft, RemoteMove, RemoteMoves, RemoteOver
 from decisions.seats import TABLE_NAME, Seat
 from rules import RulesError, get_game
 
@@ -31,7 +31,7 @@ from ..journal import JournalError
 from .settings import RemoteConfig
 from .link import Arrival, Sender, judge, wanted_welcome
 from .store import LinkStore, MatchGame, welcome_setup
-from .wire import CODE, Have, Join, Move, Over, Refused, Welcome, WireError, decode, encode, inbox, topic
+from .wire import CODE, Have, Join, Left, Move, Over, Refused, Welcome, WireError, decode, encode, inbox, topic
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +66,23 @@ class LinkStatus:
     invite_sides: tuple[str, ...] = ()
     joining: str = ""  # the code this table asked to join with, until the game comes
     refused: str = ""  # why the last join was refused
-    unacknowledged: int = 0
+    unacknowledged: int = 0  # this table's moves the other has not confirmed holding (sent or not)
+    unsent: int = 0  # of those, the ones not sent on this connection yet (the link down, or just made)
+    over: bool = False  # the match's game is finished here (played out, lost on time, or left)
+    broker: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state, "detail": self.detail, "table": self.table, "peer": self.peer,
                 "match": self.match, "invite": self.invite, "invite_sides": list(self.invite_sides),
-                "joining": self.joining, "refused": self.refused, "unacknowledged": self.unacknowledged}
+                "joining": self.joining, "refused": self.refused, "unacknowledged": self.unacknowledged,
+                "over": self.over}
+
+    def health(self) -> dict[str, Any]:
+        """``/api/health``'s ``remote`` (docs/remote.md, "Watching the link")."""
+        return {"table": self.table, "broker": self.broker, "state": self.state,
+                "connected": self.state == "connected", "detail": self.detail, "peer": self.peer,
+                "match": self.match, "over": self.over, "unacknowledged": self.unacknowledged,
+                "unsent": self.unsent}
 
 
 def parse_code(text: str) -> tuple[str, str]:
@@ -103,7 +114,7 @@ class RemoteLink:
         self._wake = threading.Event()
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()  # (sender, message) from paho's thread
         self._lock = threading.Lock()
-        self._status = LinkStatus(table=config.table)
+        self._status = LinkStatus(table=config.table, broker=config.broker.url)
         self._epoch = 0  # +1 per connection
         self._invite: Invitation | None = None  # open invitation (this service's run only)
         self._joining: tuple[str, str] | None = None  # (host, code) asked to join
@@ -112,6 +123,7 @@ class RemoteLink:
         self._sender_match = ""
         self._welcome_at: float | None = None
         self._over_at: float | None = None
+        self._left_at: float | None = None
         self._over_heard = False
         self._said_have: tuple[str, int, bool] | None = None
         self._handed: tuple[int, int] = (0, 0)  # (game, last ply) of the inbox handed to the referee
@@ -249,7 +261,7 @@ class RemoteLink:
                     if epoch != self._epoch and self._status.state == "connected":
                         epoch = self._epoch
                         self._sender.connected(now)
-                        self._said_have, self._welcome_at = None, None
+                        self._said_have, self._welcome_at, self._left_at = None, None, None
                     self._step(store, now)
                 except (JournalError, RulesError, OSError, ValueError) as exc:
                     log.error("remote link: %s; trying again", exc)
@@ -265,7 +277,7 @@ class RemoteLink:
         if game is not None and game.match != self._sender_match:
             self._sender, self._sender_match = Sender(self.resend_after), game.match
             self._sender.connected(now)
-            self._over_heard, self._said_have, self._welcome_at = False, None, None
+            self._over_heard, self._said_have, self._welcome_at, self._left_at = False, None, None, None
         self._inbox_changed = False
         self._receive(store, game, now)
         if game is None or self._inbox_changed:
@@ -278,12 +290,15 @@ class RemoteLink:
             elif connected:
                 self._publish(self._joining[0], Join(self._joining[1]))  # again each wake until the game comes
         if game is None:
-            self._set(peer="", match="", unacknowledged=0)
+            self._set(peer="", match="", unacknowledged=0, unsent=0, over=False)
             return
         self._hand_over(game)
         if connected:
             self._send(game, now)
-        self._set(peer=game.peer, match=game.match, unacknowledged=self._sender.unacknowledged(game.mine(now)))
+        mine = game.mine(now)
+        self._set(peer=game.peer, match=game.match, unacknowledged=self._sender.unacknowledged(mine),
+                  unsent=sum(m.ply > self._sender.sent for m in mine) if connected else
+                  self._sender.unacknowledged(mine), over=game.record.finished)
 
     _inbox_changed = False
 
@@ -313,6 +328,12 @@ class RemoteLink:
             elif isinstance(msg, Over):
                 self.submit(RemoteOver(game.game_id, msg.ply, msg.outcome))
                 self._said_have = None  # answered with a Have saying it is over here
+            elif isinstance(msg, Left):
+                if not game.record.finished:
+                    log.info("remote: %s left match %s (a new game there): the game ends here too", sender, msg.match)
+                    self.submit(RemoteLeft(game.game_id, msg.ply))
+                self._over_heard = True  # finished there: nothing to tell it
+                self._said_have = None  # answered with a Have saying it is over here (once the referee closed it)
             elif isinstance(msg, Move):
                 move = self._take(game, msg, kept)
                 if move is not None:
@@ -406,6 +427,10 @@ class RemoteLink:
         if (game.match, held, finished) != self._said_have:
             self._said_have = (game.match, held, finished)
             self._publish(game.peer, Have(game.match, held, finished))
+        if game.left_here() and not self._over_heard and (self._left_at is None
+                                                            or now - self._left_at >= self.resend_after):
+            self._publish(game.peer, Left(game.match, len(game.record.moves)))  # until it holds the game over
+            self._left_at = now
         if game.lost_here_on_time() and not self._over_heard and game.outcome is not None:
             if self._over_at is None or now - self._over_at >= self.resend_after:
                 self._publish(game.peer, Over(game.match, len(game.record.moves), game.outcome))

@@ -99,6 +99,10 @@ class MatchGame:
             out.append(Outgoing(ply, move, tuple(sorted((times or {}).items()))))
         return out
 
+    def left_here(self) -> bool:
+        """The game was closed unfinished (a new game began): the match is over."""
+        return self.record.finished and self.outcome is None and self.record.state.outcome() is None
+
     def lost_here_on_time(self) -> bool:
         """The game ended off the board with this table's own player's flag."""
         if self.outcome is None or self.record.state.outcome() is not None:

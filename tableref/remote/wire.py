@@ -14,6 +14,7 @@ Messages::
     move     either way     the move making ply ``ply`` of match ``match``, with the mover's clocks
     have     either way     "I hold match ``match`` up to ply ``ply``": the acknowledgement
     over     either way     the game ended off the board (a flag fell at the sender)
+    left     either way     the sender closed the game unfinished (it began another): the match is over
 """
 
 from __future__ import annotations
@@ -114,8 +115,18 @@ class Over:
     outcome: dict[str, Any]
 
 
-Message = Union[Join, Refused, Welcome, Move, Have, Over]
-_TYPES: dict[str, type] = {c.type: c for c in (Join, Refused, Welcome, Move, Have, Over)}
+@dataclass(frozen=True)
+class Left:
+    """The sender closed the match's game unfinished after ``ply`` moves (a new game there): the
+    match is over. Sent until the other table says it holds the game finished (``have`` over)."""
+
+    type = "left"
+    match: str
+    ply: int
+
+
+Message = Union[Join, Refused, Welcome, Move, Have, Over, Left]
+_TYPES: dict[str, type] = {c.type: c for c in (Join, Refused, Welcome, Move, Have, Over, Left)}
 _CHECKS: dict[str, Any] = {
     "code": str, "reason": str, "match": str, "game": str, "options": dict, "setup": str, "sides": dict,
     "control": (str, type(None)), "ply": int, "move": str, "times": dict, "outcome": dict, "over": bool,

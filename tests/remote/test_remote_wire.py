@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tableref.remote.wire import (Have, Join, MAX_PAYLOAD, Move, Over, Refused, Welcome, WireError, decode, encode,
-                                  inbox, parse_topic, topic)
+from tableref.remote.wire import (Have, Join, Left, MAX_PAYLOAD, Move, Over, Refused, Welcome, WireError, decode,
+                                  encode, inbox, parse_topic, topic)
 
 MATCH = "table-a.K7M4QX"
 T = topic("table-b", "table-a")
@@ -24,6 +24,8 @@ T = topic("table-b", "table-a")
     Have(MATCH, 12),
     Have(MATCH, 12, True),
     Over(MATCH, 9, {"winner": "north", "reason": "south loses on time", "scores": {}}),
+    Left(MATCH, 0),
+    Left(MATCH, 23),
 ])
 def test_every_message_round_trips(msg):
     to, sender, back = decode(T, encode(msg))
@@ -68,6 +70,8 @@ def _raw(**data) -> bytes:
     (_raw(type="welcome", match=MATCH, game="gyges", options={}, setup="start", sides={}), "sides"),
     (_raw(type="welcome", match=MATCH, game="gyges", options={}, setup="start", sides={"south": "a/b"}), "sides"),
     (_raw(type="over", match=MATCH, ply=3, outcome={"winner": "x", "why": 1}), "outcome"),
+    (_raw(type="left", match=MATCH), "ply missing"),
+    (_raw(type="left", match=MATCH, ply=-1), "ply -1 out of range"),
 ])
 def test_a_malformed_payload_is_one_clear_error(payload, says):
     with pytest.raises(WireError) as err:

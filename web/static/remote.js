@@ -79,7 +79,10 @@
     build();
     const admin = window.TR.session.admin;
     const lines = [t("This table: {table}", { table: link.table })];
-    if (link.peer) {
+    if (link.peer && link.over) {
+      lines.push(t("The match with {table} is over", { table: link.peer }));
+      if (link.unacknowledged) lines.push(t("{n} moves not yet confirmed by {table}", { n: link.unacknowledged, table: link.peer }));
+    } else if (link.peer) {
       lines.push(link.state === "connected" ? t("Playing {table}: connected", { table: link.peer })
         : t("Playing {table}: the link is down; every move is kept and sent when it is back", { table: link.peer }));
       if (link.unacknowledged) lines.push(t("{n} moves not yet confirmed by {table}", { n: link.unacknowledged, table: link.peer }));
@@ -98,7 +101,7 @@
       code.textContent = `${t("Read this code to the other table: {code}", { code: link.invite })} ${t("Or send this link: {link}", { link: url })}`;
       code.dataset.code = link.invite;
     }
-    $("#remote-controls").hidden = !admin || (!!link.peer && !live.outcome);
+    $("#remote-controls").hidden = !admin || (!!link.peer && !link.over && !live.outcome);
     const sel = $("#remote-side");
     const sides = live.players || [];
     if (sel.dataset.sides !== sides.join(",")) {
