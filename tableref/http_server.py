@@ -19,6 +19,10 @@ closes it too (``_reap``), which frees the worker at its next write.
 Events reach the browser at once: waitress's ``send_bytes`` is 1, so each chunk the stream
 yields is sent from the worker thread as it is written (``tests/web/test_server_caps.py``
 times it).
+
+The workers are :class:`tableref.http_workers.Workers`: the worker that went idle last takes a
+task, and one that served an event stream is replaced by a new thread, so that glibc's per-thread
+caches of freed memory do not fill across the whole pool over an evening.
 """
 
 from __future__ import annotations
@@ -82,13 +86,14 @@ class HttpServer:
 
     def start(self) -> str:
         from waitress.server import create_server
-        from waitress.task import ThreadedTaskDispatcher
+
+        from .http_workers import Workers
 
         lim = self.limits
         timeout = max(1, round(lim.idle_timeout))
         # Our own dispatcher, its workers started only once the port is ours: create_server would
         # start them first and leave them running when the port is taken.
-        dispatcher = ThreadedTaskDispatcher()
+        dispatcher = Workers()
         self._server = create_server(
             self.app, _dispatcher=dispatcher, host=self.host, port=self.port, ident="tableref",
             threads=lim.threads + lim.max_streams, connection_limit=lim.connections,
