@@ -13,9 +13,7 @@ from vision.read.colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, 
 from vision.read.pose import Pose
 from vision.read.sampling import LIGHT_OUTLIER, gather, group_share, inside_convex, probe_light, sample
 
-from .colour_geometry import (
-    edge_geometry, edge_shifts, group_medians, lower_quartiles, mm_per_px, near_outline,
-)
+from .colour_geometry import edge_geometry, edge_shifts, group_medians, lower_quartiles, mm_per_px, near_outline
 
 COVER_MIN = 0.5  # a piece read by colour covers at least this share of its body
 CLASS_MIN = 0.75  # share of core points matching the winning colour
@@ -523,8 +521,7 @@ class ColourReading:
     def _classify(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, heights: np.ndarray,
                   at_shift: np.ndarray | None = None, keep: np.ndarray | None = None, foot=None) -> Look:
         """Per busy space, its core sampled at ``heights``: pixels vote by hue against the paper's
-        white (vision.read.colour_model); ``keep``: only these core points count; ``foot``: its plain
-        foot's colour."""
+        white (colour_model); ``keep``: only these core points count; ``foot``: its plain foot's colour."""
         g = self.grid
         core, starts, counts = gather(g.core, busy)
         white = np.repeat(gains[busy] * self._paper[busy], counts, axis=0)
