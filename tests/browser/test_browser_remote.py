@@ -183,8 +183,10 @@ def test_two_boards_play_a_whole_gyges_game_through_a_broker_and_a_service_kille
                          for p in (pa, pb)), "every move acknowledged both ways", 30)
         pa.screenshot(path=str(artifacts / "remote-a.png"))
         print(f"gyges between two boards: {len(sa['moves'])} moves; {sa['outcome']}")
-        # B's event stream was cut by its SIGKILL: the one error a killed service leaves on its page
-        errors_b = [e for e in errors_b if "ERR_INCOMPLETE_CHUNKED_ENCODING" not in e]
+        # B's event stream was cut by its SIGKILL, and what the page asked while B was restarting
+        # was refused (a loaded machine takes seconds to start it): the errors a killed service leaves
+        errors_b = [e for e in errors_b if "ERR_INCOMPLETE_CHUNKED_ENCODING" not in e
+                    and "ERR_CONNECTION_REFUSED" not in e]
         assert not errors_a and not errors_b, (errors_a, errors_b)
     finally:
         codes = (a.stop(), b.stop())
