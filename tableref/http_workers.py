@@ -89,9 +89,12 @@ class Workers(ThreadedTaskDispatcher):
             except BaseException:  # as waitress: a worker outlives its task, whatever it raised
                 self.logger.exception("Exception when servicing %r", task)
             if time.monotonic() - began >= self.recycle_after:
-                with self.lock:
-                    self.recycled += 1
                 # The same number and the same place in the counts: this thread ends as active, the new
                 # one starts active and idles as any worker does.
-                self.start_new_thread(self.handler_thread, thread_no)
+                try:
+                    self.start_new_thread(self.handler_thread, thread_no)
+                except RuntimeError:  # no thread to be had (the system's limit): this one goes on
+                    continue
+                with self.lock:
+                    self.recycled += 1
                 return

@@ -75,6 +75,28 @@ def test_a_worker_that_served_a_long_task_is_replaced_by_a_new_thread(monkeypatc
     assert not [t.name for t in threading.enumerate() if t.name.startswith("waitress-")]  # stop() ends them all
 
 
+def test_a_worker_that_cannot_be_replaced_goes_on_serving(monkeypatch):
+    monkeypatch.setattr(Workers, "recycle_after", 0.2)
+    server = HttpServer(which_thread, limits=ServerLimits(threads=1, max_streams=1))
+    port = int(server.start().rstrip("/").rsplit(":", 1)[1])
+    workers = server._server.task_dispatcher
+
+    def no_thread(*args):
+        raise RuntimeError("can't start new thread")
+
+    try:
+        monkeypatch.setattr(workers, "start_new_thread", no_thread)
+        get(port, "/slow")
+        slow = SERVED[-1]
+        for _ in range(4):  # both workers still answer
+            get(port)
+        assert workers.recycled == 0 and slow.is_alive()
+        assert len({t.name for t in SERVED[-4:]}) <= 2
+    finally:
+        monkeypatch.undo()
+        server.stop()
+
+
 def test_notify_wakes_the_thread_that_began_waiting_last():
     lock = threading.Lock()
     cond = LastInCondition(lock)
