@@ -44,7 +44,8 @@ class Engine:
 
     def play(self, state: State, limit: Limit | None = None, *, rng: random.Random,
              clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> PlayResult:
-        return self._think(state, limit, rng, clock, stop, self.level.slip)[0]
+        slip = self.evaluator.knowledge(state).slip(self.level.number, self.level.slip)
+        return self._think(state, limit, rng, clock, stop, slip)[0]
 
     def analyse(self, state: State, limit: Limit | None = None, *, rng: random.Random,
                 clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> Analysis:

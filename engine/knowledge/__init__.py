@@ -28,6 +28,12 @@ class Knowledge:
     # Progressive widening's first children, where the game's order is worth following (None:
     # the level's setting, usually every move at once).
     widen_base: int | None = None
+    # The chance that a level slips (engine/levels.py), where the game's search alone does not
+    # separate the levels; a game whose search does (cheap, exact playouts) keeps its own.
+    slips: Mapping[int, float] | None = None
+
+    def slip(self, level: int, default: float) -> float:
+        return default if self.slips is None else self.slips.get(level, 0.0)
 
     def players(self, state: State) -> tuple[str, ...]:
         return tuple(get_game(state.game_name).players)

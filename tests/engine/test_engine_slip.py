@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from engine import LEVELS, Engine, Limit
+from engine import LEVELS, Engine, Limit, knowledge_for
 from engine.levels import Level
 from rules import get_game
 
@@ -76,3 +76,16 @@ def test_a_hint_never_slips():
         best = Engine(slipping(2, ALWAYS)).analyse(state, limit, rng=random.Random(seed))
         assert best.best.moves[0] == best.ranked[0][0]
         assert best.best.moves[0] == Engine(slipping(2, 0.0)).play(state, limit, rng=random.Random(seed)).moves[0]
+
+
+def test_a_game_may_keep_its_own_slips():
+    """Anacund's search separates its levels by itself; its level 1 slips little (a slip there
+    costs a placement's points) and the levels from 3 up never do."""
+    know = knowledge_for("anacund")
+    assert know.slip(1, 0.85) == 0.2 and know.slip(5, 0.0) == 0.0 and know.slip(4, 0.25) == 0.0
+    assert knowledge_for("gyges").slip(4, 0.25) == 0.25
+    state = get_game("anacund").default_setup()
+    limit = Limit(nodes=60)
+    for seed in range(4):  # level 4 slips 25 % in the other games, never in Anacund
+        got = Engine(4).play(state, limit, rng=random.Random(seed)).moves
+        assert got == Engine(slipping(4, 0.0)).play(state, limit, rng=random.Random(seed)).moves
