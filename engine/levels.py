@@ -8,9 +8,10 @@ cut by time there and the caps only double from level to level.
 
 Twice the search alone is not a clear step (an MCTS whose leaves are judged by a heuristic gains
 little from it: the bench measured ~50 %), so the levels below the top also *slip*, as Stockfish's
-skill levels do: with the level's ``slip`` chance, a move of the turn is one of the search's
-second to fourth choices (a move it thought worth playing, not a random one) instead of its
-first. A proven win is never passed over, nor a proven loss played. The top level never slips;
+skill levels do: with the level's ``slip`` chance, a turn slips — one move of it is one of the
+search's second to fourth choices (a move it thought worth playing, not a random one) instead of
+its first. A game whose search separates the levels by itself, or whose turns are several moves,
+keeps its own chances (``Knowledge.slips``). A proven win is never passed over, nor a proven loss played. The top level never slips;
 a hint (``analyse``) never does. Figures: docs/opponent.md.
 """
 

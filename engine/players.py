@@ -93,7 +93,7 @@ class Engine:
                     search.run(node, budget, 0.05 if len(moves) == 1 else 0.5 if several else 1.0)
                 elif node.visits < max(32, 2 * len(cands)):
                     search.run(node, budget, 0.5)
-                child = self._best(search, node, know, rng, slip)
+                child, slip = self._best(search, node, know, rng, slip)
             if evaluation is None:
                 evaluation = search.value_of(child, mover) if child.visits else 0.5
             chosen.append((node.state, child.move))
@@ -116,21 +116,28 @@ class Engine:
             node.untried = [m for m in node.untried if m != move]
         return child
 
-    def _best(self, search: Search, node: Node, know: Knowledge, rng: random.Random, slip: float) -> Node:
+    def _best(self, search: Search, node: Node, know: Knowledge, rng: random.Random,
+              slip: float) -> tuple[Node, float]:
+        """The move to play here, and the turn's slip after it: a turn slips at most once, with
+        the level's chance drawn at its first real choice (so a turn of many moves is not
+        handicapped more than a turn of one); once drawn, 1.0 (slip at the next allowed choice)
+        or 0.0 (no slip in this turn)."""
         visited = [c for c in node.children if c.visits]
         if visited:
             ranked = search.ranked(node)
-            if slip and len(visited) > 1 and rng.random() < slip and not _proven(search, node, ranked[0], 1.0):
+            if slip and len(visited) > 1:
+                if slip < 1.0:
+                    slip = 1.0 if rng.random() < slip else 0.0
                 others = [c for c in ranked[1:min(len(visited), SLIP_AMONG)] if not _proven(search, node, c, 0.0)]
-                if others:
-                    return others[rng.randrange(len(others))]
-            return ranked[0]
+                if slip and others and not _proven(search, node, ranked[0], 1.0):
+                    return others[rng.randrange(len(others))], 0.0
+            return ranked[0], slip
         # Nothing searched here (the budget or stop() ran out): the knowledge's cheap choice.
         if node.untried is None:
             first = know.fallback(node.state, know.moves(node.state), rng)
         else:
             first = node.untried[-1] if node.untried else node.children[0].move
-        return self._child(search, node, first)
+        return self._child(search, node, first), slip
 
 
 def _proven(search: Search, node: Node, child: Node, result: float) -> bool:
