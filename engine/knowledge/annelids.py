@@ -14,8 +14,9 @@ class Annelids(Knowledge):
     game = "annelids"
     # A turn here is several moves (segments; pieces by rank): a slipped move in it costs more
     # than Gygès' one-move turn, and level 1 at Gygès' 85 % lost to random play (Annelids: 39 %
-    # of 100 games, when every move of a turn could slip). Half as much, falling to none.
-    slips = {1: 0.5, 2: 0.35, 3: 0.2, 4: 0.1}
+    # of 100 games, when every move of a turn could slip). Its slip is the turn's last segment
+    # (engine/players.py), at most half the turns.
+    slips = {1: 0.5, 2: 0.3, 3: 0.15, 4: 0.05}
     playout_depth = 60  # about seven turns of both players; the count of annelids says the rest
     score_scale = 1.5
 

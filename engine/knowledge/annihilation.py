@@ -16,6 +16,9 @@ class Annihilation(Knowledge):
     game = "annihilation"
     playout_depth = 8  # four turns each
     widen_base = 6
+    # A move off the search's first choice gives points away in the race: level 1 at Gygès' 85 %
+    # won only 85 % of 67 games against random play.
+    slips = {1: 0.3, 2: 0.2, 3: 0.1, 4: 0.05}
 
     def order(self, state, moves, rng):
         me = state.to_move

@@ -82,7 +82,7 @@ def test_a_game_may_keep_its_own_slips():
     """Anacund's search separates its levels by itself; its level 1 slips little (a slip there
     costs a placement's points) and the levels from 3 up never do."""
     know = knowledge_for("anacund")
-    assert know.slip(1, 0.85) == 0.3 and know.slip(5, 0.0) == 0.0 and know.slip(4, 0.25) == 0.0
+    assert know.slip(1, 0.85) == 0.5 and know.slip(5, 0.0) == 0.0 and know.slip(4, 0.25) == 0.0
     assert knowledge_for("gyges").slip(4, 0.25) == 0.25
     state = get_game("anacund").default_setup()
     limit = Limit(nodes=60)
@@ -110,3 +110,15 @@ def test_a_turn_slips_at_most_once():
         assert after == 0.0
         slips.append(child is not first)
     assert 4 <= sum(slips) <= 20
+
+
+def test_in_a_turn_of_several_moves_the_slip_is_its_last_move():
+    """Anacund's turn is three placements: a slip drawn at the first is kept for the last (a
+    slip early in the turn left the rest of it to a thin tree: all but random at level 1)."""
+    state = get_game("anacund").default_setup()
+    engine = Engine(slipping(1, ALWAYS))
+    know = knowledge_for("anacund")
+    _, search, root = engine._think(state, Limit(nodes=200), random.Random(1), None, None, 0.0)
+    assert all(c.state.to_move == root.mover for c in root.children)  # the turn goes on
+    child, after = engine._best(search, root, know, random.Random(1), ALWAYS)
+    assert child is search.ranked(root)[0] and after == 1.0  # not here: kept for the last move
