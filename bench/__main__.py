@@ -1,6 +1,6 @@
 """``python -m bench``: measure the whole chain, print one table, write the figures as JSON.
 
-    python3 -m bench [--quick] [--json FILE] [--only explain,serial,vision,e2e,serve]
+    python3 -m bench [--quick] [--json FILE] [--only explain,serial,vision,e2e,serve,opponent,clock]
     python3 -m bench --cpu-budget 0.25 [--quick]   # the same chain on a Pi's share of a core (bench/budget.py)
 
 Sections (each row has its target, from the issue that set it, and met / MISSED):
@@ -14,7 +14,9 @@ Sections (each row has its target, from the issue that set it, and met / MISSED)
 * ``serve``   — ``tableref serve`` start-up time and peak resident memory (bench/serve_bench.py's
   ``one_run``, when present);
 * ``opponent`` — the computer opponent's think time per turn, levels 1 and top, every game
-  (bench/opponent.py; its strength tables are that script's own run).
+  (bench/opponent.py; its strength tables are that script's own run);
+* ``clock``   — the game clock's switch time against the moment the hand left the board, on the
+  camera-model films (bench/clock_error.py, run as a script; issue 34).
 
 A section that cannot run prints a ``not measured: <reason>`` row; no figure is ever made
 up. ``--quick`` runs every section with small counts (a smoke run: figures are noisier).
@@ -333,9 +335,63 @@ def section_opponent(quick: bool) -> list[Row]:
     return rows
 
 
+CLOCK_ARGS = {True: ["--games", "1", "--moves", "2", "--tilts", "25"], False: ["--games", "2", "--moves", "6"]}
+
+
+def clock_rows(text: str) -> dict[str, dict[str, float]]:
+    """bench/clock_error.py's rows: ``<engine> <tilt>`` or ``all`` → the switches (n, p50, p99,
+    max ms), every move's (count, p50/p99/max ms), every move's against the arm alone (p50/p99 ms)
+    and the wrong accepts."""
+    out: dict[str, dict[str, float]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        label = parts[0] if parts and parts[0] == "all" else " ".join(parts[:2])
+        rest = parts[1:] if label == "all" else parts[2:]
+        if len(rest) != 8:
+            continue
+        try:
+            n, p50, p99, mx, moves = int(rest[0]), float(rest[1]), float(rest[2]), float(rest[3]), int(rest[4])
+            every = [float(x) for x in rest[5].split("/")]
+            arm = [float(x) for x in rest[6].split("/")]
+            wrong = int(rest[7])
+        except ValueError:
+            continue  # the header
+        out[label] = {"switches": n, "p50_ms": p50, "p99_ms": p99, "max_ms": mx, "moves": moves,
+                      "every_p50_ms": every[0], "every_p99_ms": every[-2], "every_max_ms": every[-1],
+                      "arm_p50_ms": arm[0], "arm_p99_ms": arm[-1], "wrong": wrong}
+    return out
+
+
+def section_clock(quick: bool) -> list[Row]:
+    """The clock's error after a move (issue 34): its switch time against the hand leaving the
+    board, on the camera-model films, Gygès and Anacund at three tilts (one in --quick)."""
+    what = "clock switch time vs the hand leaving (camera films)"
+    try:
+        # bench/clock_error.py exits 1 over the bar or on a wrong accept: its table is read either way
+        proc = subprocess.run([sys.executable, str(ROOT / "bench" / "clock_error.py"), *CLOCK_ARGS[quick]],
+                              cwd=ROOT, capture_output=True, text=True, timeout=7200)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return [not_measured("clock", what, str(exc))]
+    rows = clock_rows(proc.stdout)
+    every = rows.get("all")
+    if every is None or not every["switches"]:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return [not_measured("clock", what, f"bench/clock_error.py exited {proc.returncode}: {tail[0]}")]
+    tilts = len({k.split()[1] for k in rows if k != "all"})
+    figure = (f"p99 {every['p99_ms']:.0f} ms · p50 {every['p50_ms']:.0f} · max {every['max_ms']:.0f} ms "
+              f"({every['switches']:.0f} switches of {every['moves']:.0f} moves, {tilts} tilt(s); "
+              f"{every['wrong']:.0f} wrong accepts)")
+    print(proc.stdout, file=sys.stderr, flush=True)  # the script's own table, per engine and tilt
+    target = Target("<=", 100, "ms p99", "issue 34")
+    # a wrong accept fails the row whatever the timing: the clock would have switched on a misread
+    value = every["p99_ms"] if not every["wrong"] else float("inf")
+    per_film = {f"p99_ms {k}": r["p99_ms"] for k, r in rows.items() if k != "all"}
+    return [Row("clock", what, figure, value, target, {**every, **per_film})]
+
+
 SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
     "explain": section_explain, "serial": section_serial, "vision": section_vision,
-    "e2e": section_e2e, "serve": section_serve, "opponent": section_opponent,
+    "e2e": section_e2e, "serve": section_serve, "opponent": section_opponent, "clock": section_clock,
 }
 
 
