@@ -58,8 +58,8 @@ def leds_for(decision: Decision) -> dict[str, Led] | None:
 
 class BoardLeds:
     """:func:`leds_for`, following the game: the computer's move (the other table's, a lesson's
-    step) waiting to be carried out is shown again once a wrong board is put right (the referee then says only ``restored``).
-    One per board; called on the referee's thread."""
+    step) waiting to be carried out is shown again once a wrong board is put right (the referee
+    then says only ``restored``). One per board; called on the referee's thread."""
 
     def __init__(self) -> None:
         self._turn: dict[str, Led] | None = None  # the computer's move still to be made
