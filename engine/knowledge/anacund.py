@@ -9,8 +9,9 @@ Its levels barely slip: its search alone separates them from level 2 up (71 %, 6
 the level below with no slip at all), while a placement off the search's first choice costs so
 much that level 1 slipping as in Gygès lost to a random player half the time (54 % of 100 games
 when each placement slipped 85 %; 89–91 % at 20–40 %; 83–92 % with the turn's last placement
-slipping 25–50 % of turns). So only level 1 slips, one turn in five: its window is narrow — a
-random player on one side, level 2 on the other (64 % at 25 %, 54 % with no slip)."""
+slipping 25–50 % of turns). So only level 1 slips, one turn in eight: its window is narrow — a
+random player on one side (94 % of 300 at 20 %), level 2 on the other (67 % of 300 at 20 %, 54 %
+of 46 with no slip)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class Anacund(Knowledge):
     game = "anacund"
     playout_depth = None  # to the end: 36 placements at most
     score_scale = 6.0  # points of lead that all but decide a game
-    slips = {1: 0.2}  # and none above: measured, docs/opponent.md
+    slips = {1: 0.12}  # and none above: measured, docs/opponent.md
 
     def order(self, state, moves, rng):
         me = state.to_move
