@@ -102,10 +102,12 @@ def parse_code(text: str) -> tuple[str, str]:
 class RemoteLink:
     def __init__(self, config: RemoteConfig, journal_path: str | Path, submit: Callable[[Command], None],
                  start_game: StartGameFn, *, client_factory: ClientFactory = paho_client, resend_after: float = 5.0,
-                 poll: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
+                 poll: float = 0.5, clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
         self.config, self.journal_path, self.me = config, Path(journal_path), config.table
         self.submit, self.start_game = submit, start_game
         self.client_factory, self.resend_after, self.poll, self.clock = client_factory, resend_after, poll, clock
+        self.wall = wall  # the journal's commit times are the wall clock's, not ``clock``'s
         self.on_status: Callable[[LinkStatus], None] | None = None  # the page's
         self.control_for: Callable[[str], str | None] = lambda game: None  # the configured clock of a game
         self._client: Any = None
@@ -295,7 +297,7 @@ class RemoteLink:
         self._hand_over(game)
         if connected:
             self._send(game, now)
-        mine = game.mine(now)
+        mine = game.mine(self.wall())
         self._set(peer=game.peer, match=game.match, unacknowledged=self._sender.unacknowledged(mine),
                   unsent=sum(m.ply > self._sender.sent for m in mine) if connected else
                   self._sender.unacknowledged(mine), over=game.record.finished)
@@ -420,7 +422,7 @@ class RemoteLink:
                 self._publish(game.peer, Welcome(game.match, game.record.game, dict(game.record.options), setup,
                                                  game.sides, self._controls.get(game.match, game.control)))
                 self._welcome_at = now
-        for out in self._sender.due(game.mine(now), now):
+        for out in self._sender.due(game.mine(self.wall()), now):
             self._publish(game.peer, Move(game.match, out.ply, out.move, dict(out.times)))
         held = len(game.held())
         finished = game.record.finished

@@ -87,7 +87,9 @@ class MatchGame:
 
     def mine(self, now: float) -> list[Outgoing]:
         """This table's own moves, with their clocks; a move just made waits a moment for its
-        clock's row, so that it goes out with the times."""
+        clock's row, so that it goes out with the times. ``now`` is the wall clock's (as the
+        journal's commit times): a service killed between a move and its clock's row must send
+        the move without times once restarted, not wait for a row that never comes."""
         out = []
         for i, move in enumerate(self.record.moves):
             ply = i + 1
