@@ -76,7 +76,10 @@ def test_a_person_plays_a_whole_gyges_game_against_level_1(browser, tmp_path, ar
             assert "North (the computer, level 1) plays:" in page.inner_text("#computer")
             # drawn from the same snapshot as the card, maybe a frame later (a flat arrow has no height:
             # "attached", not "visible")
-            page.locator("#board line.b-turn-arrow.computer").first.wait_for(state="attached", timeout=5000)
+            try:
+                page.locator("#board line.b-turn-arrow.computer").first.wait_for(state="attached", timeout=15000)
+            except Exception:
+                raise AssertionError(f"no arrow for the computer's turn: {live(page).get('computer')}") from None
             if not shot:
                 page.evaluate("document.querySelector('#toast').classList.remove('show'); window.scrollTo(0, 0)")
                 page.screenshot(path=str(artifacts / "opponent-move-desktop.png"), clip={

@@ -223,7 +223,10 @@
       const lift = step.lift || [], place = step.place || [];
       const from = lift.filter((s) => !place.includes(s)), to = place.filter((s) => !lift.includes(s));
       const mid = lift.filter((s) => place.includes(s));
-      const paths = from.length === 1 && to.length === 1 ? [[from[0], ...mid, to[0]]]
+      // Two pieces that trade places (a ring bumped back to the space its bumper left) are
+      // lifted from and put down on the same spaces: one arrow, a head at each end.
+      const swap = !from.length && !to.length && mid.length >= 2;
+      const paths = swap ? [mid] : from.length === 1 && to.length === 1 ? [[from[0], ...mid, to[0]]]
         : from.map((f, k) => (k < to.length ? [f, to[k]] : [f]));
       for (const path of part === "arrows" ? paths : []) {
         for (let k = 0; k + 1 < path.length; k++) {
@@ -233,7 +236,7 @@
           const c = Math.min(r * 0.9, len / 3) / len;
           el("line", { x1: p.x + dx * c, y1: p.y + dy * c, x2: q.x - dx * c, y2: q.y - dy * c,
             class: `b-turn-arrow ${kind}`, "marker-end": `url(#${id})`, "stroke-width": Math.max(2, r * 0.2),
-            "data-step": i }, svg);
+            "data-step": i, ...(swap ? { "marker-start": `url(#${id})` } : {}) }, svg);
         }
       }
       if (part === "marks") {
