@@ -119,6 +119,9 @@ class RemoteLink:
         self._status = LinkStatus(table=config.table, broker=config.broker.url)
         self._epoch = 0  # +1 per connection
         self._invite: Invitation | None = None  # open invitation (this service's run only)
+        # Codes accepted, by the table that gave them: its Join comes again until the welcome
+        # arrives, and one that comes before the new game is in the journal is no wrong code.
+        self._accepted: dict[str, str] = {}
         self._joining: tuple[str, str] | None = None  # (host, code) asked to join
         # the link thread's own
         self._sender = Sender(resend_after)
@@ -373,6 +376,7 @@ class RemoteLink:
         if inv is not None and msg.code == inv.code:
             match = f"{self.me}.{inv.code}"
             self._invite = None
+            self._accepted[inv.code] = sender
             self._set(invite="", invite_sides=())
             if not store.has_match(match):
                 log.info("remote: %s accepted the invitation: match %s", sender, match)
@@ -380,9 +384,11 @@ class RemoteLink:
                 self._controls[match] = inv.control  # the journal's clock row may come after the game's
                 self.start_game(inv.game, inv.options, inv.setup, seats, inv.control)
             return
+        if self._accepted.get(msg.code) == sender:
+            return  # asked again before the welcome came (the game may not be journalled yet)
         game = store.current()
         if game is not None and game.match == f"{self.me}.{msg.code}" and game.peer == sender:
-            return  # asked again before the welcome came: it is on its way
+            return  # asked again after a restart here: the welcome is on its way
         log.warning("remote: %s sent a wrong invitation code %r: refused", sender, msg.code)
         self._publish(sender, Refused(msg.code, "no such invitation (or it was withdrawn)"))
         if inv is not None:
