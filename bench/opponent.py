@@ -72,13 +72,16 @@ class Seat:
         elif name == "greedy":
             self.player, self.limit = GreedyPlayer(), None
         else:
-            level = get_level(int(name))
-            self.player = Engine(level)
-            t = level.limit.time
-            self.limit = Limit(nodes=level.limit.nodes, time=None if not speed or t is None else t * speed)
+            self.player, self.limit = Engine(get_level(int(name))), None
+        self.speed = speed
 
     def play(self, state, rng):
-        return self.player.play(state, self.limit, rng=rng, clock=time.process_time)
+        limit = self.limit
+        if isinstance(self.player, Engine):  # the level's limit in this game, at the bench's pace
+            own = self.player.limit_for(state)
+            t = own.time
+            limit = Limit(nodes=own.nodes, time=None if not self.speed or t is None else t * self.speed)
+        return self.player.play(state, limit, rng=rng, clock=time.process_time)
 
 
 def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:

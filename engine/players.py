@@ -47,6 +47,10 @@ class Engine:
         slip = self.evaluator.knowledge(state).slip(self.level.number, self.level.slip)
         return self._think(state, limit, rng, clock, stop, slip)[0]
 
+    def limit_for(self, state: State) -> Limit:
+        """The level's whole-turn limit in this state's game (a game may keep its own)."""
+        return self.evaluator.knowledge(state).limit(self.level.number, self.level.limit)
+
     def analyse(self, state: State, limit: Limit | None = None, *, rng: random.Random,
                 clock: Callable[[], float] | None = None, stop: Callable[[], bool] | None = None) -> Analysis:
         best, search, root = self._think(state, limit, rng, clock, stop, 0.0)  # a hint never slips
@@ -65,7 +69,8 @@ class Engine:
             raise EngineError("rng: pass a random.Random (the engine keeps no randomness of its own)")
         if limit is None:
             # The level's own limit; without a clock only its node budget (deterministic).
-            limit = self.level.limit if clock is not None else Limit(nodes=self.level.limit.nodes)
+            own = self.limit_for(state)
+            limit = own if clock is not None else Limit(nodes=own.nodes)
         if limit.time is not None and clock is None:
             raise ValueError("Limit(time=…) needs a clock (e.g. time.monotonic)")
         if limit.time is None and limit.nodes is None and stop is None:

@@ -190,7 +190,7 @@ class Opponent:
 def _play(state: Any, level: int, time_scale: float, seed: int | str, clock: Callable[[], float],
           stop: Callable[[], bool]) -> PlayResult:
     engine = Engine(level)
-    limit = engine.level.limit
+    limit = engine.limit_for(state)
     if limit.time is not None and time_scale != 1.0:
         limit = Limit(time=limit.time * time_scale, nodes=limit.nodes)
     return engine.play(state, limit, rng=random.Random(seed), clock=clock, stop=stop)

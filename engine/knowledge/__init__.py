@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from rules import get_game
 from rules.game import State
 
+from ..api import Limit
+
 DRAW = 0.5
 
 
@@ -32,8 +34,15 @@ class Knowledge:
     # separate the levels; a game whose search does (cheap, exact playouts) keeps its own.
     slips: Mapping[int, float] | None = None
 
+    # A level's whole-turn limit in this game, where the level's own does not separate the
+    # levels here (a level not named keeps its own; docs/opponent.md says why each game's).
+    limits: Mapping[int, Limit] | None = None
+
     def slip(self, level: int, default: float) -> float:
         return default if self.slips is None else self.slips.get(level, 0.0)
+
+    def limit(self, level: int, default: Limit) -> Limit:
+        return default if self.limits is None else self.limits.get(level, default)
 
     def players(self, state: State) -> tuple[str, ...]:
         return tuple(get_game(state.game_name).players)
