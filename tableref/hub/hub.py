@@ -17,7 +17,7 @@ from typing import Any
 
 from rules import Fidelity, get_game
 
-from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text
+from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text, start_client
 from .protocol import (
     MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, UnseenState, decode, encode,
     topic,
@@ -103,11 +103,8 @@ class Hub:
         client = self._client = self.client_factory(client_id(self.config.broker, "tableref-hub"), persistent=True)
         configure(client, self.config.broker)
         client.max_queued_messages_set(0)
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        client.connect_async(self.config.broker.host, self.config.broker.port, keepalive=15)
-        client.loop_start()
+        start_client(client, self.config.broker, on_connect=self._on_connect, on_disconnect=self._on_disconnect,
+                     on_message=self._on_message)
         return self
 
     def stop(self) -> None:

@@ -64,3 +64,20 @@ def is_failure(reason: Any) -> bool:
     if isinstance(failure, bool):
         return failure
     return bool(getattr(reason, "value", reason))
+
+
+KEEPALIVE = 15  # seconds: a board that vanishes is offline (its will) within ~20 s
+
+
+def start_client(client: Any, broker: BrokerConfig, *, on_connect: Callable[..., None],
+                 on_disconnect: Callable[..., None], on_message: Callable[..., None],
+                 on_connect_fail: Callable[..., None] | None = None) -> None:
+    """Hand a configured client its callbacks and connect it in the background: paho's own
+    loop thread connects, reconnects and calls back (a will, if any, is set before this)."""
+    client.on_connect = on_connect
+    client.on_disconnect = on_disconnect
+    client.on_message = on_message
+    if on_connect_fail is not None:
+        client.on_connect_fail = on_connect_fail
+    client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE)
+    client.loop_start()

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Union
+
+from ..json_messages import build, parse_object
 
 VERSION = 1
 ROOT = "tableref/v1"
@@ -213,13 +214,9 @@ def decode(topic_text: str, payload: bytes) -> tuple[str, Message]:
     if len(payload) > MAX_PAYLOAD:
         raise ProtocolError(f"{topic_text}: payload of {len(payload)} bytes (at most {MAX_PAYLOAD})")
     try:
-        data = json.loads(payload.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-        raise ProtocolError(f"{topic_text}: not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ProtocolError(f"{topic_text}: expected a JSON object")
-    if data.get("v") != VERSION:
-        raise ProtocolError(f"{topic_text}: version {data.get('v')!r}, this hub reads {VERSION}")
+        data = parse_object(payload, VERSION, "this hub")
+    except ValueError as exc:
+        raise ProtocolError(f"{topic_text}: {exc}") from None
     kind = data.get("type")
     if kind not in _ON_LEAF[leaf]:
         raise ProtocolError(f"{topic_text}: type {kind!r} does not belong on {leaf}")
@@ -227,10 +224,6 @@ def decode(topic_text: str, payload: bytes) -> tuple[str, Message]:
         return board, _build(_TYPES[kind], data)
     except (TypeError, ValueError) as exc:
         raise ProtocolError(f"{topic_text}: {kind}: {exc}") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
 
 
 _CHECKS: dict[str, Any] = {
@@ -244,28 +237,7 @@ _CHECKS: dict[str, Any] = {
 
 
 def _build(cls: type, data: dict[str, Any]) -> Message:
-    fields = cls.__dataclass_fields__
-    extra = set(data) - set(fields) - {"v", "type"}
-    if extra:
-        raise ValueError(f"unknown field(s) {', '.join(sorted(extra))}")
-    values: dict[str, Any] = {}
-    for name, f in fields.items():
-        if name not in data:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise ValueError(f"{name} missing")
-            continue
-        value, want = data[name], _CHECKS[name]
-        if want is float:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a number, got {value!r}")
-            value = float(value)
-        elif want is int or (isinstance(want, tuple) and int in want and value is not None):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-        elif not isinstance(value, want) or (want is not bool and isinstance(value, bool)):
-            raise ValueError(f"{name} has the wrong type ({type(value).__name__})")
-        values[name] = value
-    msg = cls(**values)
+    msg = build(cls, data, _CHECKS)
     _check(msg)
     return msg
 

@@ -26,7 +26,7 @@ from decisions import (
     Accepted, Ambiguous, Decision, GameOver, Illegal, NewGame, Partial, Restored, TakenBack, UnseenChosen, UnseenMoves,
 )
 from decisions.clock import Clocks
-from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text
+from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text, start_client
 from .outbox import Cursor, Outbox
 from .protocol import Ack, Live, Pairing, ProtocolError, Status, decode, encode, topic
 from .settings import HubConfig
@@ -98,13 +98,9 @@ class HubPublisher:
         configure(client, self.config.broker)
         client.will_set(topic(self.board, "status"), encode(Status("offline", time.time(), self.version)),
                         qos=1, retain=True)
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        client.on_connect_fail = self._on_connect_fail
         self._set_link("connecting")
-        client.connect_async(self.config.broker.host, self.config.broker.port, keepalive=15)
-        client.loop_start()
+        start_client(client, self.config.broker, on_connect=self._on_connect, on_disconnect=self._on_disconnect,
+                     on_message=self._on_message, on_connect_fail=self._on_connect_fail)
         self._thread = threading.Thread(target=self._run, name="hub-publisher", daemon=True)
         self._thread.start()
         return self

@@ -26,7 +26,7 @@ from decisions.remote import RemoteLeft, RemoteMove, RemoteMoves, RemoteOver
 from decisions.seats import TABLE_NAME, Seat
 from rules import RulesError, get_game
 
-from ..hub.mqtt import ClientFactory, configure, is_failure, paho_client, refused_text
+from ..hub.mqtt import ClientFactory, configure, is_failure, paho_client, refused_text, start_client
 from ..journal import JournalError
 from .settings import RemoteConfig
 from .link import Arrival, Sender, judge, wanted_welcome
@@ -143,13 +143,9 @@ class RemoteLink:
         self._stop.clear()
         client = self._client = self.client_factory(self.config.broker.username or self.me)
         configure(client, self.config.broker)
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        client.on_connect_fail = self._on_connect_fail
         self._set(state="connecting")
-        client.connect_async(self.config.broker.host, self.config.broker.port, keepalive=15)
-        client.loop_start()
+        start_client(client, self.config.broker, on_connect=self._on_connect, on_disconnect=self._on_disconnect,
+                     on_message=self._on_message, on_connect_fail=self._on_connect_fail)
         self._thread = threading.Thread(target=self._run, name="remote-link", daemon=True)
         self._thread.start()
         return self

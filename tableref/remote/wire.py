@@ -22,10 +22,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Union
 
 from decisions.seats import MATCH_NAME, TABLE_NAME
+
+from ..json_messages import build, parse_object
 
 VERSION = 1
 ROOT = "tableref/remote/v1"
@@ -144,13 +146,9 @@ def decode(topic_text: str, payload: bytes) -> tuple[str, str, Message]:
     if len(payload) > MAX_PAYLOAD:
         raise WireError(f"{topic_text}: payload of {len(payload)} bytes (at most {MAX_PAYLOAD})")
     try:
-        data = json.loads(payload.decode("utf-8"), parse_constant=_no_constant)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise WireError(f"{topic_text}: not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise WireError(f"{topic_text}: expected a JSON object")
-    if data.get("v") != VERSION:
-        raise WireError(f"{topic_text}: version {data.get('v')!r}, this table reads {VERSION}")
+        data = parse_object(payload, VERSION, "this table")
+    except ValueError as exc:
+        raise WireError(f"{topic_text}: {exc}") from None
     kind = data.get("type")
     if kind not in _TYPES:
         raise WireError(f"{topic_text}: unknown type {kind!r}")
@@ -160,26 +158,8 @@ def decode(topic_text: str, payload: bytes) -> tuple[str, str, Message]:
         raise WireError(f"{topic_text}: {kind}: {exc}") from None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number")
-
-
 def _build(cls: type, data: dict[str, Any]) -> Message:
-    fields = cls.__dataclass_fields__
-    extra = set(data) - set(fields) - {"v", "type"}
-    if extra:
-        raise ValueError(f"unknown field(s) {', '.join(sorted(extra))}")
-    values: dict[str, Any] = {}
-    for name, f in fields.items():
-        if name not in data:
-            if f.default is MISSING and f.default_factory is MISSING:
-                raise ValueError(f"{name} missing")
-            continue
-        value, want = data[name], _CHECKS[name]
-        if (isinstance(value, bool) and want is not bool) or not isinstance(value, want):
-            raise ValueError(f"{name} has the wrong type ({type(value).__name__})")
-        values[name] = value
-    msg = cls(**values)
+    msg = build(cls, data, _CHECKS)
     _check(msg)
     return msg
 
