@@ -6,11 +6,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 
-from firmware_bridge.serial_board import SerialBoard
-from rules import Fidelity
+from firmware_bridge.serial_board import CONNECTED, SerialBoard
+from firmware_bridge.simulator import BoardSimulator
+from firmware_bridge.wiring import Wiring
+from rules import Fidelity, get_game
 from decisions import Ambiguous, Confirm, Decision, StableView
 from tableref.referee import Referee, RefereeLoop
+from tableref.serve import Service
+from tableref.service import SerialFeed
 from tableref.sources.sample import sample_game
 from tableref.sources.sim import render_script
 from tableref.stabiliser import Stabiliser
@@ -105,3 +110,22 @@ def lit_spaces(sim, wiring) -> dict[str, str]:
 
     states = sim.leds()
     return {space: states[ch].name for space, ch in wiring.channels.items() if states and states[ch] != Led.OFF}
+
+
+@contextmanager
+def gyges_service_on_firmware(tmp_path, deadline: float = 20.0, **service_options):
+    """A Gygès ``tableref serve`` service refereeing the reference firmware behind a pty, the
+    board set up and connected: yields (the simulated board, its feed, the service, the
+    decisions it has published so far)."""
+    wiring = Wiring.builtin("gyges")
+    sim = BoardSimulator(wiring, scan_ms=2)
+    with sim:
+        sim.set_view(get_game("gyges").default_setup().view(wiring.fidelity))  # set up before switching on
+        feed = SerialFeed(str(sim.device_path), wiring, baudrate=115200)
+        service = Service(tmp_path / "journal.sqlite3", tmp_path / "admin.json", game="gyges", setup="default",
+                          settle=0.1, readings=2, feed=feed, **service_options)
+        with service:
+            decisions: list[Decision] = []
+            service.referee.subscribe(decisions.append)
+            wait_until("the board connected", lambda: feed.board.status.state == CONNECTED, deadline)
+            yield sim, feed, service, decisions

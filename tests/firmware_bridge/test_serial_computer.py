@@ -10,14 +10,10 @@ from __future__ import annotations
 
 
 from decisions import Ambiguous, ComputerMove, Confirm, parse_seats
-from firmware_bridge.serial_board import CONNECTED
-from firmware_bridge.simulator import BoardSimulator
 from firmware_bridge.wiring import Wiring
 from rules import Fidelity, get_game
 from tableref.board_leds import BoardLeds, leds_for, steps_leds
-from serial_game import lit_spaces, wait_until
-from tableref.serve import Service
-from tableref.service import SerialFeed
+from serial_game import gyges_service_on_firmware, lit_spaces, wait_until
 
 WIRING = Wiring.builtin("gyges")
 OCC = WIRING.fidelity
@@ -39,56 +35,47 @@ def named(leds) -> dict[str, str]:
 
 def test_the_boards_leds_show_the_computers_move_and_a_person_carries_it_out(tmp_path):
     start = GYGES.default_setup()
-    sim = BoardSimulator(WIRING, scan_ms=2)
-    with sim:
-        sim.set_view(start.view(OCC))  # the players set the board up before switching on
-        feed = SerialFeed(str(sim.device_path), WIRING, baudrate=115200)
-        service = Service(tmp_path / "journal.sqlite3", tmp_path / "admin.json", game="gyges", setup="default",
-                          settle=0.1, readings=2, feed=feed, seats=parse_seats("north:1"))
-        with service:
-            decisions = []
-            service.referee.subscribe(decisions.append)
-            wait_for("the board connected", lambda: feed.board.status.state == CONNECTED)
+    with gyges_service_on_firmware(tmp_path, DEADLINE, seats=parse_seats("north:1")) as (sim, feed, service, decisions):
 
-            after = start.apply_text("a1-a2")  # south's move, made by hand
-            sim.set_view(after.view(OCC))
-            # Reed switches cannot tell it from a bump (a1-b1/a2): the players confirm it.
-            asked = wait_for("the question", lambda: next((d for d in decisions if isinstance(d, Ambiguous)), None))
-            [choice] = [c for c in asked.choices if c.text == "a1-a2"]
-            service.submit(Confirm(choice.number, choice.text))
-            shown = wait_for("the computer's move", lambda: next(
-                (d for d in decisions if isinstance(d, ComputerMove)), None))
-            assert service.referee.ply == 1 and shown.side == "north" and shown.level == 1
-            [step] = shown.steps
-            assert step.lift and step.place
-            want = named(steps_leds(shown.steps))
-            assert set(want.values()) <= {"BLINK", "ON"} and "BLINK" in want.values()
-            wait_for(f"the LEDs to show {want}", lambda: lit(sim) == want)
-            for space in step.lift:
-                assert lit(sim)[space] == "BLINK"  # lift here
-            for space in set(step.place) - set(step.lift):
-                assert lit(sim)[space] == "ON"  # put a ring down here
+        after = start.apply_text("a1-a2")  # south's move, made by hand
+        sim.set_view(after.view(OCC))
+        # Reed switches cannot tell it from a bump (a1-b1/a2): the players confirm it.
+        asked = wait_for("the question", lambda: next((d for d in decisions if isinstance(d, Ambiguous)), None))
+        [choice] = [c for c in asked.choices if c.text == "a1-a2"]
+        service.submit(Confirm(choice.number, choice.text))
+        shown = wait_for("the computer's move", lambda: next(
+            (d for d in decisions if isinstance(d, ComputerMove)), None))
+        assert service.referee.ply == 1 and shown.side == "north" and shown.level == 1
+        [step] = shown.steps
+        assert step.lift and step.place
+        want = named(steps_leds(shown.steps))
+        assert set(want.values()) <= {"BLINK", "ON"} and "BLINK" in want.values()
+        wait_for(f"the LEDs to show {want}", lambda: lit(sim) == want)
+        for space in step.lift:
+            assert lit(sim)[space] == "BLINK"  # lift here
+        for space in set(step.place) - set(step.lift):
+            assert lit(sim)[space] == "ON"  # put a ring down here
 
-            # Another north move, far from the computer's: refused, put right, the move lit again.
-            computer = after.apply_text(step.move)
-            touched = set(step.lift) | set(step.place)
-            other = next(m for m in after.legal_moves()
-                         if not set(after.move_spaces(m)) & touched
-                         and after.successor(m).view(OCC) != computer.view(OCC))
-            wrong = after.successor(other)
-            sim.set_view(wrong.view(OCC))
-            again = wait_for("the computer's move said again", lambda: next(
-                (d for d in decisions if isinstance(d, ComputerMove) and d.repeated), None))
-            put_right = {sp: "BLINK" for sp in after.view(OCC).diff(wrong.view(OCC))}
-            wait_for(f"the LEDs to show what to put right {put_right}", lambda: lit(sim) == put_right)
-            assert again.steps == shown.steps
-            sim.set_view(after.view(OCC))
-            wait_for(f"the computer's move lit again {want}", lambda: lit(sim) == want)
+        # Another north move, far from the computer's: refused, put right, the move lit again.
+        computer = after.apply_text(step.move)
+        touched = set(step.lift) | set(step.place)
+        other = next(m for m in after.legal_moves()
+                     if not set(after.move_spaces(m)) & touched
+                     and after.successor(m).view(OCC) != computer.view(OCC))
+        wrong = after.successor(other)
+        sim.set_view(wrong.view(OCC))
+        again = wait_for("the computer's move said again", lambda: next(
+            (d for d in decisions if isinstance(d, ComputerMove) and d.repeated), None))
+        put_right = {sp: "BLINK" for sp in after.view(OCC).diff(wrong.view(OCC))}
+        wait_for(f"the LEDs to show what to put right {put_right}", lambda: lit(sim) == put_right)
+        assert again.steps == shown.steps
+        sim.set_view(after.view(OCC))
+        wait_for(f"the computer's move lit again {want}", lambda: lit(sim) == want)
 
-            sim.set_view(computer.view(OCC))  # a person makes the computer's move
-            wait_for("the computer's move accepted", lambda: service.referee.ply == 2)
-            wait_for("the LEDs dark", lambda: lit(sim) == {})
-            assert service.journal.load(service.referee.record.id).moves == ["a1-a2", step.move]
+        sim.set_view(computer.view(OCC))  # a person makes the computer's move
+        wait_for("the computer's move accepted", lambda: service.referee.ply == 2)
+        wait_for("the LEDs dark", lambda: lit(sim) == {})
+        assert service.journal.load(service.referee.record.id).moves == ["a1-a2", step.move]
 
 
 # -- the LED states, decision by decision --------------------------------------------------------

@@ -12,14 +12,10 @@ from __future__ import annotations
 from decisions import Ambiguous, Confirm, Seats
 from decisions.remote import RemoteMove, RemoteMoves, RemoteTurn
 from decisions.seats import Seat
-from firmware_bridge.serial_board import CONNECTED
-from firmware_bridge.simulator import BoardSimulator
 from firmware_bridge.wiring import Wiring
 from rules import get_game
-from serial_game import lit_spaces, wait_until
+from serial_game import gyges_service_on_firmware, lit_spaces, wait_until
 from tableref.board_leds import steps_leds
-from tableref.serve import Service
-from tableref.service import SerialFeed
 
 WIRING = Wiring.builtin("gyges")
 OCC = WIRING.fidelity
@@ -33,48 +29,39 @@ def lit(sim) -> dict[str, str]:
 
 def test_the_boards_leds_show_the_other_tables_move_and_a_person_carries_it_out(tmp_path):
     start = GYGES.default_setup()
-    sim = BoardSimulator(WIRING, scan_ms=2)
-    with sim:
-        sim.set_view(start.view(OCC))
-        feed = SerialFeed(str(sim.device_path), WIRING, baudrate=115200)
-        service = Service(tmp_path / "journal.sqlite3", tmp_path / "admin.json", game="gyges", setup="default",
-                          settle=0.1, readings=2, feed=feed,
-                          seats=Seats({"north": Seat.remote("table-b", "table-a.K7M4QX")}))
-        with service:
-            decisions = []
-            service.referee.subscribe(decisions.append)
-            wait_until("the board connected", lambda: feed.board.status.state == CONNECTED, DEADLINE)
+    seats = Seats({"north": Seat.remote("table-b", "table-a.K7M4QX")})
+    with gyges_service_on_firmware(tmp_path, DEADLINE, seats=seats) as (sim, feed, service, decisions):
 
-            after = start.apply_text("a1-a2")  # south's move, made by hand here
-            sim.set_view(after.view(OCC))
-            asked = wait_until("the question", lambda: next((d for d in decisions if isinstance(d, Ambiguous)), None),
-                               DEADLINE)
-            [choice] = [c for c in asked.choices if c.text == "a1-a2"]
-            service.submit(Confirm(choice.number, choice.text))
-            wait_until("south's move", lambda: service.referee.ply == 1, DEADLINE)
+        after = start.apply_text("a1-a2")  # south's move, made by hand here
+        sim.set_view(after.view(OCC))
+        asked = wait_until("the question", lambda: next((d for d in decisions if isinstance(d, Ambiguous)), None),
+                           DEADLINE)
+        [choice] = [c for c in asked.choices if c.text == "a1-a2"]
+        service.submit(Confirm(choice.number, choice.text))
+        wait_until("south's move", lambda: service.referee.ply == 1, DEADLINE)
 
-            reply = "a6-b6/a3"  # table-b's move, as its link hands it over
-            service.submit(RemoteMoves(service.referee.record.id, (RemoteMove(2, reply),)))
-            shown = wait_until("the other table's move", lambda: next(
-                (d for d in decisions if isinstance(d, RemoteTurn)), None), DEADLINE)
-            want = {s: led.name for s, led in steps_leds(shown.steps).items()}
-            assert want == {"a6": "BLINK", "b6": "BLINK", "a3": "ON"}
-            wait_until(f"the LEDs to show {want}", lambda: lit(sim) == want, DEADLINE)
+        reply = "a6-b6/a3"  # table-b's move, as its link hands it over
+        service.submit(RemoteMoves(service.referee.record.id, (RemoteMove(2, reply),)))
+        shown = wait_until("the other table's move", lambda: next(
+            (d for d in decisions if isinstance(d, RemoteTurn)), None), DEADLINE)
+        want = {s: led.name for s, led in steps_leds(shown.steps).items()}
+        assert want == {"a6": "BLINK", "b6": "BLINK", "a3": "ON"}
+        wait_until(f"the LEDs to show {want}", lambda: lit(sim) == want, DEADLINE)
 
-            made = after.apply_text(reply)
-            touched = {"a6", "b6", "a3"}
-            other = next(m for m in after.legal_moves()
-                         if not set(after.move_spaces(m)) & touched and after.successor(m).view(OCC) != made.view(OCC))
-            wrong = after.successor(other)
-            sim.set_view(wrong.view(OCC))  # another move: refused, put right, the move lit again
-            wait_until("the other table's move said again", lambda: next(
-                (d for d in decisions if isinstance(d, RemoteTurn) and d.repeated), None), DEADLINE)
-            put_right = {sp: "BLINK" for sp in after.view(OCC).diff(wrong.view(OCC))}
-            wait_until(f"the LEDs to show what to put right {put_right}", lambda: lit(sim) == put_right, DEADLINE)
-            sim.set_view(after.view(OCC))
-            wait_until(f"the other table's move lit again {want}", lambda: lit(sim) == want, DEADLINE)
+        made = after.apply_text(reply)
+        touched = {"a6", "b6", "a3"}
+        other = next(m for m in after.legal_moves()
+                     if not set(after.move_spaces(m)) & touched and after.successor(m).view(OCC) != made.view(OCC))
+        wrong = after.successor(other)
+        sim.set_view(wrong.view(OCC))  # another move: refused, put right, the move lit again
+        wait_until("the other table's move said again", lambda: next(
+            (d for d in decisions if isinstance(d, RemoteTurn) and d.repeated), None), DEADLINE)
+        put_right = {sp: "BLINK" for sp in after.view(OCC).diff(wrong.view(OCC))}
+        wait_until(f"the LEDs to show what to put right {put_right}", lambda: lit(sim) == put_right, DEADLINE)
+        sim.set_view(after.view(OCC))
+        wait_until(f"the other table's move lit again {want}", lambda: lit(sim) == want, DEADLINE)
 
-            sim.set_view(made.view(OCC))  # a person here makes the other table's move
-            wait_until("the move accepted", lambda: service.referee.ply == 2, DEADLINE)
-            wait_until("the LEDs dark", lambda: lit(sim) == {}, DEADLINE)
-            assert service.journal.load(service.referee.record.id).moves == ["a1-a2", reply]
+        sim.set_view(made.view(OCC))  # a person here makes the other table's move
+        wait_until("the move accepted", lambda: service.referee.ply == 2, DEADLINE)
+        wait_until("the LEDs dark", lambda: lit(sim) == {}, DEADLINE)
+        assert service.journal.load(service.referee.record.id).moves == ["a1-a2", reply]

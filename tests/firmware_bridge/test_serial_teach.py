@@ -8,14 +8,11 @@ from __future__ import annotations
 
 
 from decisions import Lifted, Mark, Partial
-from firmware_bridge.serial_board import CONNECTED
-from firmware_bridge.simulator import BoardSimulator
 from firmware_bridge.wiring import Wiring
 from rules import View, get_game
 from tableref.board_leds import BoardLeds, leds_for
-from serial_game import lit_spaces, wait_until
+from serial_game import gyges_service_on_firmware, lit_spaces, wait_until
 from tableref.serve import Service
-from tableref.service import SerialFeed
 
 WIRING = Wiring.builtin("gyges")
 OCC = WIRING.fidelity
@@ -33,28 +30,19 @@ def lit(sim) -> dict[str, str]:
 
 def test_a_lifted_ring_lights_its_destinations_steady_and_putting_it_back_darkens_them(tmp_path):
     start = GYGES.default_setup()
-    sim = BoardSimulator(WIRING, scan_ms=2)
-    with sim:
-        sim.set_view(start.view(OCC))
-        feed = SerialFeed(str(sim.device_path), WIRING, baudrate=115200)
-        service = Service(tmp_path / "journal.sqlite3", tmp_path / "admin.json", game="gyges", setup="default",
-                          settle=0.1, readings=2, feed=feed, teach=True)
-        with service:
-            decisions = []
-            service.referee.subscribe(decisions.append)
-            wait_for("the board connected", lambda: feed.board.status.state == CONNECTED)
-            lifted_view = View({s: t for s, t in start.view(OCC).items() if s != "c1"})
-            sim.set_view(lifted_view)
-            shown = wait_for("where the ring may go", lambda: next(
-                (d for d in decisions if isinstance(d, Lifted)), None))
-            ends = {m.end for m in start.legal_moves() if m.start == "c1"}
-            assert set(shown.destinations) == ends
-            want = {s: "ON" for s in ends if s in WIRING.channels}
-            assert want
-            wait_for(f"the LEDs to show {want}", lambda: lit(sim) == want)
-            sim.set_view(start.view(OCC))  # put back
-            wait_for("the LEDs dark", lambda: lit(sim) == {})
-            assert service.referee.ply == 0
+    with gyges_service_on_firmware(tmp_path, DEADLINE, teach=True) as (sim, feed, service, decisions):
+        lifted_view = View({s: t for s, t in start.view(OCC).items() if s != "c1"})
+        sim.set_view(lifted_view)
+        shown = wait_for("where the ring may go", lambda: next(
+            (d for d in decisions if isinstance(d, Lifted)), None))
+        ends = {m.end for m in start.legal_moves() if m.start == "c1"}
+        assert set(shown.destinations) == ends
+        want = {s: "ON" for s in ends if s in WIRING.channels}
+        assert want
+        wait_for(f"the LEDs to show {want}", lambda: lit(sim) == want)
+        sim.set_view(start.view(OCC))  # put back
+        wait_for("the LEDs dark", lambda: lit(sim) == {})
+        assert service.referee.ply == 0
 
 
 def test_teaching_off_at_a_club_by_default_leaves_the_leds_to_the_board_status(tmp_path):

@@ -11,37 +11,11 @@ import time
 import pytest
 
 from mosquittohelp import MOSQUITTO, Broker
-from remotehelp import remote_game
+from remotehelp import remote_game, service, show, wait
 from rules import Fidelity, get_game
-from tableref.hub.settings import BrokerConfig
-from tableref.remote.settings import RemoteConfig
-from tableref.serve import Service
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed (scripts/ensure-mosquitto)")
 KIND = Fidelity.KIND
-
-
-def wait(ok, what, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while not ok():
-        assert time.monotonic() < deadline, f"timed out: {what() if callable(what) else what}"
-        time.sleep(0.05)
-
-
-def service(tmp_path, name, port):
-    d = tmp_path / name
-    d.mkdir()
-    svc = Service(d / "j.sqlite3", d / "admin.json", game="gyges", setup="default", settle=0.15, readings=2,
-                  scan_interval=0.03, pin_hash="scrypt:1024:8:1",
-                  remote=RemoteConfig(BrokerConfig("127.0.0.1", port), name))
-    return svc.start()
-
-
-def show(svc, state):
-    """A person at that table makes the board show ``state``."""
-    with svc.table._lock:
-        svc.table.sim.reset(state.view(KIND))
-    svc.table._sim_changed()
 
 
 def ply(svc):
