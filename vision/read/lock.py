@@ -115,6 +115,28 @@ def make_thorough_detector(dictionary: str | None = None,
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
+def small_tag_detector(dictionary: str | None, window: int | None = None) -> cv2.aruco.ArucoDetector:
+    """The thorough detector (:func:`make_thorough_detector`) for tags a few pixels a
+    cell, read from crops enlarged 2-3x: each cell's bits sampled on 8 px of the tag's
+    straightened image, a fifth of each cell's margin ignored (on the camera-model bench: 99 %
+    of DRIFT's 19 mm tags at 1080p and 60 % framing, against 95 % with OpenCV's 4 px and 0.13).
+    ``window``: one threshold window only (a first, quicker pass for tags of a known size)."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.errorCorrectionRate = 0.3
+    params.adaptiveThreshConstant = 3
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 29
+    params.adaptiveThreshWinSizeStep = 4
+    if window is not None:
+        params.adaptiveThreshConstant = 5
+        params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = window
+        params.adaptiveThreshWinSizeStep = 1
+    params.perspectiveRemovePixelPerCell = 8
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.2
+    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+
+
 def detect_all(detector: "cv2.aruco.ArucoDetector", grey: np.ndarray,
                offset: tuple[int, int] = (0, 0)) -> list[tuple[int, np.ndarray]]:
     """Every marker found in ``grey`` (one id may be on several pieces): (id, 4x2 corners

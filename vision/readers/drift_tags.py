@@ -58,8 +58,8 @@ import numpy as np
 
 from rules.view import HIDDEN, MORE, OCCUPIED
 
+from vision.read.lock import small_tag_detector
 from vision.read.sampling import inside_convex
-from vision.sheets.render import aruco_dictionary
 
 from .occlusion import UNNAMED, standing_hull
 
@@ -94,28 +94,6 @@ def patient_looks(cell_px: float) -> list[tuple[int, int]]:
         for k in (1.5, 2.5, 4.0):
             looks.append((up, int(np.clip(round(k * cell_px * up), 7, 41)) | 1))
     return looks
-
-
-def small_tag_detector(dictionary: str | None, window: int | None = None) -> cv2.aruco.ArucoDetector:
-    """The thorough detector (``vision.read.lock.make_thorough_detector``) for tags a few pixels a
-    cell, read from crops enlarged 2-3x: each cell's bits sampled on 8 px of the tag's
-    straightened image, a fifth of each cell's margin ignored (on the camera-model bench: 99 %
-    of DRIFT's 19 mm tags at 1080p and 60 % framing, against 95 % with OpenCV's 4 px and 0.13).
-    ``window``: one threshold window only (a first, quicker pass for tags of a known size)."""
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.errorCorrectionRate = 0.3
-    params.adaptiveThreshConstant = 3
-    params.adaptiveThreshWinSizeMin = 5
-    params.adaptiveThreshWinSizeMax = 29
-    params.adaptiveThreshWinSizeStep = 4
-    if window is not None:
-        params.adaptiveThreshConstant = 5
-        params.adaptiveThreshWinSizeMin = params.adaptiveThreshWinSizeMax = window
-        params.adaptiveThreshWinSizeStep = 1
-    params.perspectiveRemovePixelPerCell = 8
-    params.perspectiveRemoveIgnoredMarginPerCell = 0.2
-    return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
 
 
 class TagsAtHeight:

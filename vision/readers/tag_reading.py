@@ -21,9 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from vision.read.lock import make_small_detector
-
-from .drift_tags import small_tag_detector
+from vision.read.lock import make_small_detector, small_tag_detector
 
 SMALL_CELL_PX = 5.0  # a tag cell under this many frame pixels is read from an enlarged crop
 SMALL_UPSCALE = 2  # the first enlargement for small cells (2-3 px a cell → 4-6: the detectors' outline fit works)

@@ -36,6 +36,7 @@ import numpy as np
 
 from rules.view import View
 
+from vision.pieces.rings import TIERS
 from vision.sheets.layout import Sheet, tag_tokens
 from vision.sheets.render import draw_sheet, marker_image
 from vision.simulated.camera_model import BoardPose, CameraSetup, place_camera
@@ -279,7 +280,8 @@ def _piece(mi, sheet: Sheet, p: Piece, i: int, metal: dict) -> dict:
     out: dict = {}
     if sheet.game == "gyges":
         bsdf = metal
-        tops = [12.0, 20.0, 28.0][:p.tiers] if abs(s.height - [12.0, 20.0, 28.0][p.tiers - 1]) < 0.5 \
+        heights = [top for _, top in TIERS]  # the tiers' tops, as the reader is given them
+        tops = heights[:p.tiers] if abs(s.height - heights[p.tiers - 1]) < 0.5 \
             else [s.height * (k + 1) / p.tiers for k in range(p.tiers)]
     else:
         rgb = [float(c) / 255 for c in s.top_bgr[::-1]]
