@@ -15,7 +15,7 @@ from vision.read.calibration import calibrate, colour_layout
 from vision.read.colour_model import SAT_MIN_SHARE, hue_classes, hue_gap, opponent, votes
 from vision.read.lens import Lens
 from vision.read.lock import BoardLock
-from vision.readers.colour_reading import DOUBT_SAT
+from vision.readers.colour_rules import DOUBT_SAT
 from vision.readers.for_game import grid_for, reader_for
 from vision.sheets.layout import Sheet
 from vision.simulated.camera_model import CameraModel, CameraSetup, Hand, Scene
