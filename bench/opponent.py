@@ -9,9 +9,9 @@ Strength: per game, each pairing ``A-B`` plays up to ``--games`` games (sides al
 moves first in the even games), or fewer when ``--max-seconds`` runs out (the count is printed).
 A's score counts a win 1, a draw ½, a loss 0, with its 95 % Wilson interval. A game that reaches
 ``--max-turns`` turns (all players') is scored by the game's own measure (``scores()``: the
-higher score wins, equal is a draw). DRIFT is played two-handed (``drift``) and three-handed
-(``drift3``: A in one seat, rotated game by game, against two copies of B; A scores 1 only when
-it wins — chance is ⅓). Levels play at a Pi 4's pace by default: ``--speed 0.25`` turns a
+higher score wins; k players level at the top share it, 1/k each). DRIFT is played two-handed
+(``drift``) and three-handed (``drift3``: A in one seat, rotated game by game, against two copies
+of B; A scores 1 only when it wins — chance is ⅓). Levels play at a Pi 4's pace by default: ``--speed 0.25`` turns a
 level's time cap of T s into T × 0.25 CPU seconds here (``time.process_time``), with the node
 budget unchanged; ``--speed 0`` drops the time cap (node budgets only: deterministic per seed).
 The Elo-style ladder chains the pairings from the random player (0): each step adds
@@ -111,12 +111,17 @@ def play_game(setup: str, seats: dict[str, Seat], rng: random.Random, max_turns:
     colours = list(seats)
     if out is not None:
         if out.winner is None:
-            return {c: 0.5 for c in colours}, False
+            return shared_result(colours, colours), False
         return {c: float(c == out.winner) for c in colours}, False
     scores = state.scores()
     top = max(scores.get(c, 0) for c in colours)
-    leaders = [c for c in colours if scores.get(c, 0) == top]
-    return {c: (1.0 if len(leaders) == 1 else 0.5) if c in leaders else 0.0 for c in colours}, True
+    return shared_result(colours, [c for c in colours if scores.get(c, 0) == top]), True
+
+
+def shared_result(colours: list[str], leaders: list[str]) -> dict[str, float]:
+    """A game's one win shared by its leaders (1/k each of k): a draw of two is ½ each, and a
+    three-handed game's results still add up to one, so chance stays ⅓ (three tied: ⅓, not ½)."""
+    return {c: 1.0 / len(leaders) if c in leaders else 0.0 for c in colours}
 
 
 def one_game(setup: str, a: str, b: str, k: int, seed: int, speed: float,
@@ -145,7 +150,7 @@ def pairing(setup: str, a: str, b: str, games: int, seed: int, speed: float, max
         r, hit, times = outcome
         score += r
         wins += r == 1.0
-        draws += r == 0.5
+        draws += 0.0 < r < 1.0  # a win shared at the top (½ of two, ⅓ of three)
         capped += hit
         n += 1
         for name, v in times.items():
