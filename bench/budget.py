@@ -3,9 +3,11 @@
     python -m bench --cpu-budget 0.25      # a Pi 4 core is roughly a quarter of this machine's
     python -m bench --cpu-budget 0.7       # a Pi 5 core roughly 70 %
     python bench/budget.py --budget 0.25 [--quick]
+    python bench/vision_speed.py --cpu-budget 0.1   # a Pi Zero 2 W (1 ms per 10 ms): the camera alone
 
 Each probe runs twice as its own process: in a cgroup with no quota (full speed) and in one
-whose quota is ``budget`` of one core (``period`` 4 ms: cgroup v1 ``cpu.cfs_quota_us`` /
+whose quota is ``budget`` of one core (``period`` 4 ms — longer under a quarter core, the
+quota kept at the kernel's 1 ms floor: 0.1 is 1 ms per 10 ms; cgroup v1 ``cpu.cfs_quota_us`` /
 ``cpu.cfs_period_us``, or v2 ``cpu.max``). CPU time per operation is ``time.process_time``
 in the probe, or the cgroup's own CPU accounting where the work is on several threads.
 Root is needed to make the groups; without it (or without a cgroup cpu controller) every
@@ -45,6 +47,19 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 PERIOD_US = 4000  # short: the quota behaves like a slow core, not a core that stalls for long
+QUOTA_MIN_US = 1000  # the kernel's floor for a quota
+
+
+def period_for(share: float | None) -> int:
+    """The period for ``share`` of a core: :data:`PERIOD_US`, or longer where the share of it
+    would be under the kernel's 1 ms floor (0.1 of a core, a Pi Zero 2 W: 1 ms per 10 ms)."""
+    if share is None or share * PERIOD_US >= QUOTA_MIN_US:
+        return PERIOD_US
+    return round(QUOTA_MIN_US / share)
+
+
+def quota_for(share: float, period: int) -> int:
+    return max(QUOTA_MIN_US, round(share * period))
 V1_CPU, V1_ACCT, V2 = Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup/cpuacct"), Path("/sys/fs/cgroup")
 
 
@@ -86,8 +101,9 @@ class Group:
             dirs = [roots.v1_cpu / name, roots.v1_acct / name]
             for d in dirs:
                 d.mkdir(exist_ok=True)
-            (dirs[0] / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-            quota = -1 if share is None else max(1000, round(share * PERIOD_US))  # the kernel's floor: 1 ms
+            period = period_for(share)
+            (dirs[0] / "cpu.cfs_period_us").write_text(str(period))
+            quota = -1 if share is None else quota_for(share, period)  # the kernel's floor: 1 ms
             (dirs[0] / "cpu.cfs_quota_us").write_text(str(quota))
             return cls(share, 1, [str(d) for d in dirs])
         controllers = roots.v2 / "cgroup.controllers"
@@ -97,8 +113,9 @@ class Group:
                 sub.write_text("+cpu")  # children get the cpu controller (cpu.max appears in them)
             d = roots.v2 / name
             d.mkdir(exist_ok=True)
-            quota = "max" if share is None else str(max(1000, round(share * PERIOD_US)))
-            (d / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+            period = period_for(share)
+            quota = "max" if share is None else str(quota_for(share, period))
+            (d / "cpu.max").write_text(f"{quota} {period}")
             return cls(share, 2, [str(d)])
         raise OSError("no cgroup cpu controller found (v1 /sys/fs/cgroup/cpu or v2 cpu.max)")
 
@@ -527,15 +544,16 @@ def main(argv: list[str] | None = None) -> int:
     from bench.__main__ import machine
 
     info = machine()
-    quota = max(1000, round(args.budget * PERIOD_US))
+    period = period_for(args.budget)
+    quota = quota_for(args.budget, period)
     print(f"{info['cpu']}, {info['cores']} cores, load {info['load_before'][0]:.2f}; budget {args.budget:g} of one "
-          f"core = quota {quota} µs per {PERIOD_US} µs period{' (quick)' if args.quick else ''}", flush=True)
+          f"core = quota {quota} µs per {period} µs period{' (quick)' if args.quick else ''}", flush=True)
     rows, full, low = run(args.budget, args.quick, only)
     print()
     print_rows(args.budget, rows)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"budget": args.budget, "period_us": PERIOD_US, "quota_us": quota,
+        args.json.write_text(json.dumps({"budget": args.budget, "period_us": period, "quota_us": quota,
                                          "machine": info, "full": full, "budget_figures": low,
                                          "rows": [r.__dict__ for r in rows]}, indent=1, ensure_ascii=False) + "\n")
         print(f"written: {args.json}")

@@ -30,7 +30,9 @@ def test_v2_quota_is_cpu_max_of_the_share_of_one_core_per_short_period(tmp_path)
     assert (d / "cpu.max").read_text() == f"{PERIOD_US // 4} {PERIOD_US}"  # 1000 4000: a quarter core
     assert (roots.v2 / "cgroup.subtree_control").read_text() == "+cpu"  # children get the cpu controller
     assert Group.make(0.7, "seventy", roots) and (roots.v2 / "seventy" / "cpu.max").read_text() == f"2800 {PERIOD_US}"
-    assert Group.make(0.1, "tiny", roots) and (roots.v2 / "tiny" / "cpu.max").read_text() == f"1000 {PERIOD_US}"  # 1 ms floor
+    # Under a quarter core the quota stays at the kernel's 1 ms floor and the period grows: a Pi
+    # Zero 2 W's tenth of a core is 1 ms per 10 ms (it was 1 ms per 4 ms, a quarter, silently).
+    assert Group.make(0.1, "tiny", roots) and (roots.v2 / "tiny" / "cpu.max").read_text() == "1000 10000"
 
 
 def test_v2_full_speed_group_has_no_quota_and_leaves_an_enabled_controller_alone(tmp_path):
@@ -75,3 +77,6 @@ def test_v1_quota_and_threads_against_a_fake_root(tmp_path):
     assert (cpu / "tasks").read_text() == str(threading.get_native_id())  # back in the parent
     (acct / "g" / "cpuacct.usage").write_text("1500000000\n")
     assert group.cpu_seconds() == 1.5
+    Group.make(0.1, "zero", CgroupRoots(v1_cpu=cpu, v1_acct=acct, v2=tmp_path / "none", need_root=False))
+    assert (cpu / "zero" / "cpu.cfs_period_us").read_text() == "10000"  # a Pi Zero 2 W: 1 ms per 10 ms
+    assert (cpu / "zero" / "cpu.cfs_quota_us").read_text() == "1000"
