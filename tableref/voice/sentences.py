@@ -29,6 +29,7 @@ from decisions import (
 )
 from decisions.clock import ClockWarning, FlagFall
 from decisions.remote import MatchEnded, RemoteTurn
+from decisions.seats import Seat
 from tableref.i18n import Catalog, catalog
 from tableref.i18n.pieces import piece_name, player_name
 
@@ -143,6 +144,8 @@ class Narrator:
                 else c._("New game: {title}", title=title)
             if d.seats.computers:
                 text = f"{text}. {self._computer_seats(d.seats.computers)}"
+            if d.seats.remotes:  # who plays what, before the first move comes from across town
+                text = f"{text}. {self._remote_seats(d.seats.remotes)}"
             if ended is not None:  # the other table left the match: said at every level
                 text = f"{c._('{table} ended the match', table=ended)}. {text}"
             out = [Utterance(text, "game", "normal" if ended is None else "quiet", None, d.ply)]
@@ -246,6 +249,18 @@ class Narrator:
         said = seats[0] if len(seats) == 1 else self.c._("{items} and {last}", items=", ".join(seats[:-1]),
                                                            last=seats[-1])
         return self.c._("The computer plays {seats}", seats=said)
+
+    def _remote_seats(self, remotes: Mapping[str, Seat]) -> str:
+        """"table-b plays North" (each other table, with the sides it plays)."""
+        tables: dict[str, list[str]] = {}
+        for side, seat in remotes.items():
+            tables.setdefault(seat.table or self.c._("the other table"), []).append(self.player(side))
+        said = [self.c._("{table} plays {sides}", table=table, sides=self._and(sides)) for table, sides in tables.items()]
+        return ". ".join(said)
+
+    def _and(self, items: list[str]) -> str:
+        return items[0] if len(items) == 1 else self.c._("{items} and {last}", items=", ".join(items[:-1]),
+                                                           last=items[-1])
 
     def _computer_move(self, d: ComputerMove | RemoteTurn) -> Utterance:
         """The computer's turn (or the other table's, in a game between two boards) for a person

@@ -101,6 +101,26 @@ def test_the_other_tables_move_is_said_in_both_languages(lang, plays, again, nxt
     assert u.text == nxt + catalog(lang).say(turn.steps[1].phrase) and u.cue is None
 
 
+@pytest.mark.parametrize("lang, gyges, drift", [
+    ("en", "New game: Gygès. table-b plays North",
+     "New game: DRIFT on the Annuli board. The computer plays Green at level 2. table-b plays Blue. "
+     "table-c plays White and Yellow"),
+    ("fr", "Nouvelle partie : Gygès. table-b joue Nord",
+     "Nouvelle partie : DRIFT sur le plateau Annuli. L'ordinateur joue Vert au niveau 2. table-b joue Bleu. "
+     "table-c joue Blanc et Jaune"),
+])
+def test_a_game_with_other_tables_says_who_plays_what_at_its_start(lang, gyges, drift):
+    n = Narrator(lang)
+    [u] = [u for u in n.on(NewGame(1, 0, "gyges", GYGES.default_setup().to_dict(), seats=remote_seats()))
+           if u.topic == "game"]
+    assert u.text == gyges
+    state = get_game("drift").default_setup(get_game("drift").parse_options({"players": "red:circle,blue:triangle,green:square,yellow:pentagon,white:star"}))
+    seats = Seats({"green": Seat.computer(2), "blue": Seat.remote("table-b", MATCH),
+                   "yellow": Seat.remote("table-c", MATCH), "white": Seat.remote("table-c", MATCH)})
+    [u] = [u for u in n.on(NewGame(2, 0, "drift", state.to_dict(), seats=seats)) if u.topic == "game"]
+    assert u.text == drift
+
+
 @pytest.mark.parametrize("lang, said", [
     ("en", "table-b ended the match. New game: Gygès"),
     ("fr", "table-b a mis fin à la partie. Nouvelle partie : Gygès"),
