@@ -164,6 +164,18 @@ class _TurnedReader(TagsAtHeight, Reader):
                 return h
         return 0.0
 
+    def _found_tops(self) -> list[tuple[np.ndarray, float, np.ndarray]]:
+        """Each token found: (its place, the height its tag was found at, where its top is
+        seen), worked out once for all the spaces judged against it (until more are found)."""
+        cached = self.__dict__.get("_found_tops_cache")
+        if cached is None or cached[0] is not self._found or cached[1] != len(self._found):
+            tops = []
+            for c in self._found:
+                h = self._height_found(c)
+                tops.append((c, h, self.top_seen(c, h)))
+            cached = self.__dict__["_found_tops_cache"] = (self._found, len(self._found), tops)
+        return cached[2]
+
     @functools.cached_property
     def _homes(self) -> frozenset[str]:
         return frozenset(s.id for s in self.sheet.board.spaces if s.kind == "home")
@@ -188,29 +200,31 @@ class _TurnedReader(TagsAtHeight, Reader):
         (a lone tag lying as one of two) — plainly something there, it is read ``OCCUPIED``;
         hidden in part by a token in front, ``partner_read`` is ``MORE`` (maybe something)."""
         sl = self.grid.body.of(i)
-        pts, fg = self.grid.body.mm[sl], foreign_pt[sl]
-        reach = self.sheet.piece_radius * EXPLAIN
-        s = self.grid.spaces[i]
-        explained = np.zeros(len(pts), bool)
-        if partner is not None:  # (plainly something there: vision.readers.drift_tags checked)
-            explained |= self.covers(pts, partner, reach + 3.0, float(self._max_top[i]))
-        shade = np.zeros(len(pts), bool)
-        for c in self._found:
+        fg = foreign_pt[sl]
+        # Only the foreign points need explaining: the tokens' outlines are worked out there
+        # alone (point by point, as over the whole body); none foreign, nothing to explain.
+        if fg.any():
+            pts = self.grid.body.mm[sl][fg]
+            shadowy = self._shadow_pt[sl][fg] if len(self._shadow_pt) else np.zeros(len(pts), bool)
+            reach = self.sheet.piece_radius * EXPLAIN
+            s = self.grid.spaces[i]
+            explained = np.zeros(len(pts), bool)
+            if partner is not None:  # (plainly something there: vision.readers.drift_tags checked)
+                explained |= self.covers(pts, partner, reach + 3.0, float(self._max_top[i]))
             # Each token as tall as its tag was found standing; its blurred edge and its shadow
             # (a pile's reaches the next space but one).
-            h = self._height_found(c)
-            if math.hypot(c[0] - s.x, c[1] - s.y) > reach + 1.5 * h + self.sheet.pitch:
-                continue
-            explained |= self.covers(pts, c, reach + (3.0 if h > 0 else 0.0), h)
-            shade |= self.covers(pts, c, reach + 1.5 * h, h)
-        if len(self._shadow_pt):
-            explained |= shade & self._shadow_pt[sl]
-        # A missed token covers far more of a space's body than this: the few points left over
-        # are the edge of a token read, lit otherwise than the learned board (a block's side).
-        if fg.any() and (fg & ~explained).mean() > EMPTY_MAX:
-            why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
-        else:
-            tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([partner_read] if partner is not None else [])
+            near = [(c, h, top) for c, h, top in self._found_tops()
+                    if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + 1.5 * h + self.sheet.pitch]
+            cs, tops = [c for c, _, _ in near], [top for _, _, top in near]
+            explained |= self.covers_any(pts, cs, tops, [reach + (3.0 if h > 0 else 0.0) for _, h, _ in near])
+            if shadowy.any():
+                explained |= self.covers_any(pts, cs, tops, [reach + 1.5 * h for _, h, _ in near]) & shadowy
+            # A missed token covers far more of a space's body than this: the few points left
+            # over are the edge of a token read, lit otherwise than the learned board (a block's side).
+            if int((~explained).sum()) / len(fg) > EMPTY_MAX:
+                why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
+                return
+        tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([partner_read] if partner is not None else [])
 
 
 class DriftReader:

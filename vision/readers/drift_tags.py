@@ -50,6 +50,7 @@ the history (``rules.explain``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -103,6 +104,7 @@ class TagsAtHeight:
     def _read_tags(self, frame, H, busy, foreign_pt, tokens, why) -> None:
         # The rotation spaces hold the ring markers, read by DriftReader.rotations.
         busy = busy[~self._rotation_space[busy]]
+        self.__dict__["_candidates_memo"] = None  # this frame's tags' places: none worked out yet
         if len(busy) == 0:
             return
         found: list = []
@@ -124,8 +126,10 @@ class TagsAtHeight:
                      or int(i) in self._unnamed_half]
             if not again or len(again) > 2 * self.second_looks:
                 break  # many such spaces: a hand or glare, and the next still frame will do
+            before = len(found)
             self._scan(frame, H, again, self._small_tags, found, upscale=scale)
-            out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
+            if len(found) > before:  # (nothing more found: judged as it was)
+                out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         seen_before = len(found)
         self._patient_look(frame, H, busy, found, out_why)
         if len(found) > seen_before:
@@ -159,9 +163,9 @@ class TagsAtHeight:
                 looked: list[tuple[int, np.ndarray]] = []
                 self._scan(grey, H, [i], self._window_tags(window), looked, upscale=up)
                 seen += [(t, mm) for t, mm in looked if t in self._tags]
-            for tag, mm in seen:
-                c = mm.mean(axis=0)
-                there = [t for t, m in seen if math.hypot(*(m.mean(axis=0) - c)) < half]
+            centres = [mm.mean(axis=0) for _, mm in seen]
+            for (tag, mm), c in zip(seen, centres):
+                there = [t for (t, _), m in zip(seen, centres) if math.hypot(*(m - c)) < half]
                 if there.count(tag) >= PATIENT_AGREE and len(set(there)) == 1 and not any(
                         t == tag and math.hypot(*(m.mean(axis=0) - c)) < half for t, m in found):
                     found.append((tag, mm))
@@ -219,6 +223,17 @@ class TagsAtHeight:
             cache[key] = tuple(sorted(set(tops) | ({0.0} if tops else set())))  # 0: a set laid flat
         return cache[key]
 
+    def _candidates_of(self, tag: int, plane: np.ndarray, busy: set[int]) -> list[tuple[int, float, np.ndarray, float]]:
+        """:meth:`_candidates` of a tag found at ``plane`` (its corners); a frame's tags are
+        judged again after each further look, each tag's places worked out once a read."""
+        memo = self.__dict__.get("_candidates_memo")
+        if memo is None or memo[0] is not self._pose or memo[1] != busy:
+            memo = self.__dict__["_candidates_memo"] = (self._pose, set(busy), {})
+        key = (tag, plane.tobytes())
+        if key not in memo[2]:
+            memo[2][key] = self._candidates(self._tags[tag], plane.mean(axis=0), busy)
+        return memo[2][key]
+
     def _candidates(self, token: str, centre: np.ndarray, busy: set[int]) -> list[tuple[int, float, np.ndarray, float]]:
         """(space, height, sheet point under the tag, distance to the space's centre in
         pitches) for every place the tag may stand at."""
@@ -230,22 +245,36 @@ class TagsAtHeight:
             return []
         if pose is None or pose.camera is None:
             heights = [0.0]
-        pts = self._points
+        pts = self._point_xy
         cs = pose.drop(np.repeat(np.asarray(centre, np.float64)[None], len(heights), axis=0),
                        np.asarray(heights)) if heights != [0.0] else np.asarray(centre, np.float64)[None]
+        # Every height's distances at once (element by element as one height at a time was).
+        d = np.hypot(pts[None, :, 0] - cs[:, None, 0], pts[None, :, 1] - cs[:, None, 1]) / pitch
         out = []
-        for h, c in zip(heights, cs):
-            d = np.hypot(pts[self._point_ids, 0] - c[0], pts[self._point_ids, 1] - c[1]) / pitch
-            for j in np.flatnonzero(d <= TOKEN_ZONE):
-                i = int(self._point_ids[j])
-                kind = kinds[i]
-                if i not in busy or (kind == "home" and d[j] > PILE_ZONE):
-                    continue
-                if kind == "repository" and self._radial_off(i, c) > RADIAL_ZONE:
-                    continue  # coins lie side by side along the ring there, 20 mm out from the home
-                if any(abs(h - t) < 0.05 for t in self._heights_on(token, kind)):
-                    out.append((i, float(h), c.astype(np.float32), float(d[j])))
+        for k, j in zip(*np.nonzero(d <= TOKEN_ZONE)):
+            h, c = heights[k], cs[k]
+            i = int(self._point_ids[j])
+            kind = kinds[i]
+            if i not in busy or (kind == "home" and d[k, j] > PILE_ZONE):
+                continue
+            if kind == "repository" and self._radial_off(i, c) > RADIAL_ZONE:
+                continue  # coins lie side by side along the ring there, 20 mm out from the home
+            if self._may_stand(token, kind, h):
+                out.append((i, float(h), c.astype(np.float32), float(d[k, j])))
         return out
+
+    @functools.cached_property
+    def _point_xy(self) -> np.ndarray:
+        """The point spaces' centres (:attr:`_point_ids`' rows of :attr:`_points`)."""
+        return self._points[self._point_ids]
+
+    def _may_stand(self, token: str, kind: str | None, h: float) -> bool:
+        """May a tag of ``token`` stand ``h`` mm up on a space of ``kind``?"""
+        cache = self.__dict__.setdefault("_stands_cache", {})
+        key = (token, kind, h)
+        if key not in cache:
+            cache[key] = any(abs(h - t) < 0.05 for t in self._heights_on(token, kind))
+        return cache[key]
 
     def _radial_off(self, i: int, c: np.ndarray) -> float:
         """How far ``c`` lies from space ``i``'s centre across the rings, in pitches."""
@@ -264,8 +293,7 @@ class TagsAtHeight:
         self._found, self._tops_seen = [], []
         self._crowd_cause: set[int] = set()
         tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
-        every = [self._candidates(self._tags[tag], plane.mean(axis=0), busy_set) if tag in self._tags else []
-                 for tag, plane in tags]
+        every = [self._candidates_of(tag, plane, busy_set) if tag in self._tags else [] for tag, plane in tags]
         if self._standing(every, self._shared(every)):
             # The frame shows the set standing at its heights: none of its tags is laid flat.
             every = [[c for c in cands if c[1] > 0] or cands for cands in every]

@@ -370,11 +370,44 @@ class Reader(Occlusion, ColourReading):
         """Which board-plane points ``pts`` a piece standing at ``c``, ``height`` mm tall, may
         cover in the frame: within ``reach`` of the stretch from its base to where its top is
         seen on the board's plane."""
+        return self.covers_to(pts, c, self.top_seen(c, height), reach)
+
+    def top_seen(self, c: np.ndarray, height: float) -> np.ndarray:
+        """Where the top of a piece standing at ``c``, ``height`` mm tall, is seen on the board's plane."""
         pose = self._pose
         if pose is None or pose.camera is None or height <= 0:
-            top = np.asarray(c, np.float64)
-        else:
-            top = pose.lift(np.asarray(c, np.float64)[None], height)[0]
+            return np.asarray(c, np.float64)
+        return pose.lift(np.asarray(c, np.float64)[None], height)[0]
+
+    @staticmethod
+    def covers_any(pts: np.ndarray, cs: list[np.ndarray], tops: list[np.ndarray], reaches: list[float]) -> np.ndarray:
+        """Which of ``pts`` any of several pieces may cover: :meth:`covers_to` of each piece
+        (its place, where its top is seen, its reach), or-ed, worked out for all at once with the
+        same arithmetic point by point (the box test in float64, the segment's distance in the
+        points' own type, as :func:`~vision.read.samples.segment_distance` does them)."""
+        n = len(pts)
+        if not cs or not n:
+            return np.zeros(n, bool)
+        c = np.asarray(cs, np.float32).astype(np.float64)
+        top = np.asarray(tops, np.float64)
+        reach = np.asarray(reaches, np.float64)[:, None]
+        lo, hi = np.minimum(c, top) - reach, np.maximum(c, top) + reach
+        px, py = pts[None, :, 0], pts[None, :, 1]
+        near = (px >= lo[:, 0, None]) & (px <= hi[:, 0, None]) & (py >= lo[:, 1, None]) & (py <= hi[:, 1, None])
+        if not near.any():
+            return np.zeros(n, bool)
+        dt = pts.dtype
+        d = top - c
+        ax, ay = c[:, 0, None].astype(dt), c[:, 1, None].astype(dt)
+        dx, dy = d[:, 0, None].astype(dt), d[:, 1, None].astype(dt)
+        denom = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9)[:, None].astype(dt)
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / denom, 0, 1)
+        dist = np.hypot(px - ax - t * dx, py - ay - t * dy)
+        return (near & (dist <= reach.astype(dt))).any(axis=0)
+
+    def covers_to(self, pts: np.ndarray, c: np.ndarray, top: np.ndarray, reach: float) -> np.ndarray:
+        """:meth:`covers` with the piece's top (:meth:`top_seen`) given: a reader judging many
+        spaces against the same pieces lifts each piece once."""
         out = np.zeros(len(pts), bool)
         lo = np.minimum(c, top) - reach
         hi = np.maximum(c, top) + reach
