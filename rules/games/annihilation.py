@@ -162,6 +162,12 @@ class AnnihilationState(State):
             object.__setattr__(self, "_moves", cached)
         return cached
 
+    def turn_points(self) -> Mapping[Turn, tuple[int, int]]:
+        """The points each legal turn scores (white's, black's), read off the turns already
+        worked out for ``legal_moves`` — for a player weighing every turn without making each
+        position after it (the computer opponent's search)."""
+        return {t: (r.gains if r is not None else (0, 0)) for t, r in self._turns().items()}
+
     def successor(self, move: Any) -> "AnnihilationState":
         turns = self._turns()
         if move not in turns:
