@@ -292,3 +292,32 @@ def test_engine_agrees_with_a_naive_path_enumerator():
             checked += 1
             s = s.successor(rng.choice(s.legal_moves()))
     assert checked >= 100
+
+
+def test_reach_agrees_with_the_legal_moves_for_either_player():
+    """``reach`` (the engine's cheap look at a ring) says what ``legal_moves`` lists: the ends
+    of plain moves, the rings landed on (bumps), a throne entry — for the mover, and for the
+    other player as if it were its move."""
+    import random
+
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(30):
+        s = GAME.default_setup()
+        for _ in range(rng.randrange(2, 14)):
+            s = s.successor(rng.choice(s.legal_moves()))
+            if s.is_game_over():
+                break
+        if s.is_game_over():
+            continue
+        for player in ("south", "north"):
+            turned = GAME.from_dict({**s.to_dict(), "to_move": player})
+            listed = turned.legal_moves()
+            for start in {m.start for m in listed}:
+                ends, landings, captures = s.reach(start, player)
+                mine = [m for m in listed if m.start == start]
+                assert ends == {m.end for m in mine if not m.bump_to and m.end not in "NS"}
+                assert landings == {m.end for m in mine if m.bump_to}
+                assert captures == any(m.end in "NS" for m in mine)
+                checked += 1
+    assert checked > 100

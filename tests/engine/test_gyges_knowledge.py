@@ -1,0 +1,58 @@
+"""Gygès' judgement of a position (engine/knowledge/gyges.py), on positions built from the
+rules' own states."""
+
+from __future__ import annotations
+
+import random
+
+from engine import knowledge_for
+from engine.knowledge.gyges import playable, threats
+from rules import get_game
+
+GAME = get_game("gyges")
+KNOW = knowledge_for("gyges")
+BOTH = ("south", "north")
+
+
+def pos(rings, to_move="south"):
+    return GAME.from_dict({"game": "gyges", "to_move": to_move, "rings": rings})
+
+
+def test_threats_count_the_rings_the_legal_moves_bring_to_the_throne():
+    """Counted from each ring's reach, as the legal moves would list them (for the mover, and
+    for the other player as if it were its move)."""
+    rng, checked = random.Random(3), 0
+    while checked < 40:
+        s = GAME.default_setup()
+        for _ in range(rng.randrange(2, 16)):
+            s = s.successor(rng.choice(s.legal_moves()))
+            if s.is_game_over():
+                break
+        if s.is_game_over():
+            continue
+        for player in BOTH:
+            turned = GAME.from_dict({**s.to_dict(), "to_move": player})
+            listed = {m.start for m in turned.legal_moves() if m.end in "NS"}
+            row, rings = playable(s, player)
+            assert threats(rings) == len(listed)
+            assert {int(m.start[1]) for m in turned.legal_moves()} == {row}
+            checked += 1
+
+
+def test_a_mover_who_can_take_the_throne_has_all_but_won():
+    # South's single on f6 steps into North's throne.
+    s = pos({"a1": 2, "f6": 1, "a6": 3}, "south")
+    assert threats(playable(s, "south")[1]) == 0  # f6 is not South's row: a1 is nearer
+    s = pos({"f6": 1, "a6": 3}, "south")
+    assert KNOW.value(s, BOTH)["south"] > 0.9
+
+
+def test_a_ring_the_opponent_can_bring_to_the_throne_costs_the_mover():
+    # North moves from row 2 (its nearest): a double on e2 goes e1 and into South's throne; a
+    # single there cannot. South's a1 reaches nothing either way.
+    quiet = pos({"a1": 3, "e2": 1}, "south")
+    threatened = pos({"a1": 3, "e2": 2}, "south")
+    assert threats(playable(quiet, "north")[1]) == 0
+    assert threats(playable(threatened, "north")[1]) == 1
+    assert KNOW.value(threatened, BOTH)["south"] < KNOW.value(quiet, BOTH)["south"]
+    assert KNOW.value(threatened, BOTH)["south"] < 0.5
