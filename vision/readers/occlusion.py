@@ -178,8 +178,10 @@ class Occlusion:
         # piece: the probes it covers still count).
         named = [g.index[sid] for sid, t in tokens.items() if t and HIDDEN not in t and sid in g.index]
         hide = self._probes_under(pose, np.array(named, int))
-        for c, h in self._tops_seen:  # where each token was found (a pair's lie off the centre)
-            hide |= self.covers(g.probes, np.asarray(c, np.float64), self._radius + 6.0, float(h))
+        # Where each token was found (a pair's lie off the centre): all at once, as one by one.
+        found = [(np.asarray(c, np.float64), float(h)) for c, h in self._tops_seen]
+        hide |= self.covers_any(g.probes, [c for c, _ in found], [self.top_seen(c, h) for c, h in found],
+                                [self._radius + 6.0] * len(found))
         _, _, good, _, use = probe_light(g, self.cal, frame, pose, hide)
         for sid in [s for s, r in why.items() if r == UNNAMED and s in g.index]:
             i = g.index[sid]

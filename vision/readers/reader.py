@@ -66,6 +66,34 @@ class Reading:
         return not self.unreadable
 
 
+
+def covers_pairs(pts: np.ndarray, k: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """Pairs of a point ``pts[k[j]]`` and a piece (``c[j]`` its place, ``top[j]`` where its top is
+    seen, ``reach[j]``): may the piece cover the point? :meth:`Reader.covers_to` for every pair
+    at once, with its arithmetic pair by pair — the box round the piece in float64, the distance
+    from the segment base-to-top in the points' own type, as
+    :func:`~vision.read.samples.segment_distance` works it out with the piece's numbers as
+    Python floats (``tests/vision/test_covers_pairs.py`` holds the two equal)."""
+    p = pts[k]
+    c = np.asarray(c).astype(np.float64)  # exact from float32 or float64, as float(c[0]) was
+    top = np.asarray(top, np.float64)
+    reach = np.asarray(reach, np.float64)
+    lo, hi = np.minimum(c, top) - reach[:, None], np.maximum(c, top) + reach[:, None]
+    px, py = p[:, 0], p[:, 1]
+    out = (px >= lo[:, 0]) & (px <= hi[:, 0]) & (py >= lo[:, 1]) & (py <= hi[:, 1])
+    j = np.flatnonzero(out)  # only the pairs in the box are measured
+    if not len(j):
+        return out
+    dt = pts.dtype
+    px, py, c, reach = px[j], py[j], c[j], reach[j]
+    d = top[j] - c
+    ax, ay, dx, dy = c[:, 0].astype(dt), c[:, 1].astype(dt), d[:, 0].astype(dt), d[:, 1].astype(dt)
+    denom = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9).astype(dt)
+    t = np.clip(((px - ax) * dx + (py - ay) * dy) / denom, 0, 1)
+    dist = np.hypot(px - ax - t * dx, py - ay - t * dy)
+    out[j] = dist <= reach.astype(dt)
+    return out
+
 class Reader(Occlusion, ColourReading):
     """Reads a locked frame space by space (see the module docstring).
 
@@ -236,16 +264,28 @@ class Reader(Occlusion, ColourReading):
         return v, dark_pt, cast_pt, dark_pt | any_channel(v > self._hi_limit) | cast_pt
 
     def _probes_under(self, pose: Pose, spaces: np.ndarray) -> np.ndarray:
-        """Probes a piece standing on any of ``spaces`` may cover in the frame."""
+        """Probes a piece standing on any of ``spaces`` may cover in the frame: those in a box
+        round the space as wide as the piece may reach, and within it its outline (every
+        space's probes at once, each with the arithmetic of :meth:`covers`)."""
         probes = self.grid.probes
         hide = np.zeros(len(probes), bool)
+        spaces = [int(i) for i in spaces]
+        if not spaces or not len(probes):
+            return hide
         reach = self._radius + 6.0  # its footprint, the lens blur and JPEG's colour bleed
-        for i in spaces:
-            s = self.grid.spaces[int(i)]
-            near = (np.abs(probes[:, 0] - s.x) < reach + self._max_top[i]) \
-                & (np.abs(probes[:, 1] - s.y) < reach + self._max_top[i])
-            if near.any():
-                hide[near] |= self.covers(probes[near], np.array([s.x, s.y]), reach, float(self._max_top[i]))
+        xs = np.array([self.grid.spaces[i].x for i in spaces])
+        ys = np.array([self.grid.spaces[i].y for i in spaces])
+        # (A space's centre is a float against the probes' float32, as the space alone was.)
+        box = np.array([reach + self._max_top[i] for i in spaces])[:, None]
+        near = (np.abs(probes[None, :, 0] - xs.astype(probes.dtype)[:, None]) < box) \
+            & (np.abs(probes[None, :, 1] - ys.astype(probes.dtype)[:, None]) < box)
+        which, k = np.nonzero(near)
+        if not len(k):
+            return hide
+        centres = np.stack([xs, ys], axis=1)
+        tops = np.array([self.top_seen(c, float(self._max_top[i])) for c, i in zip(centres, spaces)], np.float64)
+        hit = covers_pairs(probes, k, centres[which], tops[which], np.full(len(k), reach, np.float64))
+        hide[k[hit]] = True
         return hide
 
     def _probes_found(self, pose: Pose) -> np.ndarray:
@@ -382,28 +422,17 @@ class Reader(Occlusion, ColourReading):
     @staticmethod
     def covers_any(pts: np.ndarray, cs: list[np.ndarray], tops: list[np.ndarray], reaches: list[float]) -> np.ndarray:
         """Which of ``pts`` any of several pieces may cover: :meth:`covers_to` of each piece
-        (its place, where its top is seen, its reach), or-ed, worked out for all at once with the
-        same arithmetic point by point (the box test in float64, the segment's distance in the
-        points' own type, as :func:`~vision.read.samples.segment_distance` does them)."""
+        (its place, where its top is seen, its reach), or-ed, worked out for all at once."""
         n = len(pts)
         if not cs or not n:
             return np.zeros(n, bool)
-        c = np.asarray(cs, np.float32).astype(np.float64)
-        top = np.asarray(tops, np.float64)
-        reach = np.asarray(reaches, np.float64)[:, None]
-        lo, hi = np.minimum(c, top) - reach, np.maximum(c, top) + reach
-        px, py = pts[None, :, 0], pts[None, :, 1]
-        near = (px >= lo[:, 0, None]) & (px <= hi[:, 0, None]) & (py >= lo[:, 1, None]) & (py <= hi[:, 1, None])
-        if not near.any():
-            return np.zeros(n, bool)
-        dt = pts.dtype
-        d = top - c
-        ax, ay = c[:, 0, None].astype(dt), c[:, 1, None].astype(dt)
-        dx, dy = d[:, 0, None].astype(dt), d[:, 1, None].astype(dt)
-        denom = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9)[:, None].astype(dt)
-        t = np.clip(((px - ax) * dx + (py - ay) * dy) / denom, 0, 1)
-        dist = np.hypot(px - ax - t * dx, py - ay - t * dy)
-        return (near & (dist <= reach.astype(dt))).any(axis=0)
+        m = len(cs)
+        piece, k = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
+        hit = covers_pairs(pts, k, np.asarray(cs)[piece], np.asarray(tops, np.float64)[piece],
+                           np.asarray(reaches, np.float64)[piece])
+        out = np.zeros(n, bool)
+        out[k[hit]] = True
+        return out
 
     def covers_to(self, pts: np.ndarray, c: np.ndarray, top: np.ndarray, reach: float) -> np.ndarray:
         """:meth:`covers` with the piece's top (:meth:`top_seen`) given: a reader judging many
