@@ -7,9 +7,22 @@ mover's throne, the worse for the mover.
 
 The threats are read from each ring's reach (``GygesState.reach``), not from the legal moves:
 those list every space a bumped ring may be put on (~150 moves a position, up to 1,700), three
-times a leaf; the reach is six times cheaper, which is three times the search in a turn."""
+times a leaf; the reach is six times cheaper, which is three times the search in a turn.
+
+A position without a threat in one move is not even: judged 0.5 throughout, the search's
+choices in a quiet position were all equal, and twice the search found nothing more. What
+tells them apart, fitted (logistic) on 1,900 positions of slip-free searches against each other
+with the game's result: how far each player's nearest row has *advanced* — every row between
+a player's throne and the rings it may move is empty, so those rings are near the opponent's
+throne and far from its own (+0.40 a row the mover's advanced, −0.37 the opponent's, in log-odds);
+and the rings each may *land on* (to bounce off or bump: the moves that reach far or put a ring
+where it blocks or threatens: +0.07 each of the mover's, −0.06 the opponent's). The mover's
+tempo is worth +0.43; the opponent's threats −0.36 / −0.56 / −0.65 (one / two / three or more:
+the mover moves first, and often parries several through the one ring they all bounce off)."""
 
 from __future__ import annotations
+
+import math
 
 from rules.games.gyges import PLAYERS, THRONE, RingMove
 
@@ -37,6 +50,26 @@ def threats(rings) -> int:
     return sum(1 for _, (_, _, throne) in rings if throne)
 
 
+def landings(rings) -> int:
+    """How many rings these rings could land on (to bounce off, or bump)."""
+    return len({space for _, (_, landed, _) in rings for space in landed})
+
+
+def advance(player: str, row: int | None) -> int:
+    """The empty rows between ``player``'s throne and the row it moves from."""
+    if row is None:
+        return 0
+    return row - 1 if player == PLAYERS[0] else 6 - row
+
+
+# The judgement of a position without a throne move for the mover, in log-odds of its winning
+# (the module's docstring says where the weights come from): (mover's, opponent's) weights.
+TEMPO = 0.43
+THREATS = (0.0, 0.36, 0.56, 0.65)  # the opponent's rings that can reach the throne: 0, 1, 2, 3+
+ADVANCE = (0.40, 0.37)
+LANDINGS = (0.07, 0.06)
+
+
 class Gyges(Knowledge):
     game = "gyges"
     playout_depth = 0  # the threat count judges a leaf better than random plies after it
@@ -59,12 +92,15 @@ class Gyges(Knowledge):
         if state.phase != "play":
             return {p: 0.5 for p in players}
         other = PLAYERS[1 - PLAYERS.index(mover)]
-        if threats(playable(state, mover)[1]):
+        row, mine = playable(state, mover)
+        if threats(mine):
             v = 0.97
         else:
-            theirs = threats(playable(state, other)[1])
-            # Blocking one threat is often possible, two rarely.
-            v = 0.5 - (0.12, 0.3, 0.4)[min(theirs, 3) - 1] * (theirs > 0)
+            their_row, theirs = playable(state, other)
+            z = TEMPO - THREATS[min(threats(theirs), 3)]
+            z += ADVANCE[0] * advance(mover, row) - ADVANCE[1] * advance(other, their_row)
+            z += LANDINGS[0] * landings(mine) - LANDINGS[1] * landings(theirs)
+            v = 1.0 / (1.0 + math.exp(-z))
         return {p: (v if p == mover else 1.0 - v) for p in players}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from engine import knowledge_for
-from engine.knowledge.gyges import playable, threats
+from engine.knowledge.gyges import advance, landings, playable, threats
 from rules import get_game
 
 GAME = get_game("gyges")
@@ -56,3 +56,30 @@ def test_a_ring_the_opponent_can_bring_to_the_throne_costs_the_mover():
     assert threats(playable(threatened, "north")[1]) == 1
     assert KNOW.value(threatened, BOTH)["south"] < KNOW.value(quiet, BOTH)["south"]
     assert KNOW.value(threatened, BOTH)["south"] < 0.5
+
+
+def features(s, player):
+    row, rings = playable(s, player)
+    return threats(rings), landings(rings), advance(player, row)
+
+
+def test_a_quiet_position_is_better_for_the_mover_whose_nearest_row_has_advanced():
+    """No threat either way: South moving from row 2 (row 1 empty behind it: its rings nearer
+    North's throne, and fewer near its own) is better off than from row 1, all else equal."""
+    back = pos({"a1": 1, "f4": 2, "c6": 3, "d6": 3}, "south")
+    ahead = pos({"a2": 1, "f4": 2, "c6": 3, "d6": 3}, "south")
+    assert features(back, "south") == (0, 0, 0) and features(ahead, "south") == (0, 0, 1)
+    assert features(back, "north") == features(ahead, "north") == (0, 2, 0)
+    assert KNOW.value(ahead, BOTH)["south"] > KNOW.value(back, BOTH)["south"] > 0.5
+    # And the same for North, whose rows count from the other side.
+    assert KNOW.value(pos({"a5": 1, "f3": 2, "c1": 3, "d1": 3}, "north"), BOTH)["north"] > \
+        KNOW.value(pos({"a6": 1, "f3": 2, "c1": 3, "d1": 3}, "north"), BOTH)["north"]
+
+
+def test_a_quiet_position_is_better_for_the_mover_with_a_ring_to_land_on():
+    """A ring the mover can land on (to bounce off or bump away) is worth having."""
+    bare = pos({"a2": 1, "f4": 2, "c6": 3, "d6": 3}, "south")
+    more = pos({"a2": 1, "b2": 2, "f4": 2, "c6": 3, "d6": 3}, "south")
+    assert features(bare, "south") == (0, 0, 1) and features(more, "south") == (0, 1, 1)
+    assert features(bare, "north") == features(more, "north")
+    assert KNOW.value(more, BOTH)["south"] > KNOW.value(bare, BOTH)["south"]
