@@ -91,12 +91,15 @@ class Search:
         self.index = {p: i for i, p in enumerate(self.players)}
         self.rng = rng
         self.widen_base = settings.widen_base
+        self.widen_k = settings.widen_k
         self.created = 0  # nodes made: past LEAN, states drop their memo (legal moves and the like)
 
     def widen_for(self, knowledge) -> None:
         """The game's own widening where the level sets none."""
         if self.settings.widen_base is None:
             self.widen_base = knowledge.widen_base
+            if knowledge.widen_k is not None:
+                self.widen_k = knowledge.widen_k
 
     def new_root(self, state: State) -> Node:
         return Node(state, None, len(self.players))
@@ -173,7 +176,7 @@ class Search:
         base = self.widen_base
         if base is None:
             return 1 << 30
-        return base + int(self.settings.widen_k * math.sqrt(node.visits))
+        return base + int(self.widen_k * math.sqrt(node.visits))
 
     def _select(self, node: Node) -> Node:
         i = self.index.get(node.mover, 0)

@@ -30,6 +30,8 @@ class Knowledge:
     # Progressive widening's first children, where the game's order is worth following (None:
     # the level's setting, usually every move at once).
     widen_base: int | None = None
+    # ... and how fast it widens (children ≤ widen_base + widen_k·√visits; None: the level's).
+    widen_k: float | None = None
     # The chance that a level slips (engine/levels.py), where the game's search alone does not
     # separate the levels; a game whose search does (cheap, exact playouts) keeps its own.
     slips: Mapping[int, float] | None = None
