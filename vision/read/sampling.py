@@ -174,12 +174,12 @@ def probe_values(grid: SampleGrid, frame: np.ndarray, H: np.ndarray) -> np.ndarr
 
 
 def light_gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
-           ignore: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+           ignore: np.ndarray | None = None, values: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per space: the light relative to the calibration (B, G, R gains, from a smooth model
     of the whole board's light), and the share of nearby probes that the model does not
     explain (a hand, glare or a shadow there). A hand's uniform colour over the probes
     would otherwise pass for a change of light and make a covered piece look like paper."""
-    _, coef, good, shaded, use = probe_light(grid, cal, frame, H, ignore)
+    _, coef, good, shaded, use = probe_light(grid, cal, frame, H, ignore, values)
     gains = grid.space_basis @ coef
     n_used = np.maximum(use[grid.probe_of].sum(axis=1), 1)
     bad_share = (~good & use)[grid.probe_of].sum(axis=1) / n_used
@@ -191,11 +191,12 @@ def light_gains(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.nda
 
 
 def probe_light(grid: SampleGrid, cal: Calibration, frame: np.ndarray, H: np.ndarray,
-                ignore: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+                ignore: np.ndarray | None = None, values: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """The probes against the board's light model: each probe's ratio to the empty board, the
     model's coefficients, and which probes it explains (good), which are only shadowed, which
-    were used (not ``ignore``d)."""
-    ratio = probe_values(grid, frame, H) / np.maximum(cal.probe_ref, 1.0)
+    were used (not ``ignore``d). ``values``: :func:`probe_values` of this frame, if the caller
+    has them already (a read judges the light up to four times)."""
+    ratio = (probe_values(grid, frame, H) if values is None else values) / np.maximum(cal.probe_ref, 1.0)
     X = grid.probe_basis
     use = np.ones(len(ratio), bool) if ignore is None else ~ignore  # probes a piece may cover: left out
     good = use.copy()

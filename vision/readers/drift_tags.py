@@ -113,6 +113,7 @@ class TagsAtHeight:
         # spaces where something is seen but not (all) named (together: 99 % of the tags; a
         # one-pass detector on the frame's own pixels finds about half).
         up = self.upscale(H)
+        crops: dict = {}  # the further looks' crops, each cut and enlarged once (the patient look's three windows)
         self._scan(frame, H, [int(i) for i in busy], self._quick_tags(H, up), found, upscale=up)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         for scale in (up, up - 1 if up > 2 else up + 1):
@@ -127,11 +128,11 @@ class TagsAtHeight:
             if not again or len(again) > 2 * self.second_looks:
                 break  # many such spaces: a hand or glare, and the next still frame will do
             before = len(found)
-            self._scan(frame, H, again, self._small_tags, found, upscale=scale)
+            self._scan(frame, H, again, self._small_tags, found, upscale=scale, crops=crops)
             if len(found) > before:  # (nothing more found: judged as it was)
                 out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         seen_before = len(found)
-        self._patient_look(frame, H, busy, found, out_why)
+        self._patient_look(frame, H, busy, found, out_why, crops)
         if len(found) > seen_before:
             out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         # A tag that may lie on either of two spaces (a side home's pile top seen over the arrow
@@ -143,7 +144,7 @@ class TagsAtHeight:
         tokens.update(out_tokens)
         why.update(out_why)
 
-    def _patient_look(self, grey, H, busy, found: list, why: dict[str, str]) -> None:
+    def _patient_look(self, grey, H, busy, found: list, why: dict[str, str], crops: dict | None = None) -> None:
         """Spaces still showing a token whose tag is not read (not a crowd: a lone coin, its
         19 mm tag blurred to 3 px a cell) get a patient look: its crop alone, enlarged 2-5x,
         each with one threshold window of its own. OpenCV's thorough detector merges the
@@ -161,7 +162,7 @@ class TagsAtHeight:
             seen: list[tuple[int, np.ndarray]] = []
             for up, window in patient_looks(cell):
                 looked: list[tuple[int, np.ndarray]] = []
-                self._scan(grey, H, [i], self._window_tags(window), looked, upscale=up)
+                self._scan(grey, H, [i], self._window_tags(window), looked, upscale=up, crops=crops)
                 seen += [(t, mm) for t, mm in looked if t in self._tags]
             centres = [mm.mean(axis=0) for _, mm in seen]
             for (tag, mm), c in zip(seen, centres):

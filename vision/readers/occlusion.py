@@ -182,7 +182,7 @@ class Occlusion:
         found = [(np.asarray(c, np.float64), float(h)) for c, h in self._tops_seen]
         hide |= self.covers_any(g.probes, [c for c, _ in found], [self.top_seen(c, h) for c, h in found],
                                 [self._radius + 6.0] * len(found))
-        _, _, good, _, use = probe_light(g, self.cal, frame, pose, hide)
+        _, _, good, _, use = probe_light(g, self.cal, frame, pose, hide, getattr(self, "_probe_values", None))
         for sid in [s for s, r in why.items() if r == UNNAMED and s in g.index]:
             i = g.index[sid]
             pr = g.probe_of[i]

@@ -36,7 +36,7 @@ from vision.read.lock import detect_all, make_sized_detector, make_thorough_dete
 from vision.read.pose import Pose, as_pose, pose_from_homography
 from vision.read.samples import SampleGrid, segment_distance
 from vision.read.sampling import (
-    SATURATED, any_channel, default_pieceset, group_share, light_gains, merge_boxes, remap_px, row_mean,
+    SATURATED, any_channel, default_pieceset, group_share, light_gains, merge_boxes, probe_values, remap_px, row_mean,
     scaled_to,
 )
 from vision.sheets import layout
@@ -82,17 +82,22 @@ def covers_pairs(pts: np.ndarray, k: np.ndarray, c: np.ndarray, top: np.ndarray,
     px, py = p[:, 0], p[:, 1]
     out = (px >= lo[:, 0]) & (px <= hi[:, 0]) & (py >= lo[:, 1]) & (py <= hi[:, 1])
     j = np.flatnonzero(out)  # only the pairs in the box are measured
-    if not len(j):
-        return out
-    dt = pts.dtype
-    px, py, c, reach = px[j], py[j], c[j], reach[j]
-    d = top[j] - c
+    if len(j):
+        out[j] = _within(p[j], c[j], top[j], reach[j], pts.dtype)
+    return out
+
+
+def _within(p: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Each point ``p[j]`` within ``reach[j]`` of the segment ``c[j]``-``top[j]`` (float64), worked
+    out in ``dt`` as segment_distance does for points of that type."""
+    px, py = p[:, 0], p[:, 1]
+    d = top - c
     ax, ay, dx, dy = c[:, 0].astype(dt), c[:, 1].astype(dt), d[:, 0].astype(dt), d[:, 1].astype(dt)
     denom = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9).astype(dt)
     t = np.clip(((px - ax) * dx + (py - ay) * dy) / denom, 0, 1)
     dist = np.hypot(px - ax - t * dx, py - ay - t * dy)
-    out[j] = dist <= reach.astype(dt)
-    return out
+    return dist <= reach.astype(dt)
+
 
 class Reader(Occlusion, ColourReading):
     """Reads a locked frame space by space (see the module docstring).
@@ -186,7 +191,8 @@ class Reader(Occlusion, ColourReading):
             pose = Pose(pose.H, pose.lens)  # the lens still, no parallax
         self._pose = pose
         self._tops_seen = []
-        gains, spread, harsh = light_gains(g, self.cal, frame, pose)
+        self._probe_values = probe_values(g, frame, pose)  # the probes sampled once, the light judged up to four times
+        gains, spread, harsh = light_gains(g, self.cal, frame, pose, values=self._probe_values)
         body_px = pose.to_px(g.body.mm)
         body = remap_px(frame, body_px)
         counts = np.maximum(g.body.counts, 1)
@@ -202,7 +208,7 @@ class Reader(Occlusion, ColourReading):
             if hide.any():
                 # Fewer probes left to count make one disturbed probe weigh more: the light is
                 # unsure only where it is so counted either way (a hand disturbs both counts).
-                gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide)
+                gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide, values=self._probe_values)
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
                 v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
                 foreign = group_share(foreign_pt, starts, counts)
@@ -223,7 +229,8 @@ class Reader(Occlusion, ColourReading):
                 # A piece put down off its space's centre (a hand does, by up to 15 % of the
                 # pitch) covers probes the guess above, round the centre, left counted: the
                 # light is judged once more without the probes round where the tags were found.
-                gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide | more)
+                gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide | more,
+                                                     values=self._probe_values)
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
                 v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
                 foreign = group_share(foreign_pt, starts, counts)
@@ -348,12 +355,14 @@ class Reader(Occlusion, ColourReading):
         return [(s.x - r, s.y - r), (s.x + r, s.y - r), (s.x + r, s.y + r), (s.x - r, s.y + r)]
 
     def _scan(self, grey: np.ndarray, H: Pose, spaces: list[int], detector: object,
-              found: list[tuple[int, np.ndarray]], upscale: int = 1) -> None:
+              found: list[tuple[int, np.ndarray]], upscale: int = 1,
+              crops: dict[tuple[int, ...], np.ndarray] | None = None) -> None:
         """Tags in the frame round ``spaces``, added to ``found`` (sheet mm corners under the
         tag, at the height of the piece it is on). Each crop spans where the tops of the
         pieces a space may hold appear, from the board up to the tallest. The spaces' crops are
         merged where that costs no extra pixels: neighbours' crops overlap, and each detector
-        call has its own fixed cost."""
+        call has its own fixed cost. ``crops``: the grey, enlarged crops of this frame cut so
+        far (box and enlargement), kept for further looks at the same place."""
         if not spaces:
             return
         quads = np.float32([self._scan_quad(i) for i in spaces]).reshape(-1, 2)
@@ -368,11 +377,15 @@ class Reader(Occlusion, ColourReading):
         for x0, y0, x1, y1 in merge_boxes(boxes):
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
-            crop = grey[y0:y1, x0:x1]
-            if crop.ndim == 3:
-                crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
-            if upscale > 1:
-                crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+            crop = None if crops is None else crops.get((x0, y0, x1, y1, upscale))
+            if crop is None:
+                crop = grey[y0:y1, x0:x1]
+                if crop.ndim == 3:
+                    crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+                if upscale > 1:
+                    crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
+                if crops is not None:
+                    crops[(x0, y0, x1, y1, upscale)] = crop
             for tag, corners in detect_all(detector, crop):  # type: ignore[arg-type]
                 corners = (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0])  # pixel centres
                 mm = self._locate(H, tag, corners)
@@ -424,14 +437,18 @@ class Reader(Occlusion, ColourReading):
         """Which of ``pts`` any of several pieces may cover: :meth:`covers_to` of each piece
         (its place, where its top is seen, its reach), or-ed, worked out for all at once."""
         n = len(pts)
-        if not cs or not n:
-            return np.zeros(n, bool)
-        m = len(cs)
-        piece, k = np.repeat(np.arange(m), n), np.tile(np.arange(n), m)
-        hit = covers_pairs(pts, k, np.asarray(cs)[piece], np.asarray(tops, np.float64)[piece],
-                           np.asarray(reaches, np.float64)[piece])
         out = np.zeros(n, bool)
-        out[k[hit]] = True
+        if not cs or not n:
+            return out
+        c = np.asarray(cs).astype(np.float64)  # exact from float32 or float64, as float(c[0]) was
+        top = np.asarray(tops, np.float64)
+        reach = np.asarray(reaches, np.float64)
+        lo, hi = np.minimum(c, top) - reach[:, None], np.maximum(c, top) + reach[:, None]
+        px, py = pts[:, 0].astype(np.float64), pts[:, 1].astype(np.float64)  # (exact)
+        box = (px >= lo[:, 0, None]) & (px <= hi[:, 0, None]) & (py >= lo[:, 1, None]) & (py <= hi[:, 1, None])
+        piece, k = np.nonzero(box)  # (piece, point) pairs in the piece's box: only they are measured
+        if len(k):
+            out[k[_within(pts[k], c[piece], top[piece], reach[piece], pts.dtype)]] = True
         return out
 
     def covers_to(self, pts: np.ndarray, c: np.ndarray, top: np.ndarray, reach: float) -> np.ndarray:
