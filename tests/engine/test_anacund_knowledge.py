@@ -1,0 +1,68 @@
+"""Anacund's glance at a placement (engine/knowledge/anacund.py): the order a search tries its
+placements in, and level 1's choice where its few simulations decide little. Positions are the
+rules' own states on the default track (bonus t7, a 1; its neighbours t6 a 5 and t8 a 4)."""
+
+from __future__ import annotations
+
+import random
+
+from engine import knowledge_for
+from engine.knowledge.anacund import exposure, glance, reach, settled
+from rules import get_game
+from rules.games.anacund import AnacundState, Place
+
+GAME = get_game("anacund")
+TRACK = GAME.default_setup().track
+
+
+def position(pieces: dict[int, str], groups) -> AnacundState:
+    """The default track with ``pieces`` (square -> 'A', 'B', or 'a'/'b' dead) and the groups."""
+    cells = ["."] * 36
+    for square, c in pieces.items():
+        cells[square - 1] = c
+    return AnacundState(TRACK, "".join(cells), groups)
+
+
+def test_the_default_track_is_as_these_tests_read_it():
+    assert TRACK.bonus == 7 and TRACK.number(7) == 1
+    assert (TRACK.number(6), TRACK.number(8), TRACK.number(12)) == (5, 4, 5)
+
+
+def test_a_landlocked_placement_is_judged_after_its_own_capture():
+    # A to place from groups of 5 (on the 5s); t12 stands between B's t11 and t13: landlocked.
+    state = position({11: "B", 13: "B", 35: "B", 16: "A", 22: "A", 32: "A"}, ((5, 5, 5), (5, 5, 5)))
+    assert state.to_move == "A"
+    doomed, safe = Place(12, 5), Place(21, 5)
+    assert state.captures(12) == ((11,), True)
+    assert settled(state, doomed).cells[11] == "b"  # captured by B, the next ply
+    assert glance(state, doomed) < glance(state, safe)
+    for seed in range(5):
+        order = knowledge_for("anacund").order(state, state.legal_moves(), random.Random(seed))
+        assert order[-1] == doomed
+
+
+def test_a_run_one_placement_from_capture_is_at_risk_and_a_dead_end_makes_it_safe():
+    # A's t7 (the bonus) against B's t8, t6 free: B's groups reach the 5s next turn.
+    groups = ((1, 6, 6), (3, 6, 6))
+    open_ = position({7: "A", 8: "B"}, groups)
+    assert 5 in reach(open_, "B")
+    assert exposure(open_, "A") > 6  # the bonus run is all but lost
+    dead_end = position({7: "A", 8: "B", 6: "a"}, groups)
+    assert exposure(dead_end, "A") == 0.0
+    assert reach(position({}, ((6, 6, 6), (6, 6, 6))), "B") == {6, 5, 4}
+    far = position({7: "A", 8: "B"}, ((1, 6, 6), (2, 1, 1)))  # B reaches 2 and 1 only
+    assert exposure(far, "A") == 0.0
+
+
+def test_the_bonus_square_is_taken_when_safe_and_left_when_the_opponent_closes_it():
+    # A places from a group of 1 (t2, t7, …) or of 6. With B on t8 and t6 free, the bonus piece
+    # would be captured next turn (a 12-point swing): a plain placement is better.
+    groups = ((1, 6, 6), (3, 6, 6))
+    exposed = position({8: "B", 20: "B", 24: "B", 16: "A", 22: "A", 32: "A", 15: "A", 10: "A"}, groups)
+    assert exposed.to_move == "A"
+    bonus = Place(7, 1)
+    assert bonus in exposed.legal_moves()
+    assert glance(exposed, bonus) < max(glance(exposed, m) for m in exposed.legal_moves() if m != bonus)
+    safe = position({8: "B", 6: "a", 20: "B", 16: "A", 22: "A", 32: "A", 15: "A", 10: "A"}, groups)
+    assert safe.to_move == "A"
+    assert max(safe.legal_moves(), key=lambda m: glance(safe, m)) == bonus
