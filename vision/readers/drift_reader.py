@@ -51,7 +51,7 @@ from vision.sheets.render import marker_image
 
 from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
-from .reader import Reader, Reading
+from .reader import Reader, Reading, covers_pairs
 
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
 BOARD_SLACK = 0.03  # contrast over the board's own at a step position still plain (a marker shows 0.3-0.5)
@@ -192,39 +192,69 @@ class _TurnedReader(TagsAtHeight, Reader):
                     and math.hypot(mid[0] - s.x, mid[1] - s.y) <= 0.3 * pitch)
         return False
 
-    def _area(self, i: int, got: list[tuple[str, np.ndarray]], foreign_pt: np.ndarray,
-              tokens: dict[str, list[str]], why: dict[str, str], partner: np.ndarray | None = None,
-              partner_read: str = OCCUPIED) -> None:
+    def _space_read(self, i: int, got: list[tuple[str, np.ndarray]], tokens: dict[str, list[str]], why: dict[str, str],
+              unexplained: float | None, partner: np.ndarray | None = None, partner_read: str = OCCUPIED) -> None:
         """Space ``i`` holds the tokens ``got`` (their tags' places) if every foreign point of
-        its body lies on a read token; ``partner``: where the unread other half of a pair lies
-        (a lone tag lying as one of two) — plainly something there, it is read ``OCCUPIED``;
-        hidden in part by a token in front, ``partner_read`` is ``MORE`` (maybe something)."""
-        sl = self.grid.body.of(i)
-        fg = foreign_pt[sl]
-        # Only the foreign points need explaining: the tokens' outlines are worked out there
-        # alone (point by point, as over the whole body); none foreign, nothing to explain.
-        if fg.any():
-            pts = self.grid.body.mm[sl][fg]
-            shadowy = self._shadow_pt[sl][fg] if len(self._shadow_pt) else np.zeros(len(pts), bool)
-            reach = self.sheet.piece_radius * EXPLAIN
-            s = self.grid.spaces[i]
-            explained = np.zeros(len(pts), bool)
-            if partner is not None:  # (plainly something there: vision.readers.drift_tags checked)
-                explained |= self.covers(pts, partner, reach + 3.0, float(self._max_top[i]))
-            # Each token as tall as its tag was found standing; its blurred edge and its shadow
-            # (a pile's reaches the next space but one).
-            near = [(c, h, top) for c, h, top in self._found_tops()
-                    if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + 1.5 * h + self.sheet.pitch]
-            cs, tops = [c for c, _, _ in near], [top for _, _, top in near]
-            explained |= self.covers_any(pts, cs, tops, [reach + (3.0 if h > 0 else 0.0) for _, h, _ in near])
-            if shadowy.any():
-                explained |= self.covers_any(pts, cs, tops, [reach + 1.5 * h for _, h, _ in near]) & shadowy
-            # A missed token covers far more of a space's body than this: the few points left
-            # over are the edge of a token read, lit otherwise than the learned board (a block's side).
-            if int((~explained).sum()) / len(fg) > EMPTY_MAX:
-                why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
-                return
+        its body lies on a read token (``unexplained``: the share of its body that does not,
+        :meth:`_unexplained`; None, nothing foreign); ``partner``: where the unread other half
+        of a pair lies (a lone tag lying as one of two) — plainly something there, it is read
+        ``OCCUPIED``; hidden in part by a token in front, ``partner_read`` is ``MORE`` (maybe something)."""
+        # A missed token covers far more of a space's body than this: the few points left
+        # over are the edge of a token read, lit otherwise than the learned board (a block's side).
+        if unexplained is not None and unexplained > EMPTY_MAX:
+            why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
+            return
         tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([partner_read] if partner is not None else [])
+
+    def _unexplained(self, spaces: list[int], foreign_pt: np.ndarray,
+                     partners: dict[int, np.ndarray]) -> dict[int, float]:
+        """For each of ``spaces`` whose body shows foreign points: the share of its body
+        foreign and on no read token's outline (each token as tall as its tag was found
+        standing: its blurred edge, and on shadow-like points its shadow — a pile's reaches the
+        next space but one; ``partners``: a pair's unread half, as tall as the space's tallest).
+        Worked out for every space and token at once, each (point, token) pair with
+        :meth:`Reader.covers`' arithmetic; only the foreign points need explaining."""
+        g, body = self.grid, self.grid.body
+        reach = self.sheet.piece_radius * EXPLAIN
+        found = self._found_tops()
+        pts_of, shadowy_of, owner, entries = [], [], [], []  # entries: (space's slot, c, top, reach, shade)
+        for i in spaces:
+            sl = body.of(i)
+            fg = foreign_pt[sl]
+            if not fg.any():
+                continue
+            slot = len(pts_of)
+            owner.append((i, len(fg)))
+            pts_of.append(body.mm[sl][fg])
+            shadowy_of.append(self._shadow_pt[sl][fg] if len(self._shadow_pt) else np.zeros(int(fg.sum()), bool))
+            s = g.spaces[i]
+            partner = partners.get(i)
+            if partner is not None:  # (plainly something there: vision.readers.drift_tags checked)
+                entries.append((slot, partner, self.top_seen(partner, float(self._max_top[i])), reach + 3.0, False))
+            near = [(c, h, top) for c, h, top in found
+                    if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + 1.5 * h + self.sheet.pitch]
+            entries += [(slot, c, top, reach + (3.0 if h > 0 else 0.0), False) for c, h, top in near]
+            if shadowy_of[-1].any():
+                entries += [(slot, c, top, reach + 1.5 * h, True) for c, h, top in near]
+        if not owner:
+            return {}
+        counts = np.array([len(p) for p in pts_of])
+        first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        pts, shadowy = np.concatenate(pts_of), np.concatenate(shadowy_of)
+        explained = np.zeros(len(pts), bool)
+        if entries:
+            slot = np.array([e[0] for e in entries])
+            n = counts[slot]  # each entry is tested on every foreign point of its space
+            entry = np.repeat(np.arange(len(entries)), n)
+            k = first[slot][entry] + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+            c = np.array([np.asarray(e[1], np.float64) for e in entries])[entry]
+            top = np.array([np.asarray(e[2], np.float64) for e in entries])[entry]
+            hit = covers_pairs(pts, k, c, top, np.array([e[3] for e in entries], np.float64)[entry])
+            shade = np.array([e[4] for e in entries])[entry]
+            hit &= ~shade | shadowy[k]  # a shadow explains only shadow-like points
+            explained[k[hit]] = True
+        left = np.add.reduceat((~explained).astype(np.int64), first)
+        return {i: int(n_left) / n_body for (i, n_body), n_left in zip(owner, left)}
 
 
 class DriftReader:

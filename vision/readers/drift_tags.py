@@ -375,12 +375,12 @@ class TagsAtHeight:
         if astray:
             for i in self._near(*astray, reach=CROWD_REACH):
                 why[g.spaces[i].id] = CROWDED
-        for i in sorted(busy_set | set(placed)):
+        judged = [i for i in sorted(busy_set | set(placed)) if g.spaces[i].id not in why]
+        unexplained = self._unexplained(judged, foreign_pt, partners)
+        for i in judged:
             s = g.spaces[i]
-            if s.id in why:
-                continue
-            self._area(i, placed.get(i, []), foreign_pt, tokens, why, partners.get(i),
-                       MORE if i in unseen else OCCUPIED)  # [] : a neighbour's token
+            self._space_read(i, placed.get(i, []), tokens, why, unexplained.get(i), partners.get(i),
+                             MORE if i in unseen else OCCUPIED)  # [] : a neighbour's token
             if s.id in homes and tokens.get(s.id):
                 tokens[s.id] = [*tokens[s.id], MORE]  # a pile: its top is seen, not what lies beneath
         self._seen_behind(tokens, why, foreign_pt)
