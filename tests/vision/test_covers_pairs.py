@@ -5,6 +5,8 @@ many of them on the reach's very edge: equal, point for point."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from vision.read.pose import Pose
 from vision.readers.reader import Reader
 from vision.readers.drift_reader import DriftGrid
 from vision.sheets.layout import Sheet
+from vision_support import bench_frame
 
 
 class _Flat:
@@ -79,3 +82,52 @@ def test_probes_under_all_spaces_at_once_is_space_by_space(camera):
         got = r._probes_under(r._pose, spaces)
         assert np.array_equal(got, r.probes_under_one_by_one(spaces))
         assert size < 40 or got.any()  # (the test means something: probes hidden)
+
+
+def _unexplained_one_by_one(r, i: int, foreign_pt: np.ndarray, partner) -> float | None:
+    """What DRIFT's reader judged a space on before (its _area, a space at a time)."""
+    from vision.readers.drift_reader import EXPLAIN
+
+    sl = r.grid.body.of(i)
+    fg = foreign_pt[sl]
+    if not fg.any():
+        return None
+    pts = r.grid.body.mm[sl][fg]
+    shadowy = r._shadow_pt[sl][fg] if len(r._shadow_pt) else np.zeros(len(pts), bool)
+    reach = r.sheet.piece_radius * EXPLAIN
+    s = r.grid.spaces[i]
+    explained = np.zeros(len(pts), bool)
+    if partner is not None:
+        explained |= r.covers(pts, partner, reach + 3.0, float(r._max_top[i]))
+    shade = np.zeros(len(pts), bool)
+    for c, h, top in r._found_tops():
+        if math.hypot(c[0] - s.x, c[1] - s.y) > reach + 1.5 * h + r.sheet.pitch:
+            continue
+        explained |= r.covers_to(pts, c, top, reach + (3.0 if h > 0 else 0.0))
+        shade |= r.covers_to(pts, c, top, reach + 1.5 * h)
+    explained |= shade & shadowy
+    return int((~explained).sum()) / len(fg)
+
+
+def test_drift_spaces_judged_all_at_once_as_one_by_one(monkeypatch):
+    """DRIFT's reader judges every space against the tokens read in one go
+    (_TurnedReader._unexplained): on the shelf bench's frame with a lone tag lying as one of a
+    pair (tilt 35, seed 1, its 7th frame: the pair's unread half judged too), each judging gives
+    every space the share the space-at-a-time code gave."""
+    import bench.vision_real as vr
+    from vision.readers.drift_reader import _TurnedReader
+
+    truth, reader, frame, H = bench_frame(monkeypatch, "drift", vr.Setting("frame", {"tilt_deg": 35.0}), 1, 7, vr.FHD)
+    judged = []
+    at_once = _TurnedReader._unexplained
+
+    def both(self, spaces, foreign_pt, partners):
+        got = at_once(self, spaces, foreign_pt, partners)
+        one = {i: _unexplained_one_by_one(self, i, foreign_pt, partners.get(i)) for i in spaces}
+        assert got == {i: v for i, v in one.items() if v is not None}
+        judged.append((len(got), sorted(partners)))
+        return got
+
+    monkeypatch.setattr(_TurnedReader, "_unexplained", both)
+    reader.read(frame, H)
+    assert judged and any(n > 10 for n, _ in judged) and any(p for _, p in judged), judged
