@@ -13,7 +13,17 @@ ends free is at some risk, one against a dead square is safe for ever. Level 1 l
 play mostly so: in 14 of its 18 losses in 300 games it had put a piece on the bonus square
 (1 + 5 points) with both neighbours free, and the random player happened to close them — a
 12-point swing the 40-simulation search did not see; it also rated a landlocked placement as
-+1."""
++1.
+
+With the glance every level is better, the lower ones most (their choices are the glance's),
+so the levels' usual budgets no longer parted them: level 2 (150 simulations) beat level 1
+(40) only 54.5 % of 200 games. The search still separates levels when each has about three
+times the one below (level 2 at 300 beat level 1 61.5 % of 200; level 5 with all of its 2.5 s
+beat level 4 at 3,000 70 % of 60, at a Pi's pace), so Anacund keeps its own, wider budgets
+with time caps to match: playouts are cheap, and level 4's 3,000 simulations take about a
+second on a Pi 4. Level 1 keeps the level's own (40), which is what it is: at 60 it beat random
+play 98 % of 300 but level 2 at 300 no more (53 % of 200). Only level 1 slips, one turn in five
+(290 of 300 against random play with the slip and without it)."""
 
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from collections.abc import Iterator
 from rules.games.anacund import PLAYERS, PER_TURN, BONUS_POINTS
 from rules.games.anacund_track import FREE, OTHER, SQUARES
 
+from ..api import Limit
 from . import Knowledge, register, score_lead
 
 # The chance that the opponent closes an exposed run before the player can mend it: one free
@@ -93,7 +104,11 @@ class Anacund(Knowledge):
     game = "anacund"
     playout_depth = None  # to the end: 36 placements at most
     score_scale = 6.0  # points of lead that all but decide a game
-    slips = {1: 0.2}  # and none above: measured, docs/opponent.md
+    slips = {1: 0.2}  # and none above: the search separates them (above)
+    # About three times the search of the level below; the time caps are a Pi 4's seconds
+    # (level 5's is what bounds it there, inside the 3 s asked of it).
+    limits = {2: Limit(nodes=300, time=0.5), 3: Limit(nodes=1000, time=0.9),
+              4: Limit(nodes=3000, time=1.5), 5: Limit(nodes=12000, time=2.5)}
 
     def order(self, state, moves, rng):
         scored = [(glance(state, m) + 0.5 * rng.random(), m) for m in moves]
