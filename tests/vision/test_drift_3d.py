@@ -557,3 +557,15 @@ def test_a_sliver_of_even_shadow_on_an_empty_space_is_read_empty(monkeypatch):
     _right(truth, reading)
     monkeypatch.setattr(occlusion, "SHADOW_SMALL", 0.0)
     assert "I8" in reader.read(frame, H).unreadable
+
+
+@pytest.mark.parametrize("cell_px", [2.0, 2.7, 3.3, 3.6, 4.0, 4.9, 6.0])
+def test_the_patient_look_never_counts_one_look_twice(cell_px):
+    """A tag is taken by the patient look only where two different looks decode it: at 3.3 px a
+    cell and more, two of a crop's windows clip to the same 41 px, and that one look, run twice,
+    decoded its tag twice — one decoding passed for two looks that agree."""
+    from vision.readers.drift_tags import patient_looks
+
+    looks = patient_looks(cell_px)
+    assert looks and len(looks) == len(set(looks)), looks
+    assert all(8 <= cell_px * up <= 20 and window % 2 == 1 and 7 <= window <= 41 for up, window in looks)

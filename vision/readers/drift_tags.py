@@ -87,13 +87,17 @@ STANDING_VOTES = 2  # tags in a frame telling the set stands at its heights, at 
 
 def patient_looks(cell_px: float) -> list[tuple[int, int]]:
     """(enlargement, threshold window) of :meth:`TagsAtHeight._patient_look`: a cell 8-20 px
-    enlarged, windows of 1.5, 2.5 and 4 cells (odd, 7-41 px)."""
-    looks = []
+    enlarged, windows of 1.5, 2.5 and 4 cells (odd, 7-41 px), each look once — two windows
+    clipped to the same 41 px are one look, and one look decoding a tag twice is not the two
+    agreeing looks the patient look asks for (PATIENT_AGREE)."""
+    looks: list[tuple[int, int]] = []
     for up in range(2, 6):
         if not 8 <= cell_px * up <= 20:
             continue
         for k in (1.5, 2.5, 4.0):
-            looks.append((up, int(np.clip(round(k * cell_px * up), 7, 41)) | 1))
+            look = (up, int(np.clip(round(k * cell_px * up), 7, 41)) | 1)
+            if look not in looks:
+                looks.append(look)
     return looks
 
 
