@@ -13,7 +13,11 @@ ends free is at some risk, one against a dead square is safe for ever. Level 1 l
 play mostly so: in 14 of its 18 losses in 300 games it had put a piece on the bonus square
 (1 + 5 points) with both neighbours free, and the random player happened to close them — a
 12-point swing the 40-simulation search did not see; it also rated a landlocked placement as
-+1.
++1. The other way round too: as B it lost when random play's piece stood on the bonus and it
+did not close both neighbours, a capture of two placements whose first gains nothing at once —
+so the glance also counts the opponent's runs the player can close (all of it while its turn
+goes on, half when the opponent moves first). Level 1 then won 294 of 300 against random play
+(seed 52, speed 0; 279 of 300 without the threats, 290 of 300 at seed 42).
 
 With the glance every level is better, the lower ones most (their choices are the glance's),
 so the levels' usual budgets no longer parted them: level 2 (150 simulations) beat level 1
@@ -39,6 +43,9 @@ from . import Knowledge, register, score_lead
 # end it can reach (it needs one placement of its three), or two (it needs both ends this turn).
 ONE_END_OPEN = 0.8
 BOTH_ENDS_OPEN = 0.3
+# What the opponent's exposed runs are worth to the player: all of it while its turn goes on,
+# half once the opponent moves first (it may close the player's runs instead).
+THREAT_NOW, THREAT_LATER = 1.0, 0.5
 
 
 def settled(state, move):
@@ -94,10 +101,14 @@ def exposure(state, player: str) -> float:
 
 
 def glance(state, move) -> float:
-    """What the placement is worth to the player making it, at a glance."""
+    """What the placement is worth to the player making it, at a glance: the lead, less its own
+    runs' exposure, plus the opponent's runs it can close — at once if its turn goes on (the
+    second half of a capture that takes two placements), else half, the opponent moving first."""
     me = state.to_move
     after = settled(state, move)
-    return score_lead(after.scores(), me) - exposure(after, me)
+    mine = not after.is_game_over() and after.to_move == me
+    return (score_lead(after.scores(), me) - exposure(after, me)
+            + (THREAT_NOW if mine else THREAT_LATER) * exposure(after, OTHER[me]))
 
 
 class Anacund(Knowledge):

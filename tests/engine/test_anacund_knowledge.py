@@ -68,6 +68,26 @@ def test_the_bonus_square_is_taken_when_safe_and_left_when_the_opponent_closes_i
     assert max(safe.legal_moves(), key=lambda m: glance(safe, m)) == bonus
 
 
+def test_the_first_half_of_a_capture_is_seen_while_the_turn_goes_on():
+    # B's piece on the bonus t7 (B took five from a group, then its last); A has placed one of
+    # this turn's three and holds a group of 5: t6 closes one end, and the group then gives a 4
+    # for t8 — a capture of the bonus in two placements, which a plain 5 elsewhere is not.
+    b = {7: "B", 22: "B", 21: "B", 25: "B", 18: "B", 13: "B"}
+    a = {10: "A", 16: "A", 32: "A", 12: "A", 31: "A", 27: "A", 35: "A"}
+    state = position({**a, **b}, ((5, 3, 3), (6, 5, 1)))
+    assert state.to_move == "A" and state.placed_this_turn() == 1
+    assert max(state.legal_moves(), key=lambda m: glance(state, m)) == Place(6, 5)
+    after = state.successor(Place(6, 5))
+    assert after.to_move == "A" and after.captures(8) == ((6,), False)  # t8 takes it (cell t7)
+    # As the turn's last placement the threat is worth less (the opponent moves first), still
+    # more than nothing.
+    last = position({**a, **b, 34: "A"}, ((5, 3, 2), (6, 5, 1)))
+    assert last.to_move == "A" and last.placed_this_turn() == 2
+    now = glance(state, Place(6, 5)) - glance(state, Place(23, 5))
+    later = glance(last, Place(6, 5)) - glance(last, Place(23, 5))
+    assert now > later > 0
+
+
 def test_each_level_searches_about_three_times_the_one_below_within_the_think_time_caps():
     """With the glance the levels' usual budgets no longer parted them (level 2 beat level 1
     54.5 % of 200 games): Anacund keeps its own, about three times the search a level."""
