@@ -102,8 +102,7 @@ def test_gyges_blocks_or_avoids_a_throne_threat_better_than_random():
 
         def loses(m):
             after = state.successor(m)
-            return any(after.successor(r).is_game_over() for r in knowledge_for("gyges").order(
-                after, after.legal_moves(), random.Random(0))[:1])  # wins are ordered first
+            return any(r.end in "NS" for r in after.legal_moves())  # a ring onto a throne wins
 
         bad = [m for m in moves if loses(m)]
         if 0 < len(bad) < len(moves) // 2:

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from engine.knowledge import Knowledge
 from engine import LEVELS, Engine, Limit, knowledge_for
 from engine.levels import Level
 from rules import get_game
@@ -15,6 +16,14 @@ from rules import get_game
 from test_engine_sees import winning_turn_position  # pytest puts this folder on the path
 
 ALWAYS = 0.99
+
+
+@pytest.fixture(autouse=True)
+def gyges_slips_as_the_levels(monkeypatch, request):
+    """These tests hold the slip's mechanics on Gygès positions with a level's own chance;
+    Gygès keeps chances of its own (test_a_game_may_keep_its_own_slips)."""
+    if request.node.name != "test_a_game_may_keep_its_own_slips":
+        monkeypatch.setattr(knowledge_for("gyges"), "slips", None)
 
 
 def slipping(level: int, slip: float) -> Level:
@@ -83,7 +92,8 @@ def test_a_game_may_keep_its_own_slips():
     costs a placement's points) and the levels from 3 up never do."""
     know = knowledge_for("anacund")
     assert know.slip(1, 0.85) == 0.2 and know.slip(5, 0.0) == 0.0 and know.slip(4, 0.25) == 0.0
-    assert knowledge_for("gyges").slip(4, 0.25) == 0.25
+    assert Knowledge().slip(4, 0.25) == 0.25  # a game with no slips of its own: the level's
+    assert knowledge_for("gyges").slip(1, 0.85) == 0.95 and knowledge_for("gyges").slip(5, 0.0) == 0.0
     state = get_game("anacund").default_setup()
     limit = Limit(nodes=60)
     for seed in range(4):  # level 4 slips 25 % in the other games, never in Anacund

@@ -83,3 +83,34 @@ def test_a_quiet_position_is_better_for_the_mover_with_a_ring_to_land_on():
     assert features(bare, "south") == (0, 0, 1) and features(more, "south") == (0, 1, 1)
     assert features(bare, "north") == features(more, "north")
     assert KNOW.value(more, BOTH)["south"] > KNOW.value(bare, BOTH)["south"]
+
+
+def test_the_search_tries_a_win_first_then_moves_that_leave_no_throne_move():
+    """The order is the judgement one move ahead: a throne move first; else the first four
+    (the tree's first children) leave the opponent no throne move where four such exist."""
+    rng, wins_seen, safe_seen = random.Random(11), 0, 0
+    while wins_seen < 2 or safe_seen < 3:
+        s = GAME.default_setup()
+        for _ in range(rng.randrange(2, 20)):
+            s = s.successor(rng.choice(s.legal_moves()))
+            if s.is_game_over():
+                break
+        if s.is_game_over():
+            continue
+        moves = s.legal_moves()
+        first = KNOW.order(s, moves, random.Random(0))[0]
+        assert sorted(KNOW.order(s, moves, random.Random(0)), key=str) == sorted(moves, key=str)
+        if any(m.end in "NS" for m in moves):
+            assert first.end in "NS"
+            wins_seen += 1
+            continue
+
+        def loses(m):
+            after = s.successor(m)
+            return threats(playable(after, after.to_move)[1]) > 0
+
+        losing = [m for m in moves if loses(m)]
+        if 2 * len(losing) >= len(moves) and len(moves) - len(losing) >= 4:
+            # at least half of them lose: a random order would put one in the first four
+            assert not any(loses(m) for m in KNOW.order(s, moves, random.Random(0))[:4])
+            safe_seen += 1
