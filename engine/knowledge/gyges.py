@@ -6,11 +6,13 @@ position (below). The search tries a node's moves best first by that judgement o
 and widens progressively from its best four: with ~200 moves a node and a few thousand
 simulations a turn, a move tried among all the others in random order was judged by the mean
 of two or three random replies, so twice the search found no more (level 5 beat level 4 42 %
-of 50); tried against the opponent's best replies first it does (77 % of 30, below).
+of 50); tried against the opponent's best replies first it does (26 of 30 at a Pi's pace). The
+order is dear (~20 ms a node opened here, a successor and a judgement a move), so a turn is a
+few dozen simulations, spent on the few moves and replies that matter.
 
 The threats are read from each ring's reach (``GygesState.reach``), not from the legal moves:
 those list every space a bumped ring may be put on (~150 moves a position, up to 1,700), three
-times a leaf; the reach is six times cheaper, which is three times the search in a turn.
+times a leaf; the reach is six times cheaper (0.13 ms a judgement here, 0.78 ms before).
 
 A position without a threat in one move is not even: judged 0.5 throughout, the search's
 choices in a quiet position were all equal, and twice the search found nothing more. What
