@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from ..api import Limit
 from . import Knowledge, register
 
 WIN_NOW = 0.97  # the player to move has a turn that reaches the target ahead: all but won
@@ -29,6 +30,10 @@ class Annihilation(Knowledge):
     # A move off the search's first choice gives points away in the race: level 1 at Gygès' 85 %
     # won only 85 % of 67 games against random play.
     slips = {1: 0.3, 2: 0.2, 3: 0.1, 4: 0.05}
+    # With a leaf judged where it stands a Pi affords level 1 its whole 40 simulations, and
+    # level 2 (~100) then won only 59 % of 64 against it; 20 keep level 1 well above random
+    # play (49.5 of 50) and level 2 ahead of it (29 of 40). Figures: docs/opponent.md.
+    limits = {1: Limit(nodes=20, time=0.15)}
 
     def order(self, state, moves, rng):
         k = _index(state, state.to_move)

@@ -87,3 +87,13 @@ def test_the_engine_scores_when_it_can():
         result = Engine(5).play(state, Limit(nodes=60), rng=random.Random(seed))
         assert result.texts == ("8@W>B",)
         assert result.evaluation > 0.6
+
+
+def test_level_one_keeps_a_smaller_search_of_its_own_within_the_levels_envelope():
+    from engine import LEVELS
+
+    state = position(CANNOT)
+    own, level = Engine(1).limit_for(state), LEVELS[0].limit
+    assert own.nodes < level.nodes and own.time <= level.time
+    assert Engine(1).play(state, rng=random.Random(2)).nodes <= own.nodes  # no clock: nodes alone
+    assert Engine(2).limit_for(state).nodes > own.nodes
