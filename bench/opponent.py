@@ -303,7 +303,8 @@ def think_rows(share: float | None, figures: dict[str, Any]) -> list[str]:
     return lines
 
 
-def think_in_budget(share: float, quick: bool, levels: list[int] | None = None) -> dict[str, Any]:
+def think_in_budget(share: float, quick: bool, levels: list[int] | None = None,
+                    setups: list[str] | None = None) -> dict[str, Any]:
     """The think-time probe in a fresh process inside a cgroup quota (bench/budget.py's Group)."""
     from bench.budget import Group
 
@@ -314,6 +315,7 @@ def think_in_budget(share: float, quick: bool, levels: list[int] | None = None) 
     try:
         cmd = [sys.executable, str(Path(__file__)), "--think-probe", json.dumps(group.__dict__)]
         cmd += ["--levels", ",".join(map(str, levels))] if levels else []
+        cmd += ["--only", ",".join(setups)] if setups else []
         proc = subprocess.run(cmd + (["--quick"] if quick else []), cwd=ROOT, capture_output=True, text=True,
                               timeout=3600)
         if proc.returncode != 0:
@@ -324,11 +326,12 @@ def think_in_budget(share: float, quick: bool, levels: list[int] | None = None) 
         group.remove()
 
 
-def print_think(share: float | None, quick: bool, levels: list[int] | None = None) -> int:
+def print_think(share: float | None, quick: bool, levels: list[int] | None = None,
+                setups: list[str] | None = None) -> int:
     if share is None:
-        figures = think_times(quick, levels)
+        figures = think_times(quick, levels, setups)
     else:
-        figures = think_in_budget(share, quick, levels)
+        figures = think_in_budget(share, quick, levels, setups)
         if "error" in figures:
             print(f"opponent think time at {share:g} of a core: not measured: {figures['error']}")
             return 1
@@ -362,14 +365,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--think-probe", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
     if args.think_probe:
         from bench.budget import Group
 
         Group(**json.loads(args.think_probe)).enter_process()
-        print(json.dumps(think_times(args.quick, levels=args.levels)), flush=True)
+        print(json.dumps(think_times(args.quick, levels=args.levels, setups=only or None)), flush=True)
         return 0
     if args.think:
-        return print_think(args.cpu_budget, args.quick, args.levels)
+        return print_think(args.cpu_budget, args.quick, args.levels, only or None)
     seed = args.seed if args.seed is not None else int(time.time()) % 100_000
     setups = [s.strip() for s in args.only.split(",") if s.strip()] or list(SETUPS)
     pairs = [tuple(p.split("-")) for p in args.pairings.split(",") if p.strip()]

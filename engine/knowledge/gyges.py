@@ -73,6 +73,7 @@ TEMPO = 0.43
 THREATS = (0.0, 0.36, 0.56, 0.65)  # the opponent's rings that can reach the throne: 0, 1, 2, 3+
 ADVANCE = (0.40, 0.37)
 LANDINGS = (0.07, 0.06)
+ORDER_MOST = 160  # moves a node's order judges, at most (a typical position has ~150)
 
 
 class Gyges(Knowledge):
@@ -88,18 +89,28 @@ class Gyges(Knowledge):
         """Best first by the judgement one move ahead (a win first, a loss last), the tree
         widening from there: the opponent's strongest replies are the ones tried, so a move's
         value is what it leaves against them — with every move tried in random order, a move
-        was judged by the mean of a few random replies, and twice the search found no more."""
-        mover, scored = state.to_move, []
-        for move in moves:
+        was judged by the mean of a few random replies, and twice the search found no more.
+
+        At most ``ORDER_MOST`` moves are judged (a win always first): a position rich in bumps
+        has over a thousand moves (every space a bumped ring may go to), and ordering them all
+        took ~0.1 s here, past level 1's whole turn, where the search cannot stop it. Beyond
+        that, a random sample of them is judged and the rest follow in random order."""
+        mover = state.to_move
+        wins = _wins(state, moves)
+        rest = [m for m in moves if m not in set(wins)] if wins else list(moves)
+        rng.shuffle(rest)
+        judged, unjudged = rest[:ORDER_MOST], rest[ORDER_MOST:]
+        scored = []
+        for move in judged:
             after = state.successor(move)
             out = after.outcome()
             if out is None:
                 v = self.value(after, PLAYERS)[mover]
             else:
                 v = 2.0 if out.winner == mover else -1.0
-            scored.append((-v, rng.random(), move))
-        scored.sort(key=lambda t: t[:2])
-        return [move for _, _, move in scored]
+            scored.append((-v, move))
+        scored.sort(key=lambda t: t[0])  # stable: ties keep the shuffled order
+        return wins + [move for _, move in scored] + unjudged
 
     def fallback(self, state, moves, rng):
         return self.playout_move(state, moves, rng)

@@ -114,3 +114,31 @@ def test_the_search_tries_a_win_first_then_moves_that_leave_no_throne_move():
             # at least half of them lose: a random order would put one in the first four
             assert not any(loses(m) for m in KNOW.order(s, moves, random.Random(0))[:4])
             safe_seen += 1
+
+
+def test_a_node_rich_in_bumps_judges_at_most_order_most_moves_a_win_still_first(monkeypatch):
+    """Ordering every one of a thousand bump destinations took longer than level 1's whole turn,
+    and the search cannot stop an order under way: at most ORDER_MOST moves are judged."""
+    from engine.knowledge import gyges as module
+
+    rng = random.Random(5)
+    while True:
+        s = GAME.default_setup()
+        for _ in range(rng.randrange(4, 30)):
+            s = s.successor(rng.choice(s.legal_moves()))
+            if s.is_game_over():
+                break
+        if not s.is_game_over() and len(s.legal_moves()) > 2 * module.ORDER_MOST:
+            break
+    moves = s.legal_moves()
+    judged = []
+    real_value = KNOW.value
+    monkeypatch.setattr(KNOW, "value", lambda state, players: judged.append(state) or real_value(state, players))
+    order = KNOW.order(s, moves, random.Random(0))
+    assert sorted(order, key=str) == sorted(moves, key=str)
+    assert len(judged) <= module.ORDER_MOST
+    scores = [real_value(s.successor(m), BOTH)[s.to_move] for m in order[:module.ORDER_MOST]
+              if s.successor(m).outcome() is None]
+    assert scores == sorted(scores, reverse=True)  # the judged ones best first
+    wins = [m for m in moves if m.end in "NS"]
+    assert order[:len(wins)] == wins or sorted(order[:len(wins)], key=str) == sorted(wins, key=str)
