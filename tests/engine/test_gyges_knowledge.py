@@ -14,6 +14,16 @@ KNOW = knowledge_for("gyges")
 BOTH = ("south", "north")
 
 
+def random_play(rng, lo, hi):
+    """A position after ``lo``..``hi`` random plies from the setup (None: the game ended)."""
+    s = GAME.default_setup()
+    for _ in range(rng.randrange(lo, hi)):
+        s = s.successor(rng.choice(s.legal_moves()))
+        if s.is_game_over():
+            return None
+    return s
+
+
 def pos(rings, to_move="south"):
     return GAME.from_dict({"game": "gyges", "to_move": to_move, "rings": rings})
 
@@ -23,12 +33,8 @@ def test_threats_count_the_rings_the_legal_moves_bring_to_the_throne():
     for the other player as if it were its move)."""
     rng, checked = random.Random(3), 0
     while checked < 40:
-        s = GAME.default_setup()
-        for _ in range(rng.randrange(2, 16)):
-            s = s.successor(rng.choice(s.legal_moves()))
-            if s.is_game_over():
-                break
-        if s.is_game_over():
+        s = random_play(rng, 2, 16)
+        if s is None:
             continue
         for player in BOTH:
             turned = GAME.from_dict({**s.to_dict(), "to_move": player})
@@ -90,12 +96,8 @@ def test_the_search_tries_a_win_first_then_moves_that_leave_no_throne_move():
     (the tree's first children) leave the opponent no throne move where four such exist."""
     rng, wins_seen, safe_seen = random.Random(11), 0, 0
     while wins_seen < 2 or safe_seen < 3:
-        s = GAME.default_setup()
-        for _ in range(rng.randrange(2, 20)):
-            s = s.successor(rng.choice(s.legal_moves()))
-            if s.is_game_over():
-                break
-        if s.is_game_over():
+        s = random_play(rng, 2, 20)
+        if s is None:
             continue
         moves = s.legal_moves()
         first = KNOW.order(s, moves, random.Random(0))[0]
@@ -123,12 +125,8 @@ def test_a_node_rich_in_bumps_judges_at_most_order_most_moves_a_win_still_first(
 
     rng = random.Random(5)
     while True:
-        s = GAME.default_setup()
-        for _ in range(rng.randrange(4, 30)):
-            s = s.successor(rng.choice(s.legal_moves()))
-            if s.is_game_over():
-                break
-        if not s.is_game_over() and len(s.legal_moves()) > 2 * module.ORDER_MOST:
+        s = random_play(rng, 4, 30)
+        if s is not None and len(s.legal_moves()) > 2 * module.ORDER_MOST:
             break
     moves = s.legal_moves()
     judged = []
