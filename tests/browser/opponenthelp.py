@@ -156,6 +156,11 @@ def play_computer_turn(page):
     """Carry out the computer's turn shown on the page, step by step, as the page says it; the
     number of moves made once the page shows them all played."""
     wait_for_computer(page)
+    # Two computer seats in a row (DRIFT): the card may still show the one whose turn was just
+    # carried out while the live table already has the next to move; wait for them to agree.
+    poll(lambda: (lambda snap: (snap.get("computer") or {}).get("side") == snap["to_move"]
+                  and not snap["computer"].get("thinking"))(live(page)) and shown_steps(page),
+         lambda: f"the computer's move for the side to move: {live(page).get('computer')}", timeout=20.0)
     snap = live(page)
     steps = shown_steps(page)
     assert steps and snap["computer"]["side"] == snap["to_move"]

@@ -205,7 +205,7 @@ def test_drift_with_two_computer_seats_and_one_person(browser, tmp_path, artifac
         assert page.locator("#seats .seat").all_inner_texts() == [
             "Red: a person", "Blue: the computer (level 1)", "Green: the computer (level 1)"]
         rng = random.Random(30)
-        rounds = computer_turns = 0
+        rounds = computer_turns = declared_turns = 0
         moved = False
         opponenthelp.TICKED.clear()
         while rounds < ROUNDS:
@@ -230,7 +230,13 @@ def test_drift_with_two_computer_seats_and_one_person(browser, tmp_path, artifac
                 wait_moves(page, len(snap["moves"]) + 1)
             else:
                 assert snap["to_move"] in ("blue", "green")
-                wait_for_computer(page)
+                # A turn with nothing for the board (level 1 may end its turn at once) is
+                # declared by the computer and recorded at once: no card to carry out.
+                poll(lambda: shown_steps(page) or len(live(page)["moves"]) > len(snap["moves"]),
+                     "the computer's move, or its turn declared", timeout=30.0)
+                if not shown_steps(page):
+                    declared_turns += 1
+                    continue
                 side = cap = snap["to_move"].capitalize()
                 assert f"{cap} (the computer, level 1) plays:" in page.inner_text("#computer")
                 if computer_turns == 1:
@@ -239,7 +245,9 @@ def test_drift_with_two_computer_seats_and_one_person(browser, tmp_path, artifac
                 play_computer_turn(page)
                 computer_turns += 1
                 assert side
-        assert computer_turns == 2 * ROUNDS
+        # Each round both computer seats played: most turns carried out by hand, the rest (a
+        # turn ended at once; two such in a row are seen as one) declared.
+        assert computer_turns >= ROUNDS and computer_turns + declared_turns <= 2 * ROUNDS
         assert opponenthelp.TICKED, "no turn of several moves was ticked step by step"
         page.wait_for_selector("#turn:has-text('Red to move')")
         assert not errors, errors
