@@ -371,6 +371,11 @@ class DriftReader:
             own_trouble = False
             blank = 0  # step positions with contrast but no tag at all
             agreeing: set[int] = set()  # the ring's markers seen where they belong
+            quick = self._quick_step(grey, H, ring, cands, mine, half, up)
+            if quick is not None:  # both markers read at once, agreeing: the other positions are not looked at
+                steps.add(quick)
+                agreeing = set(ring.tags)
+                looked = looked[:0]
             for k in looked:
                 found = self._tags_near(grey, H, cands[k], half, detector, up)
                 blank += not found
@@ -441,6 +446,35 @@ class DriftReader:
             bright = (ratio >= PAPER_LEVEL) | (np.isfinite(seen) & (ratio >= seen - LEVEL_SLACK))
             self._plain[ring.name] = bright & ((mine < CONTRAST_MIN) | (np.isfinite(base) & (mine <= base + BOARD_SLACK)))
         return out, why
+
+    def _quick_step(self, grey: np.ndarray, H: Pose, ring: Ring, cands: np.ndarray, mine: np.ndarray,
+                    half: float, up: int) -> int | None:
+        """The ring's step when both its markers are read, with one threshold window, at two
+        opposite step positions that show contrast and agree on it, and nothing else is found
+        there; else None (the full look at every position decides). Two markers agreeing is what
+        the full look trusts over anything else at the ring's step positions (a hand, a coin by
+        one); only a third marker elsewhere, which a real ring does not have, would go unseen."""
+        if ring.opposite_tag is None:
+            return None
+        half_n = ring.n // 2
+        pairs = [(k, (k + half_n) % ring.n) for k in range(half_n)
+                 if mine[k] >= CONTRAST_MIN and mine[(k + half_n) % ring.n] >= CONTRAST_MIN]
+        if not pairs:
+            return None
+        a, b = max(pairs, key=lambda p: min(mine[p[0]], mine[p[1]]))  # the markers show 0.3-0.5
+        detector = self._base._quick_tags(H, up)
+        steps, tags = set(), []
+        for k in (a, b):
+            found = self._tags_near(grey, H, cands[k], half, detector, up)
+            if len(found) != 1:
+                return None
+            tag, mm = found[0]
+            step, bad = self._step_of(ring, tag, mm)
+            if bad:
+                return None
+            steps.add(step)
+            tags.append(tag)
+        return steps.pop() if len(steps) == 1 and sorted(tags) == sorted(ring.tags) else None
 
     def _outline(self, reader: Reader, pose: Pose, i: int, height: float) -> np.ndarray:
         """The frame polygon a token on space ``i`` covers, ``height`` tall, its sticker
