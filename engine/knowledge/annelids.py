@@ -41,18 +41,15 @@ class Annelids(Knowledge):
         if not isinstance(move, Place):
             return 0.0
         geo = geometry()
-        occ, paths, by_tail = state._index()
-        head = paths[by_tail[move.tail]][-1]
-        ahead = geo.other[(move.edge, head)]
-        free = sum(1 for f in geo.onward[(move.edge, ahead)] if f not in occ)
+        ahead = geo.other[(move.edge, state.head(move.tail)[1])]
+        free = sum(1 for f in geo.onward[(move.edge, ahead)] if not state.is_taken(f))
         score = float(min(free, 2))  # one way on is enough to live; two is room
-        for n, a in enumerate(state.annelids):
+        for a in state.annelids:
             if a.colour == state.player:
                 continue
-            last = a.segments[-1] if a.segments else a.tail
-            onward = geo.onward[(last, paths[n][-1])]
+            onward = geo.onward[state.head(a.tail)]
             if move.edge in onward:
-                left = sum(1 for f in onward if f not in occ)
+                left = sum(1 for f in onward if not state.is_taken(f))
                 score += 1.5 if left == 1 else 0.5
         return score
 

@@ -165,6 +165,10 @@ class AnnelidsState(State):
             object.__setattr__(self, "_idx", cached)
         return cached
 
+    def is_taken(self, edge: str) -> bool:
+        """An annelid's segment or tail lies on ``edge``."""
+        return edge in self._index()[0]
+
     def head(self, tail: str) -> tuple[str, str]:
         """(the annelid's last edge, the vertex it grows from)."""
         _, paths, by_tail = self._index()

@@ -319,3 +319,13 @@ def test_every_documented_position_round_trips():
     for path in sorted(DOCS.glob("*.json")):
         data = json.loads(path.read_text())
         assert GAME.from_dict(data).to_dict() == data, path.name
+
+
+def test_is_taken_names_tails_and_segments_only():
+    s = doc("removal-other")
+    for a in s.annelids:
+        assert s.is_taken(a.tail)
+        assert all(s.is_taken(e) for e in a.segments)
+    # the free edges a head can grow onto are not taken; the one run into is
+    assert not s.is_taken("b2ne") and not s.is_taken("c2nw")
+    assert s.is_taken("g6n")
