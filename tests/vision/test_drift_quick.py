@@ -1,7 +1,9 @@
 """DRIFT's cheaper read (issue 32, a Pi Zero 2 W's budget): a ring whose two markers are read at
 once with one threshold window, agreeing, is not looked at further
-(vision/readers/drift_reader.py: DriftReader._quick_step). On camera-model frames the rotations
-and their reasons are those of the full look at every step position."""
+(vision/readers/drift_reader.py: DriftReader._quick_step); the detector skips outlines too short
+to be a tag (vision/readers/drift_tags.py: detect_outlined). On camera-model frames the
+rotations and their reasons are those of the full look at every step position, and every
+detection finds what the detector finds without the floor."""
 
 from __future__ import annotations
 
@@ -78,3 +80,39 @@ def _contrast(reader, grey, pose, j):
     contrast = vals.std(axis=1) / vals.mean(axis=1).clip(1.0)
     start = sum(r.n for r in reader.annuli.rings[:j])
     return contrast[start:start + reader.annuli.rings[j].n]
+
+
+def test_the_outline_floor_finds_every_tag_the_plain_detector_finds(camera, monkeypatch):
+    """Every detection of whole reads (the rings, the first look, the thorough second looks and
+    the patient look), floored and not: the same tags at the same corners."""
+    import numpy as np
+
+    import vision.readers.drift_reader as dr
+    import vision.readers.drift_tags as dt
+    from vision.read.lock import detect_all
+
+    floored = dt.detect_outlined
+    calls = []
+
+    def both(detector, crop, min_px):
+        got = floored(detector, crop, min_px)
+        params = detector.getDetectorParameters()
+        params.minMarkerPerimeterRate = 0.03  # OpenCV's own
+        detector.setDetectorParameters(params)
+        plain = detect_all(detector, crop)
+        calls.append(min_px)
+        key = lambda found: sorted((t, tuple(np.round(c.ravel(), 3))) for t, c in found)  # noqa: E731
+        assert key(got) == key(plain)
+        return got
+
+    monkeypatch.setattr(dt, "detect_outlined", both)
+    monkeypatch.setattr(dr, "detect_outlined", both)
+    reader = camera[2]
+    for k in range(3):
+        state = random_position("drift", 21 + k, 45, start_of("drift", k))
+        frame = camera[1].render(replace(SCENE, view=state.view(Fidelity.KIND), seed=30 + k))
+        lock = BoardLock(camera[0].sheet)
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        lock.update(grey)
+        reader.read(frame, lock.update(grey).H)
+    assert len(calls) >= 30 and min(calls) > 20  # (the floor is no token one: 1080p, a cell ~3 px)

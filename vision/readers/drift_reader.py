@@ -40,7 +40,6 @@ from rules.view import HIDDEN, MORE, OCCUPIED, Fidelity, View
 from vision.pieces.pieceset import PieceSet
 from vision.read.empty_board import Calibration, CalibrationError
 from vision.read.lens import Lens
-from vision.read.lock import detect_all
 from vision.read.pose import Pose
 from vision.read.samples import Group, SampleGrid
 from vision.read.sampling import inside_convex, sample
@@ -49,7 +48,7 @@ from vision.sheets.annuli import Annuli, Ring
 from vision.sheets.layout import Sheet, SpaceShape
 from vision.sheets.render import marker_image
 
-from .drift_tags import UNNAMED_SOME, TagsAtHeight
+from .drift_tags import UNNAMED_SOME, TagsAtHeight, detect_outlined
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
 from .reader import Reader, Reading, covers_pairs
 
@@ -122,9 +121,11 @@ class DriftGrid(SampleGrid):
         return g
 
 
-def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray, upscale: int = 1) -> list[tuple[int, np.ndarray]]:
+def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray, upscale: int = 1,
+              min_px: float = 0.0) -> list[tuple[int, np.ndarray]]:
     """Tags in the frame inside ``quad_px``'s bounding box (the crop enlarged ``upscale``
-    times for the detector): (id, corners in frame pixels)."""
+    times for the detector): (id, corners in frame pixels); ``min_px``: the shortest outline
+    looked at, in frame pixels (drift_tags.detect_outlined)."""
     x0, y0 = np.maximum(np.floor(quad_px.min(axis=0)).astype(int), 0)
     x1, y1 = np.ceil(quad_px.max(axis=0)).astype(int) + 1
     x1, y1 = min(grey.shape[1], x1), min(grey.shape[0], y1)
@@ -134,7 +135,7 @@ def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray, upscale: 
     if upscale > 1:
         crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
     return [(tag, (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0]))
-            for tag, corners in detect_all(detector, crop)]  # type: ignore[arg-type]
+            for tag, corners in detect_outlined(detector, crop, min_px * upscale)]  # type: ignore[arg-type]
 
 
 class _TurnedReader(TagsAtHeight, Reader):
@@ -582,7 +583,8 @@ class DriftReader:
                    upscale: int = 1) -> list[tuple[int, np.ndarray]]:
         quad = np.float32([[(c[0] - half, c[1] - half), (c[0] + half, c[1] - half),
                             (c[0] + half, c[1] + half), (c[0] - half, c[1] + half)]])
-        found = detect_in(detector, grey, H.to_px(quad.reshape(-1, 2)).astype(np.float32), upscale)
+        found = detect_in(detector, grey, H.to_px(quad.reshape(-1, 2)).astype(np.float32), upscale,
+                          self._base.min_outline_px(H))
         return [(tag, H.to_mm(corners).astype(np.float32)) for tag, corners in found]
 
     def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:

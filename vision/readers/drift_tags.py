@@ -59,7 +59,8 @@ import numpy as np
 
 from rules.view import HIDDEN, MORE, OCCUPIED
 
-from vision.read.lock import small_tag_detector
+from vision.read.lock import detect_all, small_tag_detector
+from vision.read.pose import as_pose
 from vision.read.sampling import inside_convex
 
 from .occlusion import UNNAMED, standing_hull
@@ -83,6 +84,18 @@ ON_CENTRE = 0.1  # pitches: a tag this near its space's centre at one height is 
 APART = 0.1  # pitches: ... and this much further from it at the other (the set's heights told apart)
 BEHIND_SEEN = 0.1  # share of the land's body in view behind a standing token foreign: a token there
 STANDING_VOTES = 2  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
+MIN_OUTLINE = 1.2  # the detector skips outlines shorter than this many of the smallest tag side on the board
+
+
+def detect_outlined(detector: cv2.aruco.ArucoDetector, crop: np.ndarray, min_px: float) -> list[tuple[int, np.ndarray]]:
+    """The tags in ``crop`` (:func:`vision.read.lock.detect_all`), skipping every outline shorter
+    than ``min_px`` pixels (its count of contour pixels): the threshold windows smaller than a
+    cell find many specks, and each costs the detector a look. The rate is set on every call
+    (the detector keeps it)."""
+    params = detector.getDetectorParameters()
+    params.minMarkerPerimeterRate = float(min_px) / max(crop.shape[:2])
+    detector.setDetectorParameters(params)
+    return detect_all(detector, crop)
 
 
 def patient_looks(cell_px: float) -> list[tuple[int, int]]:
@@ -189,6 +202,24 @@ class TagsAtHeight:
 
     def _quick_tags(self, H, up: int) -> cv2.aruco.ArucoDetector:
         return self._window_tags(int(np.clip(round(2.5 * self._cell_px(H) * up), 7, 31)) | 1)
+
+    def _detect(self, detector, crop, H, upscale):
+        return detect_outlined(detector, crop, self.min_outline_px(H) * upscale)
+
+    def min_outline_px(self, H) -> float:
+        """The shortest outline of a tag in frame pixels: :data:`MIN_OUTLINE` of the smallest
+        side a tag lying anywhere on the board shows (its far corner, squeezed by the tilt). A
+        tag's outline counts about 2.8 sides turned 45 degrees, 4 square on; a token's tag is
+        nearer the camera, larger."""
+        memo = self.__dict__.get("_outline_memo")
+        if memo is None or memo[0] is not H:
+            w, h = self.sheet.size
+            t = self.sheet.tag_mm
+            pts = np.float32([(x, y) for x in (0, w / 2, w) for y in (0, h / 2, h)])
+            px = as_pose(H).to_px(np.concatenate([pts, pts + [t, 0], pts + [0, t]])).reshape(3, -1, 2)
+            side = min(np.linalg.norm(px[1] - px[0], axis=1).min(), np.linalg.norm(px[2] - px[0], axis=1).min())
+            memo = self.__dict__["_outline_memo"] = (H, MIN_OUTLINE * float(side))
+        return memo[1]
 
     def upscale(self, H) -> int:
         """How much a crop is enlarged for the detector: a tag cell of 6 px or more."""

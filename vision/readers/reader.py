@@ -386,7 +386,7 @@ class Reader(Occlusion, ColourReading):
                     crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
                 if crops is not None:
                     crops[(x0, y0, x1, y1, upscale)] = crop
-            for tag, corners in detect_all(detector, crop):  # type: ignore[arg-type]
+            for tag, corners in self._detect(detector, crop, H, upscale):
                 corners = (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0])  # pixel centres
                 mm = self._locate(H, tag, corners)
                 centre = mm.mean(axis=0)
@@ -395,6 +395,10 @@ class Reader(Occlusion, ColourReading):
                            for (t, _), c in zip(found, centres)):
                     found.append((tag, mm))
                     centres.append(centre)
+
+    def _detect(self, detector: object, crop: np.ndarray, H: Pose, upscale: int) -> list[tuple[int, np.ndarray]]:
+        """The tags in one crop of :meth:`_scan` (``upscale``: how much it was enlarged)."""
+        return detect_all(detector, crop)  # type: ignore[arg-type]
 
     def _locate(self, pose: Pose, tag: int, corners: np.ndarray) -> np.ndarray:
         """A tag's corners (frame px) → sheet mm under it. The tag is on top of its piece: of
