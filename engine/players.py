@@ -82,8 +82,11 @@ class Engine:
         budget = Budget(limit.nodes, limit.time, clock, stop)
         mover = state.to_move
         root = node = search.new_root(state)
-        # A turn of several moves keeps half the budget for the moves after the first, each
-        # searched again from where the tree is thin.
+        # A turn of several moves keeps half the budget for the moves after the first; each
+        # later move is searched again with half of what is left, the turn's last with all of
+        # it (a turn that stopped searching once its chosen child had a few dozen visits spent
+        # about half its budget: Anacund's levels 3-5, cut by time on a Pi, then stood ~1.7×
+        # apart in simulations instead of their caps' 2-3×).
         several = any(not after.is_game_over() and after.to_move == mover
                       for after in (state.successor(m) for m in moves[:3]))
         chosen: list[tuple[State, object]] = []
@@ -96,8 +99,8 @@ class Engine:
                 if node is root:
                     # a forced move is only judged, not searched
                     search.run(node, budget, 0.05 if len(moves) == 1 else 0.5 if several else 1.0)
-                elif node.visits < max(32, 2 * len(cands)):
-                    search.run(node, budget, 0.5)
+                elif not budget.exhausted():
+                    search.run(node, budget, 1.0 if _last_of_turn(node, cands[:3]) else 0.5)
                 child, slip = self._best(search, node, know, rng, slip)
             if evaluation is None:
                 evaluation = search.value_of(child, mover) if child.visits else 0.5
@@ -128,7 +131,8 @@ class Engine:
         no more than a turn of one; once drawn, 1.0 (slip when allowed) or 0.0 (not this turn).
         The slip is a move that ends the turn: a slip early in a turn of several moves left the
         rest of it to a tree grown under another move, all but random at a low level's budget
-        (Annelids' level 1 then lost to random play a third of the time)."""
+        (Annelids' level 1 then lost to random play a third of the time) — unless the game says
+        a slip may come early (``Knowledge.slip_early``: the rest of the turn is searched again)."""
         visited = [c for c in node.children if c.visits]
         if visited:
             ranked = search.ranked(node)
@@ -136,7 +140,7 @@ class Engine:
                 if slip < 1.0:
                     slip = 1.0 if rng.random() < slip else 0.0
                 others = [c for c in ranked[1:min(len(visited), SLIP_AMONG)]
-                          if _ends_turn(node, c) and not _proven(search, node, c, 0.0)]
+                          if (know.slip_early or _ends_turn(node, c)) and not _proven(search, node, c, 0.0)]
                 if slip and others and not _proven(search, node, ranked[0], 1.0):
                     return others[rng.randrange(len(others))], 0.0
             return ranked[0], slip
@@ -146,6 +150,17 @@ class Engine:
         else:
             first = node.untried[-1] if node.untried else node.children[0].move
         return self._child(search, node, first), slip
+
+
+def _last_of_turn(node: Node, moves) -> bool:
+    """None of these moves (a node's first few) goes on with the mover's turn: its last move."""
+    by_move = {c.move: c for c in node.children}
+    for move in moves:
+        child = by_move.get(move)
+        after = child.state if child is not None else node.state.successor(move)
+        if not after.is_game_over() and after.to_move == node.mover:
+            return False
+    return True
 
 
 def _ends_turn(node: Node, child: Node) -> bool:

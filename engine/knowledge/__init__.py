@@ -35,6 +35,9 @@ class Knowledge:
     # The chance that a level slips (engine/levels.py), where the game's search alone does not
     # separate the levels; a game whose search does (cheap, exact playouts) keeps its own.
     slips: Mapping[int, float] | None = None
+    # Whether a slip may be any move of a turn (the rest of the turn then searched again), not
+    # only a move that ends it: where a turn's last move is rarely a real choice.
+    slip_early = False
 
     # A level's whole-turn limit in this game, where the level's own does not separate the
     # levels here (a level not named keeps its own; docs/opponent.md says why each game's).

@@ -44,3 +44,15 @@ def test_the_service_and_the_bench_search_with_the_games_own_limit(gyges_limits)
     assert seat.play(state, random.Random(2)).nodes <= 17
     result = _play(state, 2, 1.0, 4, clock=lambda: 0.0, stop=lambda: False)
     assert result.nodes <= 17
+
+
+@pytest.mark.parametrize("game", ["anacund", "annelids"])
+def test_a_turn_of_several_moves_spends_its_whole_budget(game):
+    """Each later move of a turn is searched again with a share of what is left, the last
+    with all of it: a turn that stopped searching once its chosen child had a few dozen
+    visits spent about half its budget (Anacund's levels 3-5 then stood ~1.7× apart)."""
+    state = get_game(game).default_setup()
+    for nodes in (400, 1500):
+        result = Engine(5).play(state, Limit(nodes=nodes), rng=random.Random(2))
+        assert len(result.moves) > 1
+        assert result.nodes >= 0.97 * nodes

@@ -132,3 +132,19 @@ def test_in_a_turn_of_several_moves_the_slip_is_its_last_move():
     assert all(c.state.to_move == root.mover for c in root.children)  # the turn goes on
     child, after = engine._best(search, root, know, random.Random(1), ALWAYS)
     assert child is search.ranked(root)[0] and after == 1.0  # not here: kept for the last move
+
+
+def test_a_game_may_let_a_slip_come_early_in_the_turn(monkeypatch):
+    """DRIFT's turn ends on a move that is rarely a real choice (the end, or a last step), so
+    a slip kept for it slipped ~6 turns in 10 of those drawn: there it may be the turn's first
+    move, the rest of the turn searched again."""
+    state = get_game("anacund").default_setup()
+    engine = Engine(slipping(1, ALWAYS))
+    know = knowledge_for("anacund")
+    monkeypatch.setattr(know, "slip_early", True)
+    _, search, root = engine._think(state, Limit(nodes=200), random.Random(1), None, None, 0.0)
+    child, after = engine._best(search, root, know, random.Random(1), ALWAYS)
+    assert child is not search.ranked(root)[0] and after == 0.0  # slipped at the first placement
+    assert child.state.to_move == root.mover  # and the turn goes on
+    result = engine._think(state, Limit(nodes=200), random.Random(1), None, None, 1.0)[0]
+    assert len(result.moves) == 3  # a whole turn still comes back
