@@ -157,6 +157,9 @@ def test_a_pairs_tag_missed_at_first_is_looked_for_again_not_given_up_for_the_cr
         def __init__(self, inner):
             self.inner = inner
 
+        def __getattr__(self, name):  # its parameters (drift_tags.detect_outlined sets the outline floor)
+            return getattr(self.inner, name)
+
         def detectMarkers(self, img):
             corners, ids, rejected = self.inner.detectMarkers(img)
             if ids is None:

@@ -48,7 +48,8 @@ from vision.sheets.annuli import Annuli, Ring
 from vision.sheets.layout import Sheet, SpaceShape
 from vision.sheets.render import marker_image
 
-from .drift_tags import UNNAMED_SOME, TagsAtHeight, detect_outlined
+from .drift_markers import detect_in, quick_step
+from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
 from .reader import Reader, Reading, covers_pairs
 
@@ -119,23 +120,6 @@ class DriftGrid(SampleGrid):
         if len(self._turned) > GRIDS_KEPT:
             self._turned.popitem(last=False)
         return g
-
-
-def detect_in(detector: object, grey: np.ndarray, quad_px: np.ndarray, upscale: int = 1,
-              min_px: float = 0.0) -> list[tuple[int, np.ndarray]]:
-    """Tags in the frame inside ``quad_px``'s bounding box (the crop enlarged ``upscale``
-    times for the detector): (id, corners in frame pixels); ``min_px``: the shortest outline
-    looked at, in frame pixels (drift_tags.detect_outlined)."""
-    x0, y0 = np.maximum(np.floor(quad_px.min(axis=0)).astype(int), 0)
-    x1, y1 = np.ceil(quad_px.max(axis=0)).astype(int) + 1
-    x1, y1 = min(grey.shape[1], x1), min(grey.shape[0], y1)
-    if x1 - x0 < 8 or y1 - y0 < 8:
-        return []
-    crop = grey[y0:y1, x0:x1]
-    if upscale > 1:
-        crop = cv2.resize(crop, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
-    return [(tag, (corners + 0.5) / upscale - 0.5 + np.float32([x0, y0]))
-            for tag, corners in detect_outlined(detector, crop, min_px * upscale)]  # type: ignore[arg-type]
 
 
 class _TurnedReader(TagsAtHeight, Reader):
@@ -450,32 +434,10 @@ class DriftReader:
 
     def _quick_step(self, grey: np.ndarray, H: Pose, ring: Ring, cands: np.ndarray, mine: np.ndarray,
                     half: float, up: int) -> int | None:
-        """The ring's step when both its markers are read, with one threshold window, at two
-        opposite step positions that show contrast and agree on it, and nothing else is found
-        there; else None (the full look at every position decides). Two markers agreeing is what
-        the full look trusts over anything else at the ring's step positions (a hand, a coin by
-        one); only a third marker elsewhere, which a real ring does not have, would go unseen."""
-        if ring.opposite_tag is None:
-            return None
-        half_n = ring.n // 2
-        pairs = [(k, (k + half_n) % ring.n) for k in range(half_n)
-                 if mine[k] >= CONTRAST_MIN and mine[(k + half_n) % ring.n] >= CONTRAST_MIN]
-        if not pairs:
-            return None
-        a, b = max(pairs, key=lambda p: min(mine[p[0]], mine[p[1]]))  # the markers show 0.3-0.5
+        """:func:`~vision.readers.drift_markers.quick_step` at this frame's step positions."""
         detector = self._base._quick_tags(H, up)
-        steps, tags = set(), []
-        for k in (a, b):
-            found = self._tags_near(grey, H, cands[k], half, detector, up)
-            if len(found) != 1:
-                return None
-            tag, mm = found[0]
-            step, bad = self._step_of(ring, tag, mm)
-            if bad:
-                return None
-            steps.add(step)
-            tags.append(tag)
-        return steps.pop() if len(steps) == 1 and sorted(tags) == sorted(ring.tags) else None
+        return quick_step(ring, mine, CONTRAST_MIN, lambda k: self._tags_near(grey, H, cands[k], half, detector, up),
+                          self._step_of)
 
     def _outline(self, reader: Reader, pose: Pose, i: int, height: float) -> np.ndarray:
         """The frame polygon a token on space ``i`` covers, ``height`` tall, its sticker
