@@ -25,9 +25,11 @@ so the levels' usual budgets no longer parted them: level 2 (150 simulations) be
 times the one below (level 2 at 300 beat level 1 61.5 % of 200; level 5 with all of its 2.5 s
 beat level 4 at 3,000 70 % of 60, at a Pi's pace), so Anacund keeps its own, wider budgets
 with time caps to match: playouts are cheap, and level 4's 3,000 simulations take about a
-second on a Pi 4 (so from level 3 up the caps bind there, and a turn's first placement gets half:
-at a Pi's pace levels 3, 4, 5 beat the one below 57 %, 59 %, 65 %, seed 51 — the middle still
-short). Level 1 keeps the level's own (40), which is what it is: at 60 it beat random
+second on a Pi 4, so from level 3 up the caps bind there. A turn now spends its whole cap
+(before, a turn's later placements were rarely searched again and a turn used about half: levels
+3, 4, 5 beat the one below 57 %, 59 %, 65 %, seed 51); level 3's cap is then 0.75 s, half of
+level 4's (at 0.9 s level 4 beat it 58 % of 100 and level 3 beat level 2 68 %; at 0.75 s 62 %
+and 63 %, at a Pi's pace). Level 1 keeps the level's own (40), which is what it is: at 60 it beat random
 play 98 % of 300 but level 2 at 300 no more (53 % of 200). Only level 1 slips, one turn in five
 (290 of 300 against random play with the slip and without it)."""
 
@@ -120,7 +122,7 @@ class Anacund(Knowledge):
     slips = {1: 0.2}  # and none above: the search separates them (above)
     # About three times the search of the level below; the time caps are a Pi 4's seconds
     # (level 5's is what bounds it there, inside the 3 s asked of it).
-    limits = {2: Limit(nodes=300, time=0.5), 3: Limit(nodes=1000, time=0.9),
+    limits = {2: Limit(nodes=300, time=0.5), 3: Limit(nodes=1000, time=0.75),
               4: Limit(nodes=3000, time=1.5), 5: Limit(nodes=12000, time=2.5)}
 
     def order(self, state, moves, rng):
