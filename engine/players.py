@@ -18,7 +18,6 @@ from .knowledge import Knowledge, knowledge_for
 from .levels import Level, get_level
 from .mcts import Budget, Node, Search
 
-SLIP_AMONG = 4  # a slip plays one of the search's 2nd to 4th choices (Stockfish's skill: MultiPV 4)
 MAX_TURN = 256  # moves in one turn: far above any game's (a guard against a rules bug looping)
 
 
@@ -124,6 +123,25 @@ class Engine:
             node.untried = [m for m in node.untried if m != move]
         return child
 
+    def _slip(self, search: Search, node: Node, know: Knowledge, ranked: list[Node], visited: int,
+              rng: random.Random) -> Node | None:
+        """The move a slip plays: one of the search's 2nd to 4th choices, or, where the game
+        says so (``Knowledge.slip_among`` None), any move but the first choice — never one that
+        loses at once, and one that ends the turn unless the game lets a slip come early."""
+        def allowed(c: Node) -> bool:
+            return (know.slip_early or _ends_turn(node, c)) and not _loses_at_once(search, node, c)
+
+        if know.slip_among is not None:
+            others = [c for c in ranked[1:min(visited, know.slip_among)] if allowed(c)]
+            return others[rng.randrange(len(others))] if others else None
+        moves = [m for m in know.moves(node.state) if m != ranked[0].move]
+        rng.shuffle(moves)
+        for move in moves[:8]:  # a few tries: most moves of a turn are allowed
+            child = self._child(search, node, move)
+            if allowed(child):
+                return child
+        return None
+
     def _best(self, search: Search, node: Node, know: Knowledge, rng: random.Random,
               slip: float) -> tuple[Node, float]:
         """The move to play here, and the turn's slip after it. A turn slips at most once, with
@@ -139,10 +157,10 @@ class Engine:
             if slip and len(visited) > 1:
                 if slip < 1.0:
                     slip = 1.0 if rng.random() < slip else 0.0
-                others = [c for c in ranked[1:min(len(visited), SLIP_AMONG)]
-                          if (know.slip_early or _ends_turn(node, c)) and not _proven(search, node, c, 0.0)]
-                if slip and others and not _proven(search, node, ranked[0], 1.0):
-                    return others[rng.randrange(len(others))], 0.0
+                if slip and not _proven(search, node, ranked[0], 1.0):
+                    other = self._slip(search, node, know, ranked, len(visited), rng)
+                    if other is not None:
+                        return other, 0.0
             return ranked[0], slip
         # Nothing searched here (the budget or stop() ran out): the knowledge's cheap choice.
         if node.untried is None:
@@ -165,6 +183,14 @@ def _last_of_turn(node: Node, moves) -> bool:
 
 def _ends_turn(node: Node, child: Node) -> bool:
     return child.state.is_game_over() or child.state.to_move != node.mover
+
+
+def _loses_at_once(search: Search, node: Node, child: Node) -> bool:
+    """The move ends the game and the mover has not won it."""
+    if child.terminal is not None:
+        return search.value_of(child, node.mover) == 0.0
+    out = child.state.outcome()
+    return out is not None and out.winner is not None and out.winner != node.mover
 
 
 def _proven(search: Search, node: Node, child: Node, result: float) -> bool:

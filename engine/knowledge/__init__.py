@@ -38,6 +38,10 @@ class Knowledge:
     # Whether a slip may be any move of a turn (the rest of the turn then searched again), not
     # only a move that ends it: where a turn's last move is rarely a real choice.
     slip_early = False
+    # A slip plays one of the search's 2nd to ``slip_among``-th choices (Stockfish's skill levels:
+    # MultiPV 4); None: any move but the first choice, where the search's next choices are all but
+    # as good as its first, so a slip among them costs nothing (docs/opponent.md, "The levels").
+    slip_among: int | None = 4
 
     # A level's whole-turn limit in this game, where the level's own does not separate the
     # levels here (a level not named keeps its own; docs/opponent.md says why each game's).

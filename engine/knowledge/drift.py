@@ -24,10 +24,14 @@ _CACHE_MAX = 4096  # distance tables kept (each 108 small ints)
 
 class Drift(Knowledge):
     game = "drift"
-    # A turn here is several moves (segments; pieces by rank): a slipped move in it costs more
-    # than Gygès' one-move turn, and level 1 at Gygès' 85 % lost to random play (Annelids: 39 %
-    # of 100 games, when every move of a turn could slip). Half as much, falling to none.
-    slips = {1: 0.5, 2: 0.35, 3: 0.2, 4: 0.1}
+    # A turn here is several moves (pieces by rank, then the end), and its last move is rarely a
+    # real choice: a slip kept for it slipped about 6 turns in 10 of those drawn, and the levels
+    # at 50/35/20/10 % did not part (level 3 over 2 38 % of 13). So a slip comes at the turn's
+    # first real choice, the rest of the turn searched again; and the levels stand a quarter
+    # apart (level 1 at 80 % still beat random play 40 of 40; level 5 over level 4 at 15 %:
+    # 10 of 16; at 70/45/25/10 % level 2 over 1 16 of 24, 3 over 2 14 of 24; docs/opponent.md).
+    slips = {1: 0.95, 2: 0.7, 3: 0.45, 4: 0.2}
+    slip_early = True
     playout_depth = 10
     widen_base = 4
     # Children ≤ 4 + √visits (the level's rate is 2√n): at a Pi's budget (~120-420 simulations

@@ -148,3 +148,26 @@ def test_a_game_may_let_a_slip_come_early_in_the_turn(monkeypatch):
     assert child.state.to_move == root.mover  # and the turn goes on
     result = engine._think(state, Limit(nodes=200), random.Random(1), None, None, 1.0)[0]
     assert len(result.moves) == 3  # a whole turn still comes back
+
+
+def test_a_game_may_let_a_slip_be_any_move(monkeypatch):
+    """Where the search's next choices are all but as good as its first (Annihilation's quiet
+    moves), a slip among them costs nothing: such a game's slip is any move but the first
+    choice (``Knowledge.slip_among`` None) — still never past a win."""
+    monkeypatch.setattr(knowledge_for("gyges"), "slip_among", None)
+    outside = 0
+    for seed in range(8):
+        state = midgame(seed)
+        limit = Limit(nodes=120)
+        ranked = [r[0] for r in Engine(3).analyse(state, limit, rng=random.Random(seed)).ranked]
+        move = Engine(slipping(3, ALWAYS)).play(state, limit, rng=random.Random(seed)).moves[0]
+        assert move != ranked[0] and move in state.legal_moves()
+        outside += move not in ranked[:4]
+    assert outside >= 4, f"a slip among every move stayed in the search's first four {8 - outside} of 8 times"
+    state, wins, moves = winning_turn_position("gyges", seed=17)
+    for seed in range(4):
+        result = Engine(slipping(1, ALWAYS)).play(state, Limit(nodes=200), rng=random.Random(seed))
+        after = state
+        for m in result.moves:
+            after = after.successor(m)
+        assert after.outcome() is not None and after.outcome().winner == state.to_move, result.texts
