@@ -11,8 +11,11 @@ little from it: the bench measured ~50 %), so the levels below the top also *sli
 skill levels do: with the level's ``slip`` chance, a turn slips — one move of it is one of the
 search's second to fourth choices (a move it thought worth playing, not a random one) instead of
 its first. A game whose search separates the levels by itself, or whose turns are several moves,
-keeps its own chances (``Knowledge.slips``). A proven win is never passed over, nor a proven loss played. The top level never slips;
-a hint (``analyse``) never does. Figures: docs/opponent.md.
+keeps its own chances (``Knowledge.slips``), and a game may let the slip come at a turn's first
+choice (``slip_early``: DRIFT) or be any move but the first choice (``slip_among`` None:
+Annihilation, whose next choices read all but as good as its first). A proven win is never
+passed over, nor a loss at once played. The top level never slips; a hint (``analyse``) never
+does. Figures: docs/opponent.md.
 """
 
 from __future__ import annotations
