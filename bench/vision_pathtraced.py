@@ -1,20 +1,23 @@
 """The camera judged on physics nobody here wrote: a path-traced bench (issue 32).
 
     python bench/vision_pathtraced.py --game gyges --frames 4 --spp 16 --cache ~/.cache/tableref-pt
+    python bench/vision_pathtraced.py --game anacund --rows base   # any game: gyges, anacund, annihilation, drift, annelids
     python bench/vision_pathtraced.py --rows base,tilt35 --export tests/vision/pathtraced  # the committed set
 
 Needs the ``[bench]`` extra (``pip install -e .[bench]``: Mitsuba 3). Frames are rendered by
-:mod:`vision.simulated.pathtraced` (the printed sheet on bent paper, metal rings with their stickers put
-down off-centre and turned, ceiling panel, desk lamp and window, a Camera Module 3's thin lens)
+:mod:`vision.simulated.pathtraced` (the printed sheet on bent paper, the game's pieces — metal rings,
+wooden and plastic discs, metal coins, plastic bars — with their stickers, put down off-centre and
+turned, ceiling panel, desk lamp and window, a Camera Module 3's thin lens)
 into ``--cache`` as linear float16 arrays with their truth; a frame already there is not rendered
 again. Each is then developed as a camera would (:mod:`vision.simulated.pathtraced.sensor`: auto
 exposure, photon and read noise, white balance, JPEG) and read exactly as
 ``bench/vision_real.py`` reads the camera model's frames: calibration on the empty board rendered
-the same way (three exposures of it), a fresh lock per frame, ``reader_for(...).read``, scored by
+the same way (three exposures of it; a colour-read game, Anacund and Annelids, also a frame of
+its colour layout), a fresh lock per frame, ``reader_for(...).read``, scored by
 ``bench.vision_real.score_frame``. Beside each row, the same camera geometry on the project's own
 camera model (``bench.vision_real.run_setting``, more frames: they are cheap).
 
-Rows: lens (Camera Module 3 standard 66° / wide 102°), tilt, framing, lights. Columns: usable
+Rows: lens (Camera Module 3 standard 66° / wide 102°), tilt, framing, lights, glossy stickers. Columns: usable
 calm frames, false accepts (must be 0), wrong spaces, spaces unreadable a frame, render s/frame.
 Exits 1 on a false accept.
 """
@@ -39,14 +42,14 @@ import numpy as np  # noqa: E402
 from bench.vision_real import Row, Setting, run_setting, score_frame  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from rules.view import View  # noqa: E402
-from vision.read.calibration import calibrate  # noqa: E402
+from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
-from vision.sheets.layout import Sheet  # noqa: E402
+from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 from vision.simulated.camera_model import Lamp  # noqa: E402
 from vision.simulated.sessions import random_position  # noqa: E402
 
-GAMES = ("gyges",)  # the others need their pieces' materials (discs, bars) in simulated/pathtraced/scene.py
+GAMES = ("gyges", "anacund", "annihilation", "drift", "annelids")  # pieces: vision/simulated/pathtraced/pieces.py
 
 
 @dataclass(frozen=True)
@@ -65,13 +68,15 @@ ROWS = (
     PTRow("wide", {"lens": "wide"}),
     PTRow("desk", {"lights": "desk"}, Lamp(ambient=0.2)),
     PTRow("window", {"lights": "window"}, Lamp(azimuth_deg=20.0, elevation_deg=25.0, distance_mm=1400.0, ambient=0.4)),
+    PTRow("glossy", {"sticker": "glossy"}),  # coated stickers: the lights' highlights on the tags
 )
 BASE = {"tilt_deg": 25.0, "fill": 0.6, "lens": "standard", "lights": "all"}
 
 
 def describe(r: PTRow) -> str:
     s = {**BASE, **r.setup}
-    return f"{s['lens']} t{s['tilt_deg']:.0f} fill {100 * s['fill']:.0f}% {s['lights']}"
+    out = f"{s['lens']} t{s['tilt_deg']:.0f} fill {100 * s['fill']:.0f}% {s['lights']}"
+    return out + (f" {s['sticker']} stickers" if "sticker" in s else "")
 
 
 def view_json(view: View) -> dict:
@@ -106,12 +111,12 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
     rng = np.random.default_rng(seed)
     pieces = placed_pieces(sheet, view, rng)
     t0, c0 = time.perf_counter(), time.process_time()
-    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed)
+    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0  # wall; CPU over all threads
     times.append(dt)
     meta = {"view": view_json(view), "render_s": round(dt, 2), "render_cpu_s": round(cpu, 2), "setup": asdict(setup),
             "pieces": [{"x": p.solid.x, "y": p.solid.y, "tag": p.solid.tag, "angle": p.solid.tag_angle,
-                        "tiers": p.tiers} for p in pieces]}
+                        "tiers": p.tiers, "token": p.token} for p in pieces]}
     cache.put(name, lin, meta)
     return lin, meta
 
@@ -138,7 +143,14 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     jpegs: list[bytes] = []
     if export is not None:  # read what is committed: the camera's JPEG written again at quality 95
         empty, jpegs = (list(t) for t in zip(*(as_exported(e) for e in empty)))
-    cal = calibrate(grid, empty, mode="tags")
+    mode = DEFAULT_MODE.get(game, "tags")
+    shots = []
+    if mode == "colour":  # colour reading learns the pieces' colours from a frame of a known layout
+        lay = colour_layout(sheet)
+        lin, _ = rendered(cache, "layout", sheet, lay, setup, seed * 1000 + 998, times)
+        frame = develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + 50)), np.random.default_rng(50))
+        shots = [(as_exported(frame)[0] if export is not None else frame, lay)]
+    cal = calibrate(grid, empty, mode=mode, shots=shots)
     reader = reader_for(grid, cal, Fidelity.KIND)
     centred = None
     if export is not None:

@@ -59,6 +59,7 @@ class Solid:
     dark_end: int | None = None  # a box's end (-1 or +1 along its axis) with a dark band (an Annelids tail)
     furniture: bool = False  # part of the board (a DRIFT repository's block), drawn before the pieces
     rim_mm: float = 0.0  # a darker rim this wide round the top face (an untagged Gygès ring's tier)
+    token: str | None = None  # the view's token it stands for (the path-traced scene picks its material by it)
 
 
 @lru_cache(maxsize=8)
@@ -112,12 +113,13 @@ def token_solid(sheet: Sheet, pset: PieceSet, token: str, x: float, y: float, z0
         dark = None
         if ":" in token and angle is not None:
             dark = 1 if token.split(":", 1)[1] == "end1" else -1
-        return Solid("box", x, y, z0, h, width / 2, top, side, length=length, angle=angle or 0.0, dark_end=dark)  # type: ignore[arg-type]
+        return Solid("box", x, y, z0, h, width / 2, top, side, length=length, angle=angle or 0.0,  # type: ignore[arg-type]
+                     dark_end=dark, token=token)
     radius = kind.footprint_mm[0] / 2
     if tag is not None:  # the sticker (the tag's diagonal and 2 mm of white) may overhang a small piece
         radius = max(radius, (sheet.tag_mm * math.sqrt(2) + 4) / 2)
     return Solid("cylinder", x, y, z0, h, radius, top, side, tag=tag,  # type: ignore[arg-type]
-                 tag_angle=float(rng.uniform(0, 360)))
+                 tag_angle=float(rng.uniform(0, 360)), token=token)
 
 
 def _colour(game: str, token: str) -> tuple[int, int, int]:

@@ -6,9 +6,12 @@ tracer nobody here wrote (``pip install -e .[bench]``), so the reader is judged 
 it was not tuned to:
 
 * :mod:`vision.simulated.pathtraced.scene` — the scene: the ``print-board`` artwork as matte paper on a
-  slightly bent sheet, Gygès's rings as roughened metal with their stickers, three lights, a
-  Camera Module 3 (standard or wide) with a thin lens focused as a fixed-focus module is, and
-  the pieces put down as people put them (off-centre, turned, stickers askew);
+  slightly bent sheet, three lights, a Camera Module 3 (standard or wide) with a thin lens
+  focused as a fixed-focus module is;
+* :mod:`vision.simulated.pathtraced.pieces` — every game's pieces and their materials (Gygès's
+  metal rings, Anacund's painted wooden discs, Annihilation's plastic particles, DRIFT's wooden
+  pieces, metal coins and its rings' markers, Annelids' plastic bars), with their stickers, put
+  down as people put them (off-centre, turned, stickers askew);
 * :mod:`vision.simulated.pathtraced.denoise` — the few-sample frame converged where it is paper (albedo
   apart from light, the light smoothed within a surface), as production renderers' denoisers do;
 * :mod:`vision.simulated.pathtraced.sensor` — what the camera does to the rendered light (numpy only):

@@ -8,13 +8,14 @@ truth is the same ``View``.
 * **Sheet**: :func:`vision.sheets.render.draw_sheet` — the artwork ``tableref print-board`` prints — as
   a diffuse texture (paper albedo 0.85, toner 0.04) on a mesh that is not flat: a sheet laid
   down bows and its edges curl up a few millimetres.
-* **Pieces** (:func:`placed_pieces`): every token of the view where the camera model stands it
+* **Pieces** (:mod:`.pieces`: every game's): every token of the view where the camera model stands it
   (:func:`vision.simulated.scene_pieces.solids_for`, the piece set's footprint and height), then moved as a
   hand puts it down: up to ±15 % of the pitch off the space's centre on each axis (never into a
-  neighbour), turned any way, its sticker a little off-centre. Gygès's rings are roughened
-  metal (a conductor BSDF, aluminium), a ring of height n a stack of n tiers with a groove
-  between tiers; the sticker (the tag in a white disc, as ``tableref print-tags`` prints) is
-  matte paper on the top face.
+  neighbour), turned any way, its sticker a little off-centre; each stands on the bent paper.
+  Gygès's rings are roughened metal (a conductor BSDF, aluminium), a ring of height n a stack
+  of n tiers with a groove between tiers; the sticker (the tag in a white disc, as
+  ``tableref print-tags`` prints) is matte paper (or coated: ``PTSetup.sticker``) on the top face.
+  The other games' discs, coins and bars: :mod:`.pieces`.
 * **Lights**: a ceiling panel (area light, neutral 4000 K), a desk lamp (spot, warm 2700 K, off
   to one side as the camera model's lamp) and a window (a large area light on the other side,
   daylight white); ``lights`` picks which are on. A dim grey sky stands for the room's bounce.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -36,11 +37,11 @@ import numpy as np
 
 from rules.view import View
 
-from vision.pieces.rings import TIERS
-from vision.sheets.layout import Sheet, tag_tokens
+from vision.sheets.layout import Sheet
 from vision.sheets.render import draw_sheet, marker_image
 from vision.simulated.camera_model import BoardPose, CameraSetup, place_camera
-from vision.simulated.scene_pieces import Solid, solids_for
+
+from .pieces import GROOVE_MM, Piece, piece_shapes, placed_pieces, ring_markers  # noqa: F401 (the bench's names)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Module:
 
 MODULES = {"standard": Module(66.0, 4.74, 1.8), "wide": Module(102.0, 2.75, 2.2)}
 LIGHTS = ("all", "desk", "window", "ceiling")
+STICKERS = ("matte", "glossy")
 # colour of each light in linear sRGB (black-body 2700 K, 4000 K; daylight D65 is sRGB's white)
 WARM, NEUTRAL, DAYLIGHT = (1.0, 0.69, 0.39), (1.0, 0.86, 0.72), (1.0, 1.0, 1.0)
 PAPER, TONER = 0.85, 0.04  # diffuse albedo of office paper and of printed black
@@ -82,12 +84,15 @@ class PTSetup:
     yaw_deg: float = 3.0
     spp: int = 16
     roughness: float = 0.2  # the rings' metal (GGX alpha): turned and handled, not a mirror
+    sticker: str = "matte"  # the stickers' finish: "matte" paper or "glossy" (coated)
 
     def __post_init__(self) -> None:
         if self.lens not in MODULES:
             raise ValueError(f"PTSetup.lens: one of {', '.join(MODULES)}, got {self.lens!r}")
         if self.lights not in LIGHTS:
             raise ValueError(f"PTSetup.lights: one of {', '.join(LIGHTS)}, got {self.lights!r}")
+        if self.sticker not in STICKERS:
+            raise ValueError(f"PTSetup.sticker: one of {', '.join(STICKERS)}, got {self.sticker!r}")
 
     @property
     def camera(self) -> CameraSetup:
@@ -96,49 +101,6 @@ class PTSetup:
 
     def pose(self, sheet: Sheet) -> BoardPose:
         return place_camera(self.camera, sheet.size)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """A piece as put down: its solid moved and turned, its sticker's offset, its tiers."""
-
-    solid: Solid
-    tiers: int  # Gygès: the ring's height (1-3); any other piece: 1
-    sticker_dx: float = 0.0
-    sticker_dy: float = 0.0
-
-
-def placed_pieces(sheet: Sheet, view: View, rng: np.random.Generator, off_centre: float = 0.15,
-                  askew_mm: float = 1.5) -> list[Piece]:
-    """The view's pieces as people put them down: each up to ``off_centre`` of the pitch off its
-    space's centre on each axis, turned any way, its sticker up to ``askew_mm`` off the top's
-    centre. A spot that would make two pieces touch is drawn again (then halved)."""
-    names = tag_tokens(sheet.game) if sheet.game == "gyges" else {}
-    centres = np.array([[s.x, s.y] for s in sheet.shapes if s.kind != "area"] or [[0.0, 0.0]])
-    out: list[Piece] = []
-    for s in solids_for(sheet, view, 1.0):
-        if s.furniture or s.shape != "cylinder":
-            out.append(Piece(s, 1))
-            continue
-        c = centres[np.argmin(np.hypot(*(centres - [s.x, s.y]).T))]
-        near = abs(s.x - c[0]) < 0.1 * sheet.pitch and abs(s.y - c[1]) < 0.1 * sheet.pitch
-        base = c if near else np.array([s.x, s.y])  # a piece in a reserve keeps its slot
-        span = off_centre * sheet.pitch if near else 0.0
-        xy = base
-        for attempt in range(24):
-            k = span if attempt < 16 else span / 2
-            xy = base + rng.uniform(-k, k, 2)
-            if all(math.hypot(xy[0] - p.solid.x, xy[1] - p.solid.y) >= s.radius + p.solid.radius + 0.5
-                   for p in out if p.solid.z0 == s.z0):
-                break
-        else:
-            xy = base
-        token = names.get(s.tag) if s.tag is not None else None
-        tiers = int(token) if token in ("1", "2", "3") else 1
-        r, a = askew_mm * math.sqrt(rng.uniform()), rng.uniform(0, 2 * math.pi)
-        out.append(Piece(replace(s, x=float(xy[0]), y=float(xy[1]), tag_angle=float(rng.uniform(0, 360))), tiers,
-                         r * math.cos(a), r * math.sin(a)))
-    return out
 
 
 # -- the Mitsuba scene ------------------------------------------------------------------------
@@ -170,13 +132,40 @@ def _bitmap(mi, arr: np.ndarray) -> dict:
     return {"type": "bitmap", "bitmap": mi.Bitmap(np.ascontiguousarray(arr)), "raw": True, "filter_type": "bilinear"}
 
 
-def sheet_mesh(sheet: Sheet, rng: np.random.Generator, path: Path, curl_mm: float = 3.0, n: int = 24) -> Path:
-    """An OBJ of the sheet, bowed and curled at its edges by up to ``curl_mm`` (lifted: z < 0)."""
+def sheet_lift(sheet: Sheet, rng: np.random.Generator, curl_mm: float = 3.0, n: int = 24) -> np.ndarray:
+    """How far the sheet lifts off the table's plane (mm; the mesh's z is minus this) on an
+    (n·h/w + 1) × (n + 1) grid: bowed, and curled at its edges by up to ``curl_mm``."""
     w, h = sheet.size
     nx, ny = n, int(round(n * h / w))
     u, v = np.meshgrid(np.linspace(0, 1, nx + 1), np.linspace(0, 1, ny + 1))
     lift = curl_mm * (rng.uniform(0.3, 1.0) * (2 * u - 1) ** 4 + rng.uniform(0.3, 1.0) * (2 * v - 1) ** 4) / 2
     lift += 0.6 * curl_mm * rng.uniform(0, 1) * np.sin(math.pi * u) * np.sin(math.pi * v + rng.uniform(0, 1))
+    return lift
+
+
+def lift_at(sheet: Sheet, lift: np.ndarray):
+    """The paper's height at a sheet point (mm): the mesh's, interpolated as its triangles are
+    (near enough: bilinear). Off the sheet, the table: 0."""
+    w, h = sheet.size
+    ny, nx = lift.shape[0] - 1, lift.shape[1] - 1
+
+    def at(x: float, y: float) -> float:
+        if not (0 <= x <= w and 0 <= y <= h):
+            return 0.0
+        fx, fy = x / w * nx, y / h * ny
+        i, j = min(int(fx), nx - 1), min(int(fy), ny - 1)
+        tx, ty = fx - i, fy - j
+        return float((lift[j, i] * (1 - tx) + lift[j, i + 1] * tx) * (1 - ty)
+                     + (lift[j + 1, i] * (1 - tx) + lift[j + 1, i + 1] * tx) * ty)
+
+    return at
+
+
+def sheet_mesh(sheet: Sheet, lift: np.ndarray, path: Path) -> Path:
+    """An OBJ of the sheet lifted by ``lift`` (:func:`sheet_lift`; lifted: z < 0)."""
+    w, h = sheet.size
+    ny, nx = lift.shape[0] - 1, lift.shape[1] - 1
+    u, v = np.meshgrid(np.linspace(0, 1, nx + 1), np.linspace(0, 1, ny + 1))
     xs, ys, zs = u * w, v * h, -lift
     lines = [f"v {x:.3f} {y:.3f} {z:.3f}" for x, y, z in zip(xs.ravel(), ys.ravel(), zs.ravel())]
     lines += [f"vt {a:.6f} {1 - b:.6f}" for a, b in zip(u.ravel(), v.ravel())]
@@ -203,9 +192,11 @@ def sticker_images(tag: int, tag_mm: float, px_per_mm: float = 10.0) -> tuple[np
     return rgb, alpha[..., None], k / px_per_mm
 
 
-def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path, seed: int = 0) -> dict:
+def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path, seed: int = 0,
+               view: View | None = None) -> dict:
     """The Mitsuba scene description (``mi.load_dict``) of the sheet, ``pieces`` and the lights,
-    seen by ``setup``'s camera. ``workdir`` holds the sheet's mesh (one per seed)."""
+    seen by ``setup``'s camera. ``workdir`` holds the sheet's mesh (one per seed). ``view``:
+    DRIFT's river-ring markers stand where its rotations put them (none: rotation 0)."""
     mi = _mi()
     T = mi.ScalarTransform4f
     rng = np.random.default_rng(seed)
@@ -227,7 +218,8 @@ def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path,
         "sampler": {"type": "multijitter", "sample_count": setup.spp, "seed": seed},
     }
     art = draw_sheet(sheet, 4.0)
-    d["sheet"] = {"type": "obj", "filename": str(sheet_mesh(sheet, rng, workdir / f"sheet-{seed}.obj")),
+    lift = sheet_lift(sheet, rng)
+    d["sheet"] = {"type": "obj", "filename": str(sheet_mesh(sheet, lift, workdir / f"sheet-{seed}.obj")),
                   "face_normals": False,
                   "bsdf": {"type": "twosided", "bsdf": {"type": "diffuse",
                                                         "reflectance": _bitmap(mi, _albedo(art[..., ::-1]))}}}
@@ -236,8 +228,10 @@ def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path,
                                                         "reflectance": {"type": "rgb", "value": [0.32, 0.2, 0.11]}}}}
     d.update(_lights(mi, setup.lights, (cx, cy), rng))
     metal = {"type": "roughconductor", "material": METAL, "distribution": "ggx", "alpha": setup.roughness}
+    on_paper = lift_at(sheet, lift)  # pieces and stickers stand on the bent paper, not in it
     for i, p in enumerate(pieces):
-        d.update(_piece(mi, sheet, p, i, metal))
+        d.update(piece_shapes(mi, sheet, p, i, metal, setup.sticker, on_paper))
+    d.update(ring_markers(mi, sheet, view if view is not None else View(), setup.sticker, on_paper))
     return d
 
 
@@ -269,59 +263,14 @@ def _lights(mi, which: str, centre: tuple[float, float], rng: np.random.Generato
     return out
 
 
-GROOVE_MM = 0.8  # the seam between two tiers of a ring, 0.6 mm deep
-
-
-def _piece(mi, sheet: Sheet, p: Piece, i: int, metal: dict) -> dict:
-    """A piece's shapes: Gygès's metal tiers (or one cylinder of the piece's colour), its top
-    face, and its sticker."""
-    T = mi.ScalarTransform4f
-    s = p.solid
-    out: dict = {}
-    if sheet.game == "gyges":
-        bsdf = metal
-        heights = [top for _, top in TIERS]  # the tiers' tops, as the reader is given them
-        tops = heights[:p.tiers] if abs(s.height - heights[p.tiers - 1]) < 0.5 \
-            else [s.height * (k + 1) / p.tiers for k in range(p.tiers)]
-    else:
-        rgb = [float(c) / 255 for c in s.top_bgr[::-1]]
-        bsdf = {"type": "twosided", "bsdf": {"type": "plastic", "diffuse_reflectance": {"type": "rgb", "value": rgb}}}
-        tops = [s.height]
-    z = s.z0
-    for k, top in enumerate(tops):
-        z_top = s.z0 + top
-        seam = GROOVE_MM if k + 1 < len(tops) else 0.0
-        out[f"p{i}t{k}"] = {"type": "cylinder", "p0": [s.x, s.y, -z], "p1": [s.x, s.y, -(z_top - seam)],
-                            "radius": s.radius, "bsdf": bsdf}
-        if seam:
-            out[f"p{i}g{k}"] = {"type": "cylinder", "p0": [s.x, s.y, -(z_top - seam)], "p1": [s.x, s.y, -z_top],
-                                "radius": s.radius - 0.6, "bsdf": bsdf}
-            out[f"p{i}c{k}"] = {"type": "disk", "to_world": T().translate([s.x, s.y, -(z_top - seam)]).scale(s.radius),
-                                "bsdf": {"type": "twosided", "bsdf": bsdf} if bsdf is metal else bsdf}
-        z = z_top
-    out[f"p{i}top"] = {"type": "disk", "to_world": T().translate([s.x, s.y, -z]).scale(s.radius),
-                       "bsdf": {"type": "twosided", "bsdf": bsdf} if bsdf is metal else bsdf}
-    if s.tag is not None:
-        rgb, alpha, side = sticker_images(s.tag, sheet.tag_mm)
-        # the texture's rows run down the sheet (+y) as the printed sticker's do; turned by the
-        # tag's angle (counter-clockwise as seen from above), 0.1 mm above the top face
-        out[f"p{i}sticker"] = {
-            "type": "rectangle",
-            "to_world": T().translate([s.x + p.sticker_dx, s.y + p.sticker_dy, -(z + 0.1)])
-            .rotate([0, 0, 1], -s.tag_angle).scale([side / 2, side / 2, 1]),
-            "bsdf": {"type": "mask", "opacity": _bitmap(mi, alpha),
-                     "material": {"type": "twosided", "bsdf": {"type": "diffuse", "reflectance": _bitmap(mi, rgb)}}},
-        }
-    return out
-
-
-def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: str | Path, seed: int = 0) -> np.ndarray:
+def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: str | Path, seed: int = 0,
+                    view: View | None = None) -> np.ndarray:
     """The scene rendered: (H, W, 10) float32 — linear RGB radiance, then the albedo, shading
     normal and depth (mm) that :func:`vision.simulated.pathtraced.denoise.denoise` is guided by."""
     mi = _mi()
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
-    scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed))
+    scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view))
     img = np.array(mi.render(scene, spp=setup.spp, seed=seed), dtype=np.float32)[..., :3]
     # the guides in a pass of their own: they are noise-free at a few samples (edges only)
     aov = mi.load_dict({"type": "aov", "aovs": "al:albedo,nn:sh_normal,dd:depth"})
