@@ -149,7 +149,11 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         lay = colour_layout(sheet)
         lin, _ = rendered(cache, "layout", sheet, lay, setup, seed * 1000 + 998, times)
         frame = develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + 50)), np.random.default_rng(50))
-        shots = [(as_exported(frame)[0] if export is not None else frame, lay)]
+        if export is not None:  # what a committed set holds: the layout's JPEG beside the empty board's
+            frame, data = as_exported(frame)
+            export.mkdir(parents=True, exist_ok=True)
+            (export / f"{game}-{row.name}-layout.jpg").write_bytes(data)
+        shots = [(frame, lay)]
     cal = calibrate(grid, empty, mode=mode, shots=shots)
     reader = reader_for(grid, cal, Fidelity.KIND)
     centred = None
