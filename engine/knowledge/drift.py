@@ -25,12 +25,14 @@ _CACHE_MAX = 4096  # distance tables kept (each 108 small ints)
 class Drift(Knowledge):
     game = "drift"
     # A turn here is several moves (pieces by rank, then the end), and its last move is rarely a
-    # real choice: a slip kept for it slipped about 6 turns in 10 of those drawn, and the levels
-    # at 50/35/20/10 % did not part (level 3 over 2 38 % of 13). So a slip comes at the turn's
-    # first real choice, the rest of the turn searched again; and the levels stand a quarter
-    # apart (level 1 at 80 % still beat random play 40 of 40; level 5 over level 4 at 15 %:
-    # 10 of 16; at 70/45/25/10 % level 2 over 1 16 of 24, 3 over 2 14 of 24; docs/opponent.md).
-    slips = {1: 0.95, 2: 0.7, 3: 0.45, 4: 0.2}
+    # real choice: a slip kept for it was played in about 6 turns of 10 drawn, and the levels at
+    # 50/35/20/10 % did not part (level 3 over 2 38 % of 13). So a slip comes at the turn's first
+    # real choice, the rest of the turn searched again; and, as in Annihilation, it is any move
+    # but the first choice: the search's next three were all but as good (at 95/70/45/20 % of
+    # those, level 3 over 2 48 % of 62), any move is not (at 50/35/20/10 %: level 1 beat random
+    # play 60 of 60, level 3 over 2 68 % of 40; a Pi's pace, docs/opponent.md). Steps of 0.15.
+    slips = {1: 0.6, 2: 0.45, 3: 0.3, 4: 0.15}
+    slip_among = None
     slip_early = True
     playout_depth = 10
     widen_base = 4
