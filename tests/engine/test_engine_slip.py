@@ -68,14 +68,19 @@ def test_a_slip_plays_one_of_the_searchs_next_three_choices():
     assert slipped >= 6, f"a level that slips 99 % of the time played the search's first choice {8 - slipped} of 8"
 
 
-def test_a_slipping_level_never_passes_over_a_win():
+def plays_the_win(seeds: int) -> None:
+    """A level that always slips still plays the win it has in a turn, seed after seed."""
     state, wins, moves = winning_turn_position("gyges", seed=17)
-    for seed in range(8):
+    for seed in range(seeds):
         result = Engine(slipping(1, ALWAYS)).play(state, Limit(nodes=200), rng=random.Random(seed))
         after = state
         for m in result.moves:
             after = after.successor(m)
         assert after.outcome() is not None and after.outcome().winner == state.to_move, result.texts
+
+
+def test_a_slipping_level_never_passes_over_a_win():
+    plays_the_win(8)
 
 
 def test_a_hint_never_slips():
@@ -164,10 +169,4 @@ def test_a_game_may_let_a_slip_be_any_move(monkeypatch):
         assert move != ranked[0] and move in state.legal_moves()
         outside += move not in ranked[:4]
     assert outside >= 4, f"a slip among every move stayed in the search's first four {8 - outside} of 8 times"
-    state, wins, moves = winning_turn_position("gyges", seed=17)
-    for seed in range(4):
-        result = Engine(slipping(1, ALWAYS)).play(state, Limit(nodes=200), rng=random.Random(seed))
-        after = state
-        for m in result.moves:
-            after = after.successor(m)
-        assert after.outcome() is not None and after.outcome().winner == state.to_move, result.texts
+    plays_the_win(4)

@@ -88,10 +88,8 @@ MIN_OUTLINE = 1.2  # the detector skips outlines shorter than this many of the s
 
 
 def detect_outlined(detector: cv2.aruco.ArucoDetector, crop: np.ndarray, min_px: float) -> list[tuple[int, np.ndarray]]:
-    """The tags in ``crop`` (:func:`vision.read.lock.detect_all`), skipping every outline shorter
-    than ``min_px`` pixels (its count of contour pixels): the threshold windows smaller than a
-    cell find many specks, and each costs the detector a look. The rate is set on every call
-    (the detector keeps it)."""
+    """The tags in ``crop`` (:func:`vision.read.lock.detect_all`), no outline under ``min_px``
+    contour pixels: windows under a cell find specks, each a look (the detector keeps the rate)."""
     params = detector.getDetectorParameters()
     params.minMarkerPerimeterRate = float(min_px) / max(crop.shape[:2])
     detector.setDetectorParameters(params)
