@@ -86,8 +86,7 @@ class Engine:
         # it (a turn that stopped searching once its chosen child had a few dozen visits spent
         # about half its budget: Anacund's levels 3-5, cut by time on a Pi, then stood ~1.7×
         # apart in simulations instead of their caps' 2-3×).
-        several = any(not after.is_game_over() and after.to_move == mover
-                      for after in (state.successor(m) for m in moves[:3]))
+        several = not _last_of_turn(root, moves[:3])
         chosen: list[tuple[State, object]] = []
         evaluation = None
         while len(chosen) < MAX_TURN:
@@ -129,7 +128,7 @@ class Engine:
         says so (``Knowledge.slip_among`` None), any move but the first choice — never one that
         loses at once, and one that ends the turn unless the game lets a slip come early."""
         def allowed(c: Node) -> bool:
-            return (know.slip_early or _ends_turn(node, c)) and not _loses_at_once(search, node, c)
+            return (know.slip_early or _ends_turn(node, c)) and not _loses_at_once(node, c)
 
         if know.slip_among is not None:
             others = [c for c in ranked[1:min(visited, know.slip_among)] if allowed(c)]
@@ -185,17 +184,14 @@ def _ends_turn(node: Node, child: Node) -> bool:
     return child.state.is_game_over() or child.state.to_move != node.mover
 
 
-def _loses_at_once(search: Search, node: Node, child: Node) -> bool:
-    """The move ends the game and the mover has not won it."""
-    if child.terminal is not None:
-        return search.value_of(child, node.mover) == 0.0
+def _loses_at_once(node: Node, child: Node) -> bool:
+    """The move ends the game and another player has won it (a draw is no loss)."""
     out = child.state.outcome()
     return out is not None and out.winner is not None and out.winner != node.mover
 
 
 def _proven(search: Search, node: Node, child: Node, result: float) -> bool:
-    """The move ends the game with ``result`` for the mover: a slip never passes over a win nor
-    plays a loss (a slip is one of the search's next best, a move it thought worth playing)."""
+    """The move ends the game with ``result`` for the mover (a slip never passes over a win)."""
     return child.terminal is not None and search.value_of(child, node.mover) == result
 
 
