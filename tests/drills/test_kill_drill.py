@@ -55,6 +55,21 @@ def published(stdout: bytes) -> tuple[int, list[str]]:
     return first, moves
 
 
+def rest_of_output(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+    """What a killed run printed after the lines already read with ``readline()``, and its stderr.
+
+    Not ``proc.communicate()``: that reads the pipes' descriptors, past the bytes ``readline()``
+    had already pulled into ``proc.stdout``'s buffer, and those lines are lost. On a loaded
+    machine the run prints several lines ahead of the reader (a long ``partial`` line is read in
+    chunks that take the next lines with them), so the drill saw journalled moves as never
+    published. The run is dead (SIGKILL) or done, so reading each pipe to its end cannot block."""
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    proc.wait(timeout=30)
+    return out, err
+
+
 def check_opens_cleanly(path: Path) -> list:
     """The journal after a kill: SQLite finds nothing wrong, and every game replays."""
     db = sqlite3.connect(path)
@@ -87,7 +102,7 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path):
             head += proc.stdout.readline()
         time.sleep(rng.uniform(0.0, 0.02))
         proc.send_signal(signal.SIGKILL)
-        rest, err = proc.communicate(timeout=30)
+        rest, err = rest_of_output(proc)
         assert proc.returncode in (-signal.SIGKILL, 0), err.decode()[-2000:]
         resumed_at, printed = published(head + rest)
 
@@ -116,3 +131,17 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path):
     records = check_opens_cleanly(path)
     assert len(records) == 1 and records[0].finished
     assert records[0].states == expected and records[0].state.outcome().winner == "south"
+
+
+def test_lines_printed_ahead_of_the_reader_are_not_lost():
+    """The drill's reading itself: lines the run printed before the drill read its first are
+    all seen (they were lost with ``communicate()``, as journalled moves 'never published')."""
+    lines = b"".join(json.dumps({"kind": "accepted", "move": f"m{i}"}).encode() + b"\n" for i in range(5))
+    # One write of a few hundred bytes reaches the pipe whole, so the first readline() pulls all
+    # five lines into the buffer at once: what a loaded machine does by chance, every time.
+    child = f"import sys, time; sys.stdout.buffer.write({lines!r}); sys.stdout.flush(); time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = proc.stdout.readline()
+    proc.send_signal(signal.SIGKILL)
+    rest, _ = rest_of_output(proc)
+    assert published(head + rest)[1] == [f"m{i}" for i in range(5)]
