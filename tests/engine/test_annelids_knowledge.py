@@ -60,3 +60,75 @@ def _free_ahead(state, move) -> int:
     occ, paths, by_tail = state._index()
     ahead = geo.other[(move.edge, paths[by_tail[move.tail]][-1])]
     return sum(1 for f in geo.onward[(move.edge, ahead)] if f not in occ)
+
+
+# -- the cut-off judged by room -------------------------------------------------------------------
+
+
+def _played(seed: int, plies: int):
+    state, rng = get_game("annelids").default_setup(None), random.Random(seed)
+    for _ in range(plies):
+        moves = KNOW.moves(state)
+        state = state.successor(moves[rng.randrange(len(moves))])
+        if state.is_game_over():
+            break
+    return state
+
+
+def _reachable(state, colour: str) -> set[str]:
+    """Every empty edge some head of ``colour`` could grow onto, alone on the board (no race)."""
+    from rules.games.annelids_geometry import geometry
+
+    geo = geometry()
+    seen: set[str] = set()
+    todo = [state.head(a.tail) for a in state.annelids if a.colour == colour]
+    while todo:
+        edge, vertex = todo.pop()
+        for f in geo.onward[(edge, vertex)]:
+            if f not in seen and not state.is_taken(f):
+                seen.add(f)
+                todo.append((f, geo.other[(f, vertex)]))
+    return seen
+
+
+def test_room_is_each_players_own_reach_and_no_edge_twice():
+    from engine.knowledge.annelids import territory
+
+    for seed in range(6):
+        state = _played(seed, 40 + 30 * seed)
+        edges = territory(state)
+        for colour in ("blue", "green"):
+            mine = _reachable(state, colour)
+            assert edges.get(colour, 0) <= len(mine)
+            if not mine:
+                assert edges.get(colour, 0) == 0
+        both = _reachable(state, "blue") | _reachable(state, "green")
+        assert sum(edges.values()) <= len(both)
+
+
+def test_the_start_gives_both_players_the_same_room():
+    from engine.knowledge.annelids import territory
+
+    start = get_game("annelids").default_setup(None)
+    edges = territory(start)
+    assert edges["blue"] == edges["green"] > 100
+
+
+def test_a_cut_off_with_equal_annelids_favours_the_player_with_more_room():
+    """Survivors alone call it even; the room does not (the judgement before read survivors)."""
+    from engine.knowledge.annelids import territory
+
+    found = 0
+    for seed in range(40):
+        state = _played(seed, 60)
+        alive = state.scores()
+        if state.is_game_over() or alive["blue"] != alive["green"]:
+            continue
+        edges = territory(state)
+        gap = edges.get("blue", 0) - edges.get("green", 0)
+        if abs(gap) < 20:
+            continue
+        ahead = "blue" if gap > 0 else "green"
+        assert KNOW.value(state, ("blue", "green"))[ahead] > 0.7, (seed, edges)
+        found += 1
+    assert found >= 3
