@@ -16,6 +16,7 @@ import math
 from rules.games.drift_geometry import COIN_TYPES, geometry
 from rules.games.drift_moves import ATTACK, DROP, END, PILFER, TAKE
 
+from ..api import Limit
 from . import Knowledge, register
 
 _FAR = 12  # spaces: beyond this, further is no worse
@@ -25,13 +26,16 @@ _CACHE_MAX = 4096  # distance tables kept (each 108 small ints)
 class Drift(Knowledge):
     game = "drift"
     # A turn here is several moves (pieces by rank, then the end), and its last move is rarely a
-    # real choice: a slip kept for it was played in about 6 turns of 10 drawn, and the levels at
-    # 50/35/20/10 % did not part (level 3 over 2 38 % of 13). So a slip comes at the turn's first
-    # real choice, the rest of the turn searched again; and, as in Annihilation, it is any move
-    # but the first choice: the search's next three were all but as good (at 95/70/45/20 % of
-    # those, level 3 over 2 48 % of 62), any move is not (at 50/35/20/10 %: level 1 beat random
-    # play 60 of 60, level 3 over 2 68 % of 40; a Pi's pace, docs/opponent.md). Steps of 0.15.
-    slips = {1: 0.6, 2: 0.45, 3: 0.3, 4: 0.15}
+    # real choice: a slip kept for it was played in about 6 turns of 10 drawn. So a slip comes at
+    # the turn's first real choice, the rest of the turn searched again; and, as in Annihilation,
+    # it is any move but the first choice (the search's next three were all but as good: at
+    # 95/70/45/20 % of those, level 3 over 2 48 % of 62). Measured at a Pi's pace
+    # (docs/opponent.md): a gap of 0.15 or more parts two levels (35 % vs 20 %: 68 % of 40), 0.12
+    # at the top barely (20 % vs 8 %: 59 % of 60), and both slipping half their turns or more
+    # hardly (60 % vs 45 %: 48 % of 42) — so level 1 slips three turns in four with a smaller
+    # search (below; still 100 of 100 against random play) and the gaps are ~0.17 above it.
+    slips = {1: 0.75, 2: 0.45, 3: 0.27, 4: 0.1}
+    limits = {1: Limit(nodes=20, time=0.15)}  # level 1's 40 made level 2 over it 60 % of 100
     slip_among = None
     slip_early = True
     playout_depth = 10
