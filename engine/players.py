@@ -156,7 +156,7 @@ class Engine:
             if slip and len(visited) > 1:
                 if slip < 1.0:
                     slip = 1.0 if rng.random() < slip else 0.0
-                if slip and not _proven(search, node, ranked[0], 1.0):
+                if slip and not _wins_at_once(node, ranked[0]):
                     other = self._slip(search, node, know, ranked, len(visited), rng)
                     if other is not None:
                         return other, 0.0
@@ -190,9 +190,10 @@ def _loses_at_once(node: Node, child: Node) -> bool:
     return out is not None and out.winner is not None and out.winner != node.mover
 
 
-def _proven(search: Search, node: Node, child: Node, result: float) -> bool:
-    """The move ends the game with ``result`` for the mover (a slip never passes over a win)."""
-    return child.terminal is not None and search.value_of(child, node.mover) == result
+def _wins_at_once(node: Node, child: Node) -> bool:
+    """The move ends the game and the mover has won it (a slip never passes over a win)."""
+    out = child.state.outcome()
+    return out is not None and out.winner == node.mover
 
 
 class RandomPlayer:
