@@ -145,7 +145,9 @@ class Engine:
               slip: float) -> tuple[Node, float]:
         """The move to play here, and the turn's slip after it. A turn slips at most once, with
         the level's chance drawn at its first real choice, so a turn of many moves is handicapped
-        no more than a turn of one; once drawn, 1.0 (slip when allowed) or 0.0 (not this turn).
+        no more than a turn of one; once drawn, 1.0 (slip when allowed) or 0.0 (not this turn),
+        and after a slip 0.0 — or 1.0 where the game's slip is the rest of the turn too
+        (``Knowledge.slip_turn``).
         The slip is a move that ends the turn: a slip early in a turn of several moves left the
         rest of it to a tree grown under another move, all but random at a low level's budget
         (Annelids' level 1 then lost to random play a third of the time) — unless the game says
@@ -159,7 +161,7 @@ class Engine:
                 if slip and not _wins_at_once(node, ranked[0]):
                     other = self._slip(search, node, know, ranked, len(visited), rng)
                     if other is not None:
-                        return other, 0.0
+                        return other, 1.0 if know.slip_turn else 0.0
             return ranked[0], slip
         # Nothing searched here (the budget or stop() ran out): the knowledge's cheap choice.
         if node.untried is None:

@@ -38,6 +38,9 @@ class Knowledge:
     # Whether a slip may be any move of a turn (the rest of the turn then searched again), not
     # only a move that ends it: where a turn's last move is rarely a real choice.
     slip_early = False
+    # Whether a slip, once made, goes on for the rest of the turn (every later move of it slips
+    # too): where one move off the first choice costs next to nothing, a whole turn does.
+    slip_turn = False
     # A slip plays one of the search's 2nd to ``slip_among``-th choices (Stockfish's skill levels:
     # MultiPV 4); None: any move but the first choice, where the search's next choices are all but
     # as good as its first, so a slip among them costs nothing (docs/opponent.md, "The levels").

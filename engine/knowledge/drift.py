@@ -27,14 +27,14 @@ class Drift(Knowledge):
     game = "drift"
     # A turn here is several moves (pieces by rank, then the end), and its last move is rarely a
     # real choice: a slip kept for it was played in about 6 turns of 10 drawn. So a slip comes at
-    # the turn's first real choice, the rest of the turn searched again; and, as in Annihilation,
-    # it is any move but the first choice (the search's next three were all but as good: at
-    # 95/70/45/20 % of those, level 3 over 2 48 % of 62). Measured at a Pi's pace
-    # (docs/opponent.md): a gap of 0.15 or more parts two levels (35 % vs 20 %: 68 % of 40), 0.12
-    # at the top barely (20 % vs 8 %: 59 % of 60), and both slipping half their turns or more
-    # hardly (60 % vs 45 %: 48 % of 42) — so level 1 slips three turns in four with a smaller
-    # search (below; still 100 of 100 against random play) and the gaps are ~0.17 above it.
-    slips = {1: 0.75, 2: 0.45, 3: 0.27, 4: 0.1}
+    # the turn's first real choice, is any move but the first choice (the search's next three
+    # were all but as good), and goes on for the rest of the turn (``slip_turn``): a slip of one
+    # move, the rest of the turn searched again, cost next to nothing, and levels whose chances
+    # stood 0.12-0.18 apart parted by 51-68 % (a Pi's pace, docs/opponent.md). A slipped turn
+    # is a wasted turn in the race: level 4 at 12 % beat level 3 at 25 % 75 % of 40 (seed 96).
+    # Level 1 slips 60 % of its turns with 20 simulations, and still beat random play 60 of 60.
+    slips = {1: 0.6, 2: 0.4, 3: 0.25, 4: 0.12}
+    slip_turn = True
     limits = {1: Limit(nodes=20, time=0.15)}  # level 1's 40 made level 2 over it 60 % of 100
     slip_among = None
     slip_early = True

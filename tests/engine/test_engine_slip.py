@@ -155,6 +155,29 @@ def test_a_game_may_let_a_slip_come_early_in_the_turn(monkeypatch):
     assert len(result.moves) == 3  # a whole turn still comes back
 
 
+def test_a_game_may_let_a_slip_be_the_rest_of_the_turn(monkeypatch):
+    """DRIFT's slip of one move cost next to nothing (the rest of the turn searched again), so
+    its levels barely parted: there a slip goes on for the rest of the turn
+    (``Knowledge.slip_turn``), every later move of it off the search's first choice."""
+    state = get_game("anacund").default_setup()
+    engine = Engine(slipping(1, ALWAYS))
+    know = knowledge_for("anacund")
+    monkeypatch.setattr(know, "slip_early", True)
+    monkeypatch.setattr(know, "slip_turn", True)
+    result, search, root = engine._think(state, Limit(nodes=300), random.Random(1), None, None, 0.0)
+    child, after = engine._best(search, root, know, random.Random(1), ALWAYS)
+    assert child is not search.ranked(root)[0] and after == 1.0  # slipped, and the turn goes on slipping
+    node = root  # down the turn the search chose: each later placement slips too, once drawn
+    for move in result.moves[:2]:
+        node = next(c for c in node.children if c.move == move)
+        assert sum(1 for c in node.children if c.visits) > 1
+        for seed in range(3):
+            child, after = engine._best(search, node, know, random.Random(seed), 1.0)
+            assert child is not search.ranked(node)[0] and after == 1.0
+    monkeypatch.setattr(know, "slip_turn", False)
+    assert engine._best(search, root, know, random.Random(1), ALWAYS)[1] == 0.0  # once only
+
+
 def test_a_game_may_let_a_slip_be_any_move(monkeypatch):
     """Where the search's next choices are all but as good as its first (Annihilation's quiet
     moves), a slip among them costs nothing: such a game's slip is any move but the first
