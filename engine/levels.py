@@ -12,8 +12,9 @@ skill levels do: with the level's ``slip`` chance, a turn slips — one move of 
 search's second to fourth choices (a move it thought worth playing, not a random one) instead of
 its first. A game whose search separates the levels by itself, or whose turns are several moves,
 keeps its own chances (``Knowledge.slips``), and a game may let the slip come at a turn's first
-choice (``slip_early``: DRIFT) or be any move but the first choice (``slip_among`` None:
-Annihilation, whose next choices read all but as good as its first). A proven win is never
+choice (``slip_early``: DRIFT), be any move but the first choice (``slip_among`` None:
+Annihilation, whose next choices read all but as good as its first), or go on for the rest of
+the turn (``slip_turn``: DRIFT, where one move off cost next to nothing). A proven win is never
 passed over, nor a loss at once played. The top level never slips; a hint (``analyse``) never
 does. Figures: docs/opponent.md.
 """
