@@ -23,7 +23,7 @@ import math
 from rules.games.annelids import Place, Remove, Resign
 from rules.games.annelids_geometry import geometry
 
-from . import Knowledge, register
+from . import Knowledge, register, score_lead
 
 
 def territory(state) -> dict[str, int]:
@@ -33,23 +33,14 @@ def territory(state) -> dict[str, int]:
     geo = geometry()
     onward, other, taken = geo.onward, geo.other, state.is_taken
     owner: dict[str, str] = {}  # edge -> its player, or "" where both arrive together
-    frontier = []
-    for a in state.annelids:
-        edge, vertex = state.head(a.tail)
-        for f in onward[(edge, vertex)]:
-            if taken(f):
-                continue
-            prev = owner.get(f)
-            if prev is None:
-                owner[f] = a.colour
-                frontier.append((f, other[(f, vertex)], a.colour))
-            elif prev != a.colour:
-                owner[f] = ""
+    # From each head as from an edge just reached (a head's own edge is taken, so in no one's
+    # room, and leads its player on).
+    frontier = [state.head(a.tail) + (a.colour,) for a in state.annelids]
     while frontier:
         reached: dict[str, str] = {}
         nxt = []
         for f, vertex, colour in frontier:
-            if owner[f] != colour:
+            if owner.get(f, colour) != colour:
                 continue  # contested at this distance: it leads no one on
             for g in onward[(f, vertex)]:
                 if g in owner or taken(g):
@@ -94,9 +85,7 @@ class Annelids(Knowledge):
         alive = state.scores()
         out = {}
         for p in players:
-            lead = max((edges.get(q, 0) for q in players if q != p), default=0)
-            more = max((alive.get(q, 0) for q in players if q != p), default=0)
-            d = (edges.get(p, 0) - lead) / self.room_scale + self.annelid_weight * (alive.get(p, 0) - more)
+            d = score_lead(edges, p) / self.room_scale + self.annelid_weight * score_lead(alive, p)
             out[p] = 0.5 + 0.5 * math.tanh(d)
         return out
 

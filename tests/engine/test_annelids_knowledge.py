@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 from engine import knowledge_for
+from engine.knowledge.annelids import territory
 from rules import get_game
 from rules.games.annelids import Place, Remove
 
@@ -92,8 +93,6 @@ def _reachable(state, colour: str) -> set[str]:
 
 
 def test_room_is_each_players_own_reach_and_no_edge_twice():
-    from engine.knowledge.annelids import territory
-
     for seed in range(6):
         state = _played(seed, 40 + 30 * seed)
         edges = territory(state)
@@ -107,8 +106,6 @@ def test_room_is_each_players_own_reach_and_no_edge_twice():
 
 
 def test_the_start_gives_both_players_the_same_room():
-    from engine.knowledge.annelids import territory
-
     start = get_game("annelids").default_setup(None)
     edges = territory(start)
     assert edges["blue"] == edges["green"] > 100
@@ -116,8 +113,6 @@ def test_the_start_gives_both_players_the_same_room():
 
 def test_a_cut_off_with_equal_annelids_favours_the_player_with_more_room():
     """Survivors alone call it even; the room does not (the judgement before read survivors)."""
-    from engine.knowledge.annelids import territory
-
     found = 0
     for seed in range(40):
         state = _played(seed, 60)
