@@ -101,7 +101,8 @@ class Cache:
         (self.dir / f"{name}.json").write_text(json.dumps(meta))
 
 
-def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int, times: list[float]) -> tuple[np.ndarray, dict]:
+def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int, times: list[float],
+             sample_seed: int | None = None) -> tuple[np.ndarray, dict]:
     """A frame's linear image from the cache, or rendered now (its time into ``times``)."""
     from vision.simulated.pathtraced.scene import placed_pieces, render_channels
 
@@ -111,7 +112,7 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
     rng = np.random.default_rng(seed)
     pieces = placed_pieces(sheet, view, rng)
     t0, c0 = time.perf_counter(), time.process_time()
-    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view)
+    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view, sample_seed=sample_seed)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0  # wall; CPU over all threads
     times.append(dt)
     meta = {"view": view_json(view), "render_s": round(dt, 2), "render_cpu_s": round(cpu, 2), "setup": asdict(setup),
@@ -122,7 +123,7 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
 
 
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
-            export: Path | None = None, now: bool = True) -> tuple[Row, list[float], Counter]:
+            export: Path | None = None, now: bool = True, empty_renders: int = 3) -> tuple[Row, list[float], Counter]:
     from bench.vision_accuracy import MAX_PLIES
     from vision.simulated.pathtraced.denoise import denoise
     from vision.simulated.pathtraced.scene import PTSetup
@@ -136,10 +137,16 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     whys: Counter = Counter()
     out = Row(game, f"{size[0]}x{size[1]}", row.name)
     rng = np.random.default_rng(seed)
-    lin, _ = rendered(cache, "empty", sheet, View(), setup, seed * 1000 + 999, times)
-    lin = denoise(lin)
-    # three exposures of the empty board, as tableref calibrate takes a few frames
-    empty = [develop(lin, random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i)) for i in range(3)]
+    # three exposures of the empty board, as tableref calibrate takes a few frames: one scene (the
+    # paper's bend, the lamps), each exposure its own sensor noise and, with ``empty_renders`` 3,
+    # its own render (a frame's leftover render noise is then in the calibration's spread, as a
+    # real sensor's frame-to-frame noise is; Annelids' thin printed edges need it)
+    empty = []
+    for i in range(3):
+        name = "empty" if i == 0 or empty_renders == 1 else f"empty-r{i}"
+        lin, _ = rendered(cache, name, sheet, View(), setup, seed * 1000 + 999, times,
+                          sample_seed=seed * 1000 + 999 + 7919 * (i if empty_renders > 1 else 0))
+        empty.append(develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i)))
     jpegs: list[bytes] = []
     if export is not None:  # read what is committed: the camera's JPEG written again at quality 95
         empty, jpegs = (list(t) for t in zip(*(as_exported(e) for e in empty)))
@@ -203,18 +210,26 @@ def as_exported(frame: np.ndarray) -> tuple[np.ndarray, bytes]:
 
 @contextmanager
 def rules_before_issue_32(reader):
-    """The reader as it was before issue 32: pieces judged at their spaces' centres, a shadow's
-    edge past LIGHT_OUTLIER in every channel and never warmer than 3 %, a shadow at most 0.85
-    of the paper."""
+    """The reader as it was before issue 32: pieces judged at their spaces' centres (the paper
+    round them in their own light too), a shadow's edge past LIGHT_OUTLIER in every channel and
+    never warmer than 3 %, a shadow at most 0.85 of the paper, tags
+    looked for 1.15 piece radii round a space and every tag found judged, however small. (The
+    second looks' order is today's.)"""
     import vision.read.sampling as sampling
 
-    saved = sampling.PENUMBRA, sampling.SHADOW_WARMER, reader.where_found, reader.shadow_max
+    knobs = ("where_found", "shadow_max", "scan_reach", "speck")
+    saved = sampling.PENUMBRA, sampling.SHADOW_WARMER, {k: reader.__dict__.get(k) for k in knobs}
     sampling.PENUMBRA, sampling.SHADOW_WARMER = sampling.LIGHT_OUTLIER, 0.03
-    reader.where_found, reader.shadow_max = False, 0.85
+    reader.where_found, reader.shadow_max, reader.scan_reach, reader.speck = False, 0.85, 1.15, 0.0
     try:
         yield reader
     finally:
-        sampling.PENUMBRA, sampling.SHADOW_WARMER, reader.where_found, reader.shadow_max = saved
+        sampling.PENUMBRA, sampling.SHADOW_WARMER = saved[0], saved[1]
+        for k, v in saved[2].items():
+            if v is None:
+                reader.__dict__.pop(k, None)  # the class's own again
+            else:
+                setattr(reader, k, v)
 
 
 def reasons(reader, sheet: Sheet, frame: np.ndarray) -> Counter:
@@ -255,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
     ap.add_argument("--export", default=None, metavar="DIR", help="also write the developed frames and truth (JPEG + JSON)")
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--empty-renders", type=int, choices=(1, 3), default=3,
+                    help="the calibration's three exposures of the empty board: 3 renders of it (default), "
+                         "or 1 render developed three times (as the committed Gygès rows were)")
     ap.add_argument("--before", action="store_true",
                     help="read with the rules before issue 32 (pieces judged at their spaces' centres; "
                          "a shadow's edge, its tint and its depth as the camera model had them)")
@@ -270,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     fa = 0
     for r in rows:
         pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
-                            Path(args.export) if args.export else None, now=not args.before)
+                            Path(args.export) if args.export else None, now=not args.before,
+                            empty_renders=args.empty_renders)
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"

@@ -58,7 +58,9 @@ def test_small_cells_get_the_enlarged_looks_and_large_ones_only_the_thorough():
     large = list(second_looks(r, SMALL_CELL_PX + 1))
     assert large == [(r._thorough, 1)]
     small = list(second_looks(r, 2.1))  # 40 % framing of 720p
-    assert small[:2] == [(r._thorough, 2), (r._thorough, 3)]  # a cell of about 4, then 6 px
-    assert [u for _, u in small[2:]] == [2, 3, 4]  # the small-marker detector: about 4, 6 and 8 px
-    assert len({id(d) for d, _ in small[2:]}) == 1 and small[2][0] is not r._thorough
-    assert [u for _, u in second_looks(r, 3.1)] == [2, 2, 3]  # 60 % framing: 6 px at 2x already
+    # the thorough detector at a cell of about 4, 6 and 8 px, then the small-marker one
+    assert small[:3] == [(r._thorough, 2), (r._thorough, 3), (r._thorough, 4)]
+    assert [u for _, u in small[3:]] == [2, 3, 4]
+    assert len({id(d) for d, _ in small[3:]}) == 1 and small[3][0] is not r._thorough
+    at60 = list(second_looks(r, 3.1))  # 60 % framing: 6 px at 2x already, 8 px at 3x
+    assert [u for _, u in at60] == [2, 3, 2, 3] and at60[1][0] is r._thorough

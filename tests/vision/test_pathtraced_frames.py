@@ -66,12 +66,13 @@ def test_no_false_accepts_and_no_space_read_wrong(readings):
 
 def test_usable_share(readings):
     """Nothing left unreadable (pieces named, hidden or read occupied) on the frames that were
-    usable when the set was committed (14 of 16), and on at least 85 % of all (docs/vision.md,
+    usable when they were committed (27 of 28 then; all 28 since the paper round a piece is
+    judged in its own light), and on at least 95 % of all (issue 32's bar; docs/vision.md,
     "Path-traced bench")."""
     usable = {name for name, (truth, got) in readings.items() if not got.unreadable}
     expected = {p.stem for p in FRAMES if json.loads(p.read_text())["usable"]}
     assert expected <= usable, {n: dict(readings[n][1].why) for n in expected - usable}
-    assert len(usable) >= 0.85 * len(readings)
+    assert len(usable) >= 0.95 * len(readings)
 
 
 def test_shadows_under_two_lights_and_pieces_off_centre(monkeypatch):
@@ -98,7 +99,75 @@ def test_shadows_under_two_lights_and_pieces_off_centre(monkeypatch):
         for reader in readers.values():
             m.setattr(reader, "where_found", False)
             m.setattr(reader, "shadow_max", 0.85)
+            m.setattr(reader, "scan_reach", 1.15)
+            m.setattr(reader, "speck", 0.0)
         for p in fixed:
             truth, before = _read(p, readers)
             assert before.unreadable, f"{p.stem}: usable with the old rules too"
             assert not wrong_spaces(truth, before)
+
+
+def _unreadable(stem: str, knobs: dict) -> frozenset:
+    """The spaces left unreadable in one committed frame, read with the reader's ``knobs`` set."""
+    path = HERE / f"{stem}.json"
+    game, row, _ = stem.split("-")
+    reader = _reader(game, row)
+    for k, v in knobs.items():
+        setattr(reader, k, v)
+    truth, got = _read(path, {(game, row): reader})
+    assert not wrong_spaces(truth, got), f"{stem}: {wrong_spaces(truth, got)}"
+    return got.unreadable
+
+
+def test_a_ring_put_down_off_centre_has_its_whole_tag_looked_at():
+    """Wide lens, a double ring 7 mm off its space's centre (c4): its tag's corner lies 24 mm
+    out, past the 23 mm (1.15 piece radii) that tags were looked for round a space, and its
+    outline cut at the crop's edge was never found. Looked for over 1.45 radii (off-centre by
+    15 % of the pitch, the sticker's corner, a cell of white) it is read."""
+    assert not _unreadable("gyges-wide-3", {})
+    assert "c4" in _unreadable("gyges-wide-3", {"scan_reach": 1.15})
+
+
+@pytest.mark.parametrize("stem", ["gyges-window-1", "gyges-wide-1", "gyges-tilt35-0", "gyges-base-0"])
+def test_the_paper_round_a_piece_lies_in_its_own_light(stem):
+    """Round a metal ring the paper is lit by what its side reflects (10-15 % brighter, 10-16 mm
+    beyond a 20 mm ring, under the window) and darkened by its shadow: a band as wide as the
+    piece is tall round each piece found is left out of the light's judgement. Without it an
+    empty space beside the rings is "light uneven here" (or a ring's calm too short to read
+    it "occupied")."""
+    assert not _unreadable(stem, {})
+    assert _unreadable(stem, {"own_light": 0.0})
+
+
+def test_a_speck_that_passes_the_bit_check_is_not_a_piece():
+    """On a rendered frame's noise a detector once read "tag 17" of 1-3 mm sides beside an empty
+    corner space (the sticker is 24 mm): no piece's tag is seen under half its size, so the
+    space is judged by its probes alone — read empty, as it is."""
+    import numpy as np
+
+    from vision.read.lock import BoardLock
+
+    reader = _reader("gyges", "wide")
+    frame = cv2.imread(str(HERE / "gyges-wide-2.jpg"))
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock = BoardLock(reader.grid.sheet)
+    lock.update(grey)
+    H = lock.update(grey).H
+    truth = View(json.loads((HERE / "gyges-wide-2.json").read_text())["view"])
+    assert truth.get_tokens("a1") == ()
+    real = reader._read_tags
+    a1 = reader.grid.spaces[reader.grid.index["a1"]]
+    speck = np.float32([[a1.x + 20, a1.y + 5], [a1.x + 21, a1.y + 5], [a1.x + 21, a1.y + 7], [a1.x + 20, a1.y + 7]])
+
+    def with_speck(frame, H, busy, foreign_pt, tokens, why):
+        real(frame, H, busy, foreign_pt, tokens, why)
+        got, whys = reader._judge_tags(np.array([], int), [(17, speck)], foreign_pt)  # the speck's verdict alone
+        tokens.update(got)
+        why.update(whys)
+
+    reader._read_tags = with_speck
+    got = reader.read(frame, H)
+    assert not got.unreadable and got.view.get_tokens("a1") == ()
+    reader.speck = 0.0
+    got = reader.read(frame, H)
+    assert got.why.get("a1") == "tag 17 is not one of this game's pieces"

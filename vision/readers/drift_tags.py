@@ -326,7 +326,7 @@ class TagsAtHeight:
         astray: list[np.ndarray] = []
         self._found, self._tops_seen = [], []
         self._crowd_cause: set[int] = set()
-        tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
+        tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags and not self._speck(plane)]
         every = [self._candidates_of(tag, plane, busy_set) if tag in self._tags else [] for tag, plane in tags]
         if self._standing(every, self._shared(every)):
             # The frame shows the set standing at its heights: none of its tags is laid flat.

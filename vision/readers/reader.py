@@ -107,8 +107,15 @@ class Reader(Occlusion, ColourReading):
     every point space is judged like an area (each foreign point on a tag that was read)."""
 
     stacks = False  # point spaces may hold several tagged tokens side by side
-    scan_reach = 1.15  # tags are looked for this many piece radii round a space
+    # Tags are looked for this many piece radii round a space: a piece put down up to 15 % of the
+    # pitch off its space's centre (0.375 radii: a radius is 0.4 of the pitch), its sticker's
+    # corner 0.85 radii further out (a tag is 1.2 radii wide) and the cell of white round the
+    # tag that the detector needs to see its outline (0.2 radii). At 1.15 a ring put down off
+    # centre had its tag cut at the crop's edge and left unread (path-traced wide-lens frames).
+    scan_reach = 1.45
     on_space = 0.3  # a tag further than this many pitches from its space is off it
+    own_light = 1.0  # round a piece found, paper this many of its heights wide lies in its own light
+    speck = 0.5  # a tag seen smaller than this share of a sticker is noise (see _speck)
     ignored_tags: frozenset[int] = frozenset()  # ids read elsewhere (DRIFT's ring markers)
 
     # A piece seen but not named is read OCCUPIED, and shadowed paper by a piece read empty (DRIFT:
@@ -303,7 +310,10 @@ class Reader(Occlusion, ColourReading):
             return hide
         reach = self._radius + 6.0
         for c, h in self._tops_seen:
-            hide |= self.covers(probes, np.asarray(c, np.float64), reach, float(h))
+            # and a band as wide as the piece is tall round it, where its own light falls: its
+            # shadow, and the lamp or window its side reflects (a metal ring's: paper 10-15 %
+            # brighter 10-16 mm beyond a 20 mm ring, on the path-traced bench)
+            hide |= self.covers(probes, np.asarray(c, np.float64), reach + self.own_light * float(h), float(h))
         return hide
 
     # -- tags -----------------------------------------------------------------------------
@@ -492,7 +502,7 @@ class Reader(Occlusion, ColourReading):
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         placed: dict[int, list[tuple[str, np.ndarray]]] = {}
-        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags]
+        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags and not self._speck(mm)]
         if kept:
             corners = np.stack([mm for _, mm in kept])  # (K, 4, 2) sheet mm
             centres = corners.mean(axis=1)
@@ -529,6 +539,15 @@ class Reader(Occlusion, ColourReading):
             else:
                 why[s.id] = "something here that is not a readable piece"
         return tokens, why
+
+    def _speck(self, corners: np.ndarray) -> bool:
+        """A detection under half a sticker's size wherever it lies (its corners are placed at
+        the height of a piece, which makes a tag larger, never smaller): a pattern in noise or
+        print that happened to pass the bit check, not a piece's tag. Dropped, so its space is
+        judged by what its probes see (on path-traced frames: "tag 17" of 1-3 mm sides beside a
+        corner space, "tag 37" of 3-5 mm; a real sticker reads 0.9-1.1 of its size)."""
+        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
+        return bool(sides.mean() < self.speck * self.sheet.tag_mm)
 
     def _place_all(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The space each tag centred at ``centres`` (K×2 sheet mm) belongs to (-1: near none),

@@ -264,15 +264,18 @@ def _lights(mi, which: str, centre: tuple[float, float], rng: np.random.Generato
 
 
 def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: str | Path, seed: int = 0,
-                    view: View | None = None) -> np.ndarray:
+                    view: View | None = None, sample_seed: int | None = None) -> np.ndarray:
     """The scene rendered: (H, W, 10) float32 — linear RGB radiance, then the albedo, shading
-    normal and depth (mm) that :func:`vision.simulated.pathtraced.denoise.denoise` is guided by."""
+    normal and depth (mm) that :func:`vision.simulated.pathtraced.denoise.denoise` is guided by.
+    ``seed`` sets the scene (the paper's bend, the lamps' nudges); ``sample_seed`` (default
+    ``seed``) the path tracer's samples: the same scene again with other render noise."""
     mi = _mi()
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view))
-    img = np.array(mi.render(scene, spp=setup.spp, seed=seed), dtype=np.float32)[..., :3]
+    samples = seed if sample_seed is None else sample_seed
+    img = np.array(mi.render(scene, spp=setup.spp, seed=samples), dtype=np.float32)[..., :3]
     # the guides in a pass of their own: they are noise-free at a few samples (edges only)
     aov = mi.load_dict({"type": "aov", "aovs": "al:albedo,nn:sh_normal,dd:depth"})
-    guides = np.array(mi.render(scene, integrator=aov, spp=4, seed=seed), dtype=np.float32)
+    guides = np.array(mi.render(scene, integrator=aov, spp=4, seed=samples), dtype=np.float32)
     return np.concatenate([img, guides[..., -7:]], axis=2)
