@@ -303,7 +303,8 @@ class Reader(Occlusion, ColourReading):
         return hide
 
     def _probes_found(self, pose: Pose) -> np.ndarray:
-        """Probes the pieces whose tags were found may cover, standing where they were found."""
+        """Probes the pieces whose tags were found may cover, standing where they were found,
+        and those in the light they throw round them (``own_light``)."""
         probes = self.grid.probes
         hide = np.zeros(len(probes), bool)
         if not self.where_found or pose.camera is None:
