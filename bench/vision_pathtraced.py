@@ -86,8 +86,10 @@ def view_json(view: View) -> dict:
 class Cache:
     """Rendered linear frames and their truth: ``DIR/<game>-<row>-s<spp>-<seed>/``."""
 
-    def __init__(self, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int]) -> None:
-        self.dir = Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}"
+    def __init__(self, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int],
+                 sheet: str = "moved") -> None:
+        fixed = "-fixed" if sheet == "fixed" else ""
+        self.dir = Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}"
         self.dir.mkdir(parents=True, exist_ok=True)
 
     def get(self, name: str) -> tuple[np.ndarray, dict] | None:
@@ -102,7 +104,7 @@ class Cache:
 
 
 def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int, times: list[float],
-             sample_seed: int | None = None) -> tuple[np.ndarray, dict]:
+             sample_seed: int | None = None, sheet_seed: int | None = None) -> tuple[np.ndarray, dict]:
     """A frame's linear image from the cache, or rendered now (its time into ``times``)."""
     from vision.simulated.pathtraced.scene import placed_pieces, render_channels
 
@@ -112,7 +114,8 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
     rng = np.random.default_rng(seed)
     pieces = placed_pieces(sheet, view, rng)
     t0, c0 = time.perf_counter(), time.process_time()
-    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view, sample_seed=sample_seed)
+    lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view, sample_seed=sample_seed,
+                          sheet_seed=sheet_seed)
     dt, cpu = time.perf_counter() - t0, time.process_time() - c0  # wall; CPU over all threads
     times.append(dt)
     meta = {"view": view_json(view), "render_s": round(dt, 2), "render_cpu_s": round(cpu, 2), "setup": asdict(setup),
@@ -123,7 +126,8 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
 
 
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
-            export: Path | None = None, now: bool = True, empty_renders: int = 3) -> tuple[Row, list[float], Counter]:
+            export: Path | None = None, now: bool = True, empty_renders: int = 3,
+            sheet_mode: str = "moved") -> tuple[Row, list[float], Counter]:
     from bench.vision_accuracy import MAX_PLIES
     from vision.simulated.pathtraced.denoise import denoise
     from vision.simulated.pathtraced.scene import PTSetup
@@ -132,7 +136,9 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
     setup = PTSetup(size=size, spp=spp, **{**BASE, **row.setup})
-    cache = Cache(cache_root, game, row, spp, seed, size)
+    cache = Cache(cache_root, game, row, spp, seed, size, sheet_mode)
+    # "fixed": the sheet left in place from calibration to play, its bend the empty board's
+    bend = seed * 1000 + 999 if sheet_mode == "fixed" else None
     times: list[float] = []
     whys: Counter = Counter()
     out = Row(game, f"{size[0]}x{size[1]}", row.name)
@@ -154,7 +160,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     shots = []
     if mode == "colour":  # colour reading learns the pieces' colours from a frame of a known layout
         lay = colour_layout(sheet)
-        lin, _ = rendered(cache, "layout", sheet, lay, setup, seed * 1000 + 998, times)
+        lin, _ = rendered(cache, "layout", sheet, lay, setup, seed * 1000 + 998, times, sheet_seed=bend)
         frame = develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + 50)), np.random.default_rng(50))
         if export is not None:  # what a committed set holds: the layout's JPEG beside the empty board's
             frame, data = as_exported(frame)
@@ -172,7 +178,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     for k in range(frames):
         plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
         view = random_position(game, int(rng.integers(1 << 30)), plies, None).view(Fidelity.KIND)
-        lin, meta = rendered(cache, f"frame{k}", sheet, view, setup, seed * 1000 + k, times)
+        lin, meta = rendered(cache, f"frame{k}", sheet, view, setup, seed * 1000 + k, times, sheet_seed=bend)
         view = View(meta["view"])  # the cached truth
         lin = denoise(lin)
         frame = develop(lin, random_sensor(rng), rng)
@@ -270,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
     ap.add_argument("--export", default=None, metavar="DIR", help="also write the developed frames and truth (JPEG + JSON)")
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--sheet", choices=("moved", "fixed"), default="moved",
+                    help="moved (default): the paper bent anew for every frame; fixed: left in place from "
+                         "calibration to play, every frame with the empty board's bend")
     ap.add_argument("--empty-renders", type=int, choices=(1, 3), default=3,
                     help="the calibration's three exposures of the empty board: 3 renders of it (default), "
                          "or 1 render developed three times (as the committed Gygès rows were)")
@@ -289,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
                             Path(args.export) if args.export else None, now=not args.before,
-                            empty_renders=args.empty_renders)
+                            empty_renders=args.empty_renders, sheet_mode=args.sheet)
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"

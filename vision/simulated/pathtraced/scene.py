@@ -193,7 +193,7 @@ def sticker_images(tag: int, tag_mm: float, px_per_mm: float = 10.0) -> tuple[np
 
 
 def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path, seed: int = 0,
-               view: View | None = None) -> dict:
+               view: View | None = None, sheet_seed: int | None = None) -> dict:
     """The Mitsuba scene description (``mi.load_dict``) of the sheet, ``pieces`` and the lights,
     seen by ``setup``'s camera. ``workdir`` holds the sheet's mesh (one per seed). ``view``:
     DRIFT's river-ring markers stand where its rotations put them (none: rotation 0)."""
@@ -218,7 +218,9 @@ def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path,
         "sampler": {"type": "multijitter", "sample_count": setup.spp, "seed": seed},
     }
     art = draw_sheet(sheet, 4.0)
-    lift = sheet_lift(sheet, rng)
+    lift = sheet_lift(sheet, rng)  # drawn even when the sheet's own seed is given: the lamps' nudges stay the same
+    if sheet_seed is not None:  # the sheet left in place: its bend is the same render after render
+        lift = sheet_lift(sheet, np.random.default_rng(sheet_seed))
     d["sheet"] = {"type": "obj", "filename": str(sheet_mesh(sheet, lift, workdir / f"sheet-{seed}.obj")),
                   "face_normals": False,
                   "bsdf": {"type": "twosided", "bsdf": {"type": "diffuse",
@@ -264,15 +266,17 @@ def _lights(mi, which: str, centre: tuple[float, float], rng: np.random.Generato
 
 
 def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: str | Path, seed: int = 0,
-                    view: View | None = None, sample_seed: int | None = None) -> np.ndarray:
+                    view: View | None = None, sample_seed: int | None = None,
+                    sheet_seed: int | None = None) -> np.ndarray:
     """The scene rendered: (H, W, 10) float32 — linear RGB radiance, then the albedo, shading
     normal and depth (mm) that :func:`vision.simulated.pathtraced.denoise.denoise` is guided by.
     ``seed`` sets the scene (the paper's bend, the lamps' nudges); ``sample_seed`` (default
-    ``seed``) the path tracer's samples: the same scene again with other render noise."""
+    ``seed``) the path tracer's samples: the same scene again with other render noise;
+    ``sheet_seed`` (default ``seed``) the paper's bend alone."""
     mi = _mi()
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
-    scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view))
+    scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view, sheet_seed))
     samples = seed if sample_seed is None else sample_seed
     img = np.array(mi.render(scene, spp=setup.spp, seed=samples), dtype=np.float32)[..., :3]
     # the guides in a pass of their own: they are noise-free at a few samples (edges only)
