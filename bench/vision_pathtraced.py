@@ -146,7 +146,8 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     # three exposures of the empty board, as tableref calibrate takes a few frames: one scene (the
     # paper's bend, the lamps), each exposure its own sensor noise and, with ``empty_renders`` 3,
     # its own render (a frame's leftover render noise is then in the calibration's spread, as a
-    # real sensor's frame-to-frame noise is; Annelids' thin printed edges need it)
+    # real sensor's frame-to-frame noise is; tried for Annelids' thin printed edges, which it
+    # did not make readable: docs/vision.md)
     empty = []
     for i in range(3):
         name = "empty" if i == 0 or empty_renders == 1 else f"empty-r{i}"
