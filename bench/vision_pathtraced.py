@@ -87,9 +87,10 @@ class Cache:
     """Rendered linear frames and their truth: ``DIR/<game>-<row>-s<spp>-<seed>/``."""
 
     def __init__(self, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int],
-                 sheet: str = "moved") -> None:
+                 sheet: str = "moved", guide_spp: int = 4) -> None:
         fixed = "-fixed" if sheet == "fixed" else ""
-        self.dir = Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}"
+        guides = "" if guide_spp == 4 else f"-g{guide_spp}"  # 4: as the first rows were cached
+        self.dir = Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}{guides}"
         self.dir.mkdir(parents=True, exist_ok=True)
 
     def get(self, name: str) -> tuple[np.ndarray, dict] | None:
@@ -127,7 +128,7 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
 
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
             export: Path | None = None, now: bool = True, empty_renders: int = 3,
-            sheet_mode: str = "moved") -> tuple[Row, list[float], Counter]:
+            sheet_mode: str = "moved", guide_spp: int = 32) -> tuple[Row, list[float], Counter]:
     from bench.vision_accuracy import MAX_PLIES
     from vision.simulated.pathtraced.denoise import denoise
     from vision.simulated.pathtraced.scene import PTSetup
@@ -135,8 +136,8 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
 
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
-    setup = PTSetup(size=size, spp=spp, **{**BASE, **row.setup})
-    cache = Cache(cache_root, game, row, spp, seed, size, sheet_mode)
+    setup = PTSetup(size=size, spp=spp, guide_spp=guide_spp, **{**BASE, **row.setup})
+    cache = Cache(cache_root, game, row, spp, seed, size, sheet_mode, guide_spp)
     # "fixed": the sheet left in place from calibration to play, its bend the empty board's
     bend = seed * 1000 + 999 if sheet_mode == "fixed" else None
     times: list[float] = []
@@ -277,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
     ap.add_argument("--export", default=None, metavar="DIR", help="also write the developed frames and truth (JPEG + JSON)")
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--guide-spp", type=int, default=32,
+                    help="samples a pixel of the denoiser's guides (default 32; the committed Gygès rows: 4)")
     ap.add_argument("--sheet", choices=("moved", "fixed"), default="moved",
                     help="moved (default): the paper bent anew for every frame; fixed: left in place from "
                          "calibration to play, every frame with the empty board's bend")
@@ -299,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
                             Path(args.export) if args.export else None, now=not args.before,
-                            empty_renders=args.empty_renders, sheet_mode=args.sheet)
+                            empty_renders=args.empty_renders, sheet_mode=args.sheet, guide_spp=args.guide_spp)
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"

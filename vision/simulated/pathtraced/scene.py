@@ -83,6 +83,10 @@ class PTSetup:
     size: tuple[int, int] = (1280, 720)
     yaw_deg: float = 3.0
     spp: int = 16
+    # The denoiser's guides (albedo, normal, depth). At 4 samples a pixel a thin printed line's
+    # albedo carried its own sampling noise into every frame: Annelids' empty edges read
+    # "something here" 40-50 a frame; at 64 none on the empty board, 2-3 a frame (sixth session).
+    guide_spp: int = 32
     roughness: float = 0.2  # the rings' metal (GGX alpha): turned and handled, not a mirror
     sticker: str = "matte"  # the stickers' finish: "matte" paper or "glossy" (coated)
 
@@ -279,7 +283,7 @@ def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: 
     scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view, sheet_seed))
     samples = seed if sample_seed is None else sample_seed
     img = np.array(mi.render(scene, spp=setup.spp, seed=samples), dtype=np.float32)[..., :3]
-    # the guides in a pass of their own: they are noise-free at a few samples (edges only)
+    # the guides in a pass of their own (primary rays only: cheap beside the path tracer's)
     aov = mi.load_dict({"type": "aov", "aovs": "al:albedo,nn:sh_normal,dd:depth"})
-    guides = np.array(mi.render(scene, integrator=aov, spp=4, seed=samples), dtype=np.float32)
+    guides = np.array(mi.render(scene, integrator=aov, spp=setup.guide_spp, seed=samples), dtype=np.float32)
     return np.concatenate([img, guides[..., -7:]], axis=2)
