@@ -84,7 +84,7 @@ def view_json(view: View) -> dict:
 
 
 class Cache:
-    """Rendered linear frames and their truth: ``DIR/<game>-<row>-s<spp>-<seed>/``."""
+    """Rendered linear frames and their truth: ``DIR/<game>-<row>-<size>-s<spp>-<seed>[-fixed][-g<guide spp>]/``."""
 
     def __init__(self, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int],
                  sheet: str = "moved", guide_spp: int = 4) -> None:
@@ -149,12 +149,10 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     # its own render (a frame's leftover render noise is then in the calibration's spread, as a
     # real sensor's frame-to-frame noise is; tried for Annelids' thin printed edges, which it
     # did not make readable: docs/vision.md)
-    empty = []
-    for i in range(3):
-        name = "empty" if i == 0 or empty_renders == 1 else f"empty-r{i}"
-        lin, _ = rendered(cache, name, sheet, View(), setup, seed * 1000 + 999, times,
-                          sample_seed=seed * 1000 + 999 + 7919 * (i if empty_renders > 1 else 0))
-        empty.append(develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i)))
+    lins = [denoise(rendered(cache, "empty" if r == 0 else f"empty-r{r}", sheet, View(), setup, seed * 1000 + 999,
+                             times, sample_seed=seed * 1000 + 999 + 7919 * r)[0]) for r in range(empty_renders)]
+    empty = [develop(lins[i % empty_renders], random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i))
+             for i in range(3)]
     jpegs: list[bytes] = []
     if export is not None:  # read what is committed: the camera's JPEG written again at quality 95
         empty, jpegs = (list(t) for t in zip(*(as_exported(e) for e in empty)))

@@ -145,16 +145,7 @@ def test_a_speck_that_passes_the_bit_check_is_not_a_piece():
     space is judged by its probes alone — read empty, as it is."""
     import numpy as np
 
-    from vision.read.lock import BoardLock
-
     reader = _reader("gyges", "wide")
-    frame = cv2.imread(str(HERE / "gyges-wide-2.jpg"))
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    lock = BoardLock(reader.grid.sheet)
-    lock.update(grey)
-    H = lock.update(grey).H
-    truth = View(json.loads((HERE / "gyges-wide-2.json").read_text())["view"])
-    assert truth.get_tokens("a1") == ()
     real = reader._read_tags
     a1 = reader.grid.spaces[reader.grid.index["a1"]]
     speck = np.float32([[a1.x + 20, a1.y + 5], [a1.x + 21, a1.y + 5], [a1.x + 21, a1.y + 7], [a1.x + 20, a1.y + 7]])
@@ -166,8 +157,10 @@ def test_a_speck_that_passes_the_bit_check_is_not_a_piece():
         why.update(whys)
 
     reader._read_tags = with_speck
-    got = reader.read(frame, H)
+    readers = {("gyges", "wide"): reader}
+    truth, got = _read(HERE / "gyges-wide-2.json", readers)
+    assert truth.get_tokens("a1") == ()
     assert not got.unreadable and got.view.get_tokens("a1") == ()
     reader.speck = 0.0
-    got = reader.read(frame, H)
+    _, got = _read(HERE / "gyges-wide-2.json", readers)
     assert got.why.get("a1") == "tag 17 is not one of this game's pieces"
