@@ -35,6 +35,9 @@ def denoise(channels: np.ndarray, sigma_px: float = 2.5, sigma_mm: float = 3.0, 
     normal, depth (mm) — :func:`vision.simulated.pathtraced.scene.render_channels`."""
     ch = np.asarray(channels, np.float32)
     rgb, albedo, normal, depth = ch[..., :3], ch[..., 3:6], ch[..., 6:9], ch[..., 9]
+    # A pixel on a silhouette averages two faces' normals into a shorter vector: compared
+    # unnormalised, it matched no neighbour, itself included, and came out black.
+    normal = normal / np.maximum(np.linalg.norm(normal, axis=2, keepdims=True), 1e-6)
     flat = (albedo.mean(axis=2) > 0.02) & (np.abs(normal[..., 2]) > 0.9)  # diffuse, facing up
     light = np.where(flat[..., None], rgb / np.maximum(albedo, 1e-3), 0).astype(np.float32)
     light = np.where(flat[..., None], despeckle(light, ratio=2.0), 0)
