@@ -15,7 +15,7 @@ from vision.read.sampling import gather, group_share, inside_convex, sample
 
 from .colour_geometry import lower_quartiles, mm_per_px, near_outline
 from .colour_rules import (
-    BAND_OTHER_MIN, BAND_OWN_MAX, BAND_RATIO, BLEED_PX, CAP_BLUR_PX, CAP_MM, CAP_REST_MIN, CAP_SEEN,
+    BAND_OTHER_MIN, BAND_OWN_MAX, BAND_PEAK_RATIO, BAND_RATIO, BLEED_PX, CAP_BLUR_PX, CAP_MM, CAP_REST_MIN, CAP_SEEN,
     COVER_MIN, EDGE_LEFT_MAX, EDGE_MIDDLE, EDGE_SHIFTS_MM, EDGE_SPILL_MAX, OTHER_SAY, SPILL_PX,
     VISIBLE_SHARE,
 )
@@ -216,7 +216,7 @@ class AnnelidBars:
         of the piece's colour (``best``) where the other end is mostly that colour (a dark band
         blurred with the paper at a few pixels across)."""
         g = self.grid
-        lum, own = [], []
+        lum, peak, own = [], [], []
         for grp in (g.end0, g.end1):
             pts, starts, counts = gather(grp, spaces)
             if shift is not None:  # where the core showed its colour plainest
@@ -225,13 +225,18 @@ class AnnelidBars:
             # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
             # blurred with the bright paper either side, which a mean would take in.
             lum.append(lower_quartiles(px.mean(axis=1), starts, counts))
+            peak.append(lower_quartiles(px.max(axis=1), starts, counts))
             vote, _ = votes(px / np.repeat(self._paper[spaces], counts, axis=0), self._hues)
             own.append(group_share(vote == np.repeat(best, counts), starts, counts))
         l0, l1 = lum
+        p0, p1 = peak
         out = {}
         for k, i in enumerate(spaces):
             dark = 0 if l0[k] < l1[k] else 1
             bare, full = own[dark][k], own[1 - dark][k]
-            if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]) or (bare <= BAND_OWN_MAX and full >= BAND_OTHER_MIN):
+            by_peak = heights[k] > 0 and (p0[k] < p1[k]) == (dark == 0) \
+                and min(p0[k], p1[k]) <= BAND_PEAK_RATIO * max(p0[k], p1[k])
+            if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]) or by_peak \
+                    or (bare <= BAND_OWN_MAX and full >= BAND_OTHER_MIN):
                 out[int(i)] = g.spaces[i].heading_to(dark)
         return out

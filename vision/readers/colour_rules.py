@@ -24,6 +24,12 @@ DOUBT_NEAR = 1.5  # pitches round a space where doubtful light nothing read expl
 DOUBT_PEERS = 3  # ... of its own in this frame, where this many of its colour are read under a calm light
 CLIPPED_MAX = 0.01  # share of clipped pixels in a space beyond which its colour is not read (glare)
 BAND_RATIO = 0.62  # an Annelids tail's dark end: at most this bright relative to its other end
+# ... or, on a bar's top face, at most this bright in the channel where the piece's colour is
+# brightest: the cap is dark in every channel, a dark body (blue) is bright in its own. A
+# glossy cap reflects a window or a ceiling panel as the body does, which lifts both ends by
+# the same light: on path-traced frames (issue 32) a blue tail's cap stood at 0.38-0.75 of its
+# body in that channel, at 0.6-0.9 in the mean of the channels.
+BAND_PEAK_RATIO = 0.7
 BAND_OWN_MAX = 0.1  # ... or darker, with at most this share of the piece's colour,
 BAND_OTHER_MIN = 0.6  # ... where the other end has at least this share of it
 # Without a lens file a barrel lens puts the sheet's far parts 2-3 px (2-3 mm at 720p) off where
