@@ -181,3 +181,54 @@ def test_a_sheet_left_in_place_keeps_its_bend(tmp_path):
 
     assert mesh(1, sheet_seed=999) == mesh(2, sheet_seed=999)
     assert mesh(1) != mesh(2)
+
+
+def test_an_arm_reaches_in_with_the_ring_it_carries(tmp_path):
+    """A filmed frame's hand (``scene_dict(hands=...)``): skin capsules from the fingertips back
+    towards the shoulder beyond the nearest sheet edge, and the carried ring under the
+    fingertips ``lift_mm`` above the board, in its metal, its sticker on top."""
+    from vision.simulated.camera_model import Hand
+    from vision.simulated.pathtraced.scene import PTSetup, scene_dict
+
+    sheet = grid_for("gyges").sheet
+    w, h = sheet.size
+    hand = Hand((w / 2, h - 40.0), height_mm=70.0, holding=("2",), lift_mm=35.0)
+    d = scene_dict(sheet, [], PTSetup(size=(64, 36), spp=1), tmp_path, 0, None, hands=(hand,))
+    skin = {k: v for k, v in d.items() if k.startswith("arm0")}
+    assert skin and {_kind(v["bsdf"]) for v in skin.values()} == {("roughplastic", None)}
+    centres = np.array([v["center"] for v in skin.values() if v["type"] == "sphere"])
+    # the fingertips round the piece, the forearm off beyond the near (bottom) edge, up in the air
+    assert np.hypot(*(centres[:, :2] - hand.at).T).min() < 30
+    assert centres[:, 1].max() > h + 200
+    assert (centres[:, 2] < -hand.height_mm + 15).all()  # z grows into the table
+    ring = [v for k, v in d.items() if k.startswith("p0t") and k[3:].isdigit()]  # its tiers
+    assert len(ring) == 2 and {_kind(v["bsdf"]) for v in ring} == {("roughconductor", "Al")}
+    assert ring[0]["p0"][2] == pytest.approx(-35.0)  # its base lift_mm above the board
+    assert "p0sticker" in d
+
+
+def test_a_filmed_piece_stays_where_it_was_put_down():
+    """``placed_after``: from one view to the next a piece left on its space keeps its exact
+    place (a move moves one piece, not every piece on the board); the piece newly put down gets
+    a place of its own, clear of the others."""
+    from vision.simulated.pathtraced.pieces import apart, placed_after, placed_pieces
+    from vision.simulated.sessions import scripted_game
+
+    from rules import get_game
+
+    sheet = grid_for("gyges").sheet
+    start, moves = scripted_game("gyges", 0, 3, get_game("gyges").default_setup())
+    rng = np.random.default_rng(0)
+    state = start
+    before = placed_pieces(sheet, state.view(Fidelity.KIND), rng)
+    for m in moves:
+        state = state.successor(m)
+        after = placed_after(before, sheet, state.view(Fidelity.KIND), rng)
+        was = {(p.home, p.token): (p.solid.x, p.solid.y) for p in before}
+        now = {(p.home, p.token): (p.solid.x, p.solid.y) for p in after}
+        assert len(after) == len(before)  # Gygès: a move moves rings, never takes one off
+        stayed = was.keys() & now.keys()
+        assert len(stayed) >= len(after) - 2
+        assert all(was[k] == now[k] for k in stayed)
+        assert all(apart(a.solid, b.solid, 0.0) for i, a in enumerate(after) for b in after[i + 1:])
+        before = after

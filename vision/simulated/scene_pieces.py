@@ -31,7 +31,7 @@ from vision.sheets.layout import Sheet
 from vision.sheets.render import bgr, marker_image
 
 if TYPE_CHECKING:
-    from .camera_model import CameraModel, Hand, Scene
+    from .camera_model import BoardPose, CameraModel, Hand, Scene
 
 SIDES = 28  # a cylinder's side strips
 SKIN_BGR = (128, 158, 205)
@@ -368,11 +368,11 @@ def _shadows(model: "CameraModel", canvas: np.ndarray, solids: list[Solid], hand
         hull = cv2.convexHull(px)
         cv2.fillConvexPoly(mask, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
     for hand in hands:
-        axis, radii = _arm_axis(model, hand)
+        axis, radii = arm_axis(model.pose, model.plane_mm, hand)
         flat = _from_lamp(lamp, axis)
         scale = lamp[2] / (lamp[2] - axis[:, 2])
         _capsule(mask, model, flat, radii * scale, 255.0)
-        for f_axis, f_radii in _fingers(model, hand):
+        for f_axis, f_radii in finger_axes(model.pose, model.plane_mm, hand):
             _capsule(mask, model, _from_lamp(lamp, f_axis), f_radii * lamp[2] / (lamp[2] - f_axis[:, 2]), 255.0)
     # blurred (a lamp is not a point) and applied only where there is shadow
     blur = max(1.0, 1.5 * model.px_per_mm)
@@ -392,25 +392,26 @@ def _shadows(model: "CameraModel", canvas: np.ndarray, solids: list[Solid], hand
 FINGER_MM = 30.0  # how far the fingers reach below the palm (gripping a piece's sides)
 
 
-def _arm_axis(model: "CameraModel", hand: "Hand") -> tuple[np.ndarray, np.ndarray]:
+def arm_axis(pose: "BoardPose", plane_mm: tuple[float, float], hand: "Hand") -> tuple[np.ndarray, np.ndarray]:
     """The arm's axis (world points from the palm back to the shoulder) and its radius along
-    it (a hand, then a forearm); the palm is FINGER_MM above the fingertips."""
+    it (a hand, then a forearm); the palm is FINGER_MM above the fingertips. Points within
+    80 mm of the camera's plane are left out (never behind the camera)."""
     x, y = hand.at
-    direction = _arm_direction(model, hand)
+    direction = arm_direction(plane_mm, hand)
     r_hand, r_arm = 40.0, 36.0
     tip = np.array([x + direction[0] * 15, y + direction[1] * 15, -(hand.height_mm + FINGER_MM + r_hand * 0.6)])
     shoulder = np.array([x + direction[0] * 650, y + direction[1] * 650, -380.0])
     t = np.linspace(0, 1, 14)
     axis = tip + t[:, None] * (shoulder - tip)
     radii = np.where(t < 0.15, r_hand, r_arm)
-    keep = model.pose.depth(axis) > 80  # never behind the camera
+    keep = pose.depth(axis) > 80  # never behind the camera
     return axis[keep], radii[keep]
 
 
-def _arm_direction(model: "CameraModel", hand: "Hand") -> np.ndarray:
+def arm_direction(plane_mm: tuple[float, float], hand: "Hand") -> np.ndarray:
     """From the fingertip towards the shoulder, seen from above: the nearest sheet edge
     unless the hand says."""
-    pw, ph = model.plane_mm
+    pw, ph = plane_mm
     x, y = hand.at
     if hand.from_deg is None:
         d = [(x, (-1, 0)), (pw - x, (1, 0)), (y, (0, -1)), (ph - y, (0, 1))]
@@ -419,9 +420,10 @@ def _arm_direction(model: "CameraModel", hand: "Hand") -> np.ndarray:
     return np.array([math.cos(a), math.sin(a)])
 
 
-def _fingers(model: "CameraModel", hand: "Hand") -> list[tuple[np.ndarray, np.ndarray]]:
-    """Four fingers and a thumb from the palm down to the fingertips, round the piece."""
-    u = _arm_direction(model, hand)
+def finger_axes(pose: "BoardPose", plane_mm: tuple[float, float], hand: "Hand") -> list[tuple[np.ndarray, np.ndarray]]:
+    """Four fingers and a thumb from the palm down to the fingertips, round the piece: each
+    its axis (world points) and radius along it."""
+    u = arm_direction(plane_mm, hand)
     v = np.array([-u[1], u[0]])
     x, y = hand.at
     top = -(hand.height_mm + FINGER_MM)
@@ -431,7 +433,7 @@ def _fingers(model: "CameraModel", hand: "Hand") -> list[tuple[np.ndarray, np.nd
         end = np.array([x + v[0] * across + u[0] * along, y + v[1] * across + u[1] * along, -hand.height_mm])
         t = np.linspace(0, 1, 4)[:, None]
         axis = root + t * (end - root)
-        if (model.pose.depth(axis) > 80).all():
+        if (pose.depth(axis) > 80).all():
             out.append((axis, np.full(4, 9.0 if k < 4 else 11.0)))
     return out
 
@@ -458,12 +460,12 @@ def _capsule(img: np.ndarray, model: "CameraModel", axis: np.ndarray, radii: np.
 
 
 def _draw_arm(model: "CameraModel", canvas: np.ndarray, hand: "Hand", lamp: np.ndarray | None, ambient: float) -> None:
-    axis, radii = _arm_axis(model, hand)
+    axis, radii = arm_axis(model.pose, model.plane_mm, hand)
     skin = np.array(SKIN_BGR, np.float32)
     shade = 1.0
     if lamp is not None:  # the arm's top catches the lamp as the board does, more or less
         shade = 0.95
-    for f_axis, f_radii in _fingers(model, hand):
+    for f_axis, f_radii in finger_axes(model.pose, model.plane_mm, hand):
         _capsule(canvas, model, f_axis, f_radii, skin * shade * 0.93)
     _capsule(canvas, model, axis, radii, skin * shade)
     # the lit top of the forearm: a lighter, thinner capsule along it

@@ -115,6 +115,27 @@ def placed_pieces(sheet: Sheet, view: View, rng: np.random.Generator, off_centre
     return out
 
 
+def placed_after(before: list[Piece], sheet: Sheet, view: View, rng: np.random.Generator) -> list[Piece]:
+    """The view's pieces where a player left them: a piece still on its space with the same
+    token stays exactly where it was in ``before``; one newly put down is placed as
+    :func:`placed_pieces` places it (or at its space's centre, if that spot touches a piece
+    left in place). For a filmed game, where a move moves one piece and no other."""
+    fresh = placed_pieces(sheet, view, rng)
+
+    def key(p: Piece) -> tuple:
+        return p.home, p.token, p.solid.z0
+
+    left = {key(p): p for p in before if p.home is not None}
+    out = [left[key(p)] for p in fresh if key(p) in left]
+    for p in fresh:
+        if key(p) in left:
+            continue
+        if p.home is not None and not all(apart(p.solid, q.solid) for q in out if meets(p.solid, q.solid)):
+            p = replace(p, solid=replace(p.solid, x=p.home[0], y=p.home[1]))
+        out.append(p)
+    return out
+
+
 def _piles(solids: list[Solid]) -> list[list[Solid]]:
     """Solids grouped as they stand: a pile (discs on one spot, one on another) is one group."""
     out: list[list[Solid]] = []
@@ -252,7 +273,7 @@ def apart(a: Solid, b: Solid, gap: float | None = None) -> bool:
 # -- shapes and materials ---------------------------------------------------------------------
 
 
-def _linear(bgr: tuple[float, float, float]) -> list[float]:
+def linear_albedo(bgr: tuple[float, float, float]) -> list[float]:
     """A piece's colour (sRGB, as the camera model paints it) as a linear albedo."""
     x = np.array(bgr[::-1], np.float64) / 255.0
     return [float(v) for v in np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)]
@@ -297,13 +318,13 @@ def piece_shapes(mi, sheet: Sheet, p: Piece, i: int, metal: dict, sticker: str,
             else [s.height * (k + 1) / p.tiers for k in range(p.tiers)]
         bands = [(top, metal) for top in tops]
     elif s.furniture:  # a DRIFT repository's wooden block
-        bands = [(s.height, material(game, None, _linear(WOOD_BGR)))]
+        bands = [(s.height, material(game, None, linear_albedo(WOOD_BGR)))]
     else:
-        top_bsdf = material(game, s.token, _linear(s.top_bgr))
+        top_bsdf = material(game, s.token, linear_albedo(s.top_bgr))
         bands = [(s.height, top_bsdf)]
         if game in ("anacund", "annihilation") and s.token:  # two-faced: the lower half the other face's colour
             under = layout.PIECE_COLOURS[game][_other_face(game, s.token)]
-            bands = [(s.height / 2, material(game, s.token, _linear(tuple(float(c) for c in under[::-1])))),
+            bands = [(s.height / 2, material(game, s.token, linear_albedo(tuple(float(c) for c in under[::-1])))),
                      (s.height, top_bsdf)]
     z = z0
     for k, (top, bsdf) in enumerate(bands):
@@ -330,10 +351,10 @@ def _bar(mi, sheet: Sheet, s: Solid, i: int, z0: float) -> dict:
     T = mi.ScalarTransform4f
     u = np.array([math.cos(s.angle), math.sin(s.angle)])
     band = 3.0 if s.dark_end is not None else 0.0  # as the camera model's band
-    body = material(sheet.game, s.token, _linear(s.top_bgr))
+    body = material(sheet.game, s.token, linear_albedo(s.top_bgr))
     parts = [("body", -band / 2 * (s.dark_end or 0), s.length - band, body)]
     if band:
-        dark = material(sheet.game, s.token, _linear(tuple(float(c) for c in layout.FLAT_END_RGB[::-1])))
+        dark = material(sheet.game, s.token, linear_albedo(tuple(float(c) for c in layout.FLAT_END_RGB[::-1])))
         parts.append(("end", (s.length - band) / 2 * s.dark_end, band, dark))  # type: ignore[operator]
     out = {}
     for name, along, length, bsdf in parts:

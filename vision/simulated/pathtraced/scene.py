@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +40,9 @@ from rules.view import View
 
 from vision.sheets.layout import Sheet
 from vision.sheets.render import draw_sheet, marker_image
-from vision.simulated.camera_model import BoardPose, CameraSetup, place_camera
+from vision.simulated.camera_model import BoardPose, CameraSetup, Hand, place_camera
 
+from .arm import arm_shapes, held_pieces
 from .pieces import GROOVE_MM, Piece, piece_shapes, placed_pieces, ring_markers  # noqa: F401 (the bench's names)
 
 
@@ -197,10 +199,11 @@ def sticker_images(tag: int, tag_mm: float, px_per_mm: float = 10.0) -> tuple[np
 
 
 def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path, seed: int = 0,
-               view: View | None = None, sheet_seed: int | None = None) -> dict:
+               view: View | None = None, sheet_seed: int | None = None, hands: Sequence[Hand] = ()) -> dict:
     """The Mitsuba scene description (``mi.load_dict``) of the sheet, ``pieces`` and the lights,
     seen by ``setup``'s camera. ``workdir`` holds the sheet's mesh (one per seed). ``view``:
-    DRIFT's river-ring markers stand where its rotations put them (none: rotation 0)."""
+    DRIFT's river-ring markers stand where its rotations put them (none: rotation 0).
+    ``hands``: players' arms reaching in, with the pieces they carry (:mod:`.arm`)."""
     mi = _mi()
     T = mi.ScalarTransform4f
     rng = np.random.default_rng(seed)
@@ -238,6 +241,10 @@ def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path,
     for i, p in enumerate(pieces):
         d.update(piece_shapes(mi, sheet, p, i, metal, setup.sticker, on_paper))
     d.update(ring_markers(mi, sheet, view if view is not None else View(), setup.sticker, on_paper))
+    for k, hand in enumerate(hands):
+        d.update(arm_shapes(pose, sheet.size, hand, f"arm{k}"))
+    for j, p in enumerate(held_pieces(sheet, hands)):  # in the air: the paper's bend is not under them
+        d.update(piece_shapes(mi, sheet, p, len(pieces) + j, metal, setup.sticker, lambda x, y: 0.0))
     return d
 
 
@@ -271,7 +278,7 @@ def _lights(mi, which: str, centre: tuple[float, float], rng: np.random.Generato
 
 def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: str | Path, seed: int = 0,
                     view: View | None = None, sample_seed: int | None = None,
-                    sheet_seed: int | None = None) -> np.ndarray:
+                    sheet_seed: int | None = None, hands: Sequence[Hand] = ()) -> np.ndarray:
     """The scene rendered: (H, W, 10) float32 — linear RGB radiance, then the albedo, shading
     normal and depth (mm) that :func:`vision.simulated.pathtraced.denoise.denoise` is guided by.
     ``seed`` sets the scene (the paper's bend, the lamps' nudges); ``sample_seed`` (default
@@ -280,7 +287,7 @@ def render_channels(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: 
     mi = _mi()
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
-    scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view, sheet_seed))
+    scene = mi.load_dict(scene_dict(sheet, pieces, setup, work, seed, view, sheet_seed, hands))
     samples = seed if sample_seed is None else sample_seed
     img = np.array(mi.render(scene, spp=setup.spp, seed=samples), dtype=np.float32)[..., :3]
     # the guides in a pass of their own (Mitsuba's multijitter rounds 32 samples up to 35; the pass
