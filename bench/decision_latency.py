@@ -39,6 +39,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -231,14 +232,17 @@ def filmed_game(game: str, *, tilt: float = 25.0, moves: int = 3, seed: int = 0,
     return FilmedGame(game, tilt, start, played, frames, model, reader_for(grid, cal))
 
 
-def play_film(fg: FilmedGame, run: Run, *, seed: int = 0) -> list[tuple[int, float]]:
+def play_film(fg: FilmedGame, run: Run, *, seed: int = 0, images: Iterator[np.ndarray] | None = None
+              ) -> list[tuple[int, float]]:
     """Play ``fg`` CameraSource → Stabiliser → Referee (a real journal), adding to ``run``
     (latencies from ``fg.leaves``); returns each decided move (its index) with the film time
-    of the frame that decided it."""
+    of the frame that decided it. ``images``: the film's frames from another camera (one per
+    ``fg.frames``; default: ``fg.model`` films them)."""
     drawing = [0.0]
 
     fps = 1.0 / (fg.frames[1].time - fg.frames[0].time)
-    source = CameraSource(ArrayCapture(timed(film_frames(fg.model, fg.frames, seed=seed), drawing), fps=fps), fg.reader)
+    frames = images if images is not None else film_frames(fg.model, fg.frames, seed=seed)
+    source = CameraSource(ArrayCapture(timed(frames, drawing), fps=fps), fg.reader)
     stab = Stabiliser()
     truth = {round(f.time, 4): f for f in fg.frames}
     positions, s = [], fg.start

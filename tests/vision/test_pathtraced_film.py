@@ -1,0 +1,78 @@
+"""A filmed game on path-traced video, played as ``tableref serve`` plays a video file (issue 32).
+
+``tests/vision/pathtraced/film/`` holds a film written by ``bench/pathtraced_film.py --export``:
+Mitsuba 3 renders of a Gygès game — metal rings with their stickers put down off their spaces'
+centres and turned, an arm (hand, fingers, forearm) reaching in, lifting a ring, carrying it
+and putting it down, its shadows from a ceiling panel, a desk lamp and a window, motion blur
+over the exposure, a Camera Module 3's thin lens, photon and read noise, auto exposure, JPEG —
+written as MPEG-4 video (a codec's blocks on top of the camera's JPEG). Its three exposures of
+the empty board calibrate the reader. Nothing renders here.
+
+The film goes through the service's own chain: ``OpenCVCapture`` on the file →
+``CameraSource`` (lock, motion gate, reader) → ``Stabiliser`` → ``Referee`` with a real journal.
+"""
+
+import json
+import tempfile
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision_support import grid_for
+
+from rules import Fidelity, get_game
+
+HERE = Path(__file__).parent / "pathtraced" / "film"
+FILMS = sorted(HERE.glob("*.json"))
+
+
+def _play(meta_path: Path):
+    from decisions import StableView
+    from tableref.journal import Journal
+    from tableref.referee import Referee
+    from tableref.stabiliser import Stabiliser
+    from vision.camera.capture import OpenCVCapture
+    from vision.camera.source import CameraSource
+    from vision.read.calibration import calibrate
+    from vision.readers.for_game import reader_for
+
+    meta = json.loads(meta_path.read_text())
+    game = meta["game"]
+    grid = grid_for(game)
+    empty = [cv2.imread(str(p)) for p in sorted(HERE.glob(f"{meta_path.stem}-empty*.jpg"))]
+    assert len(empty) == 3
+    reader = reader_for(grid, calibrate(grid, empty, mode="tags"))
+    state_type = type(get_game(game).default_setup())
+    start = state_type.from_dict(meta["start"])
+    truth = [state_type.from_dict(p) for p in meta["positions"]]
+    source = CameraSource(OpenCVCapture(str(meta_path.with_suffix(".mp4")), size=None), reader)
+    stab = Stabiliser()
+    accepted, others = [], []
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
+        referee = Referee.start(journal, game, fidelity=Fidelity.KIND, start=start)
+        for obs in source.observations():
+            view = stab.feed(obs)
+            if view is None:
+                continue
+            for d in referee.handle(StableView(view, obs.time)):
+                if d.kind == "accepted":
+                    accepted.append((d.ply, state_type.from_dict(d.position)))
+                else:
+                    others.append(d.kind)
+    return truth, accepted, others
+
+
+@pytest.mark.parametrize("meta_path", FILMS, ids=[p.stem for p in FILMS])
+def test_a_path_traced_film_is_refereed_as_played(meta_path):
+    """Every move accepted as played, in order, and nothing accepted that was not played."""
+    truth, accepted, others = _play(meta_path)
+    assert len(truth) >= 3
+    assert [ply for ply, _ in accepted] == list(range(1, len(truth) + 1)), (accepted, others)
+    for (ply, got), want in zip(accepted, truth):
+        assert got == want, f"move {ply} accepted as another position"
+
+
+def test_the_committed_film_is_there_and_small():
+    assert FILMS, "no committed path-traced film"
+    assert sum(p.stat().st_size for p in HERE.iterdir()) < 4 * 2 ** 20
