@@ -244,7 +244,7 @@ def run_film(pf: PTFilm, export: Path | None = None) -> tuple[Run, dict]:
         empty, shots_ = pf.calibration()
         for i, e in enumerate(empty):
             cv2.imwrite(str(export / f"{stem}-empty{i}.jpg"), e, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        for i, (frame, _) in enumerate(shots_):
+        for frame, _ in shots_:
             cv2.imwrite(str(export / f"{stem}-layout.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
         (export / f"{stem}.json").write_text(json.dumps({
             "game": pf.game, "seed": pf.seed, "setup": asdict(pf.setup), "fps": TIMING.fps,

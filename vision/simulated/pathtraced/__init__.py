@@ -12,11 +12,13 @@ it was not tuned to:
   metal rings, Anacund's painted wooden discs, Annihilation's plastic particles, DRIFT's wooden
   pieces, metal coins and its rings' markers, Annelids' plastic bars), with their stickers, put
   down as people put them (off-centre, turned, stickers askew);
+* :mod:`vision.simulated.pathtraced.arm` — a player's hand and forearm reaching in (the camera
+  model's arm, as skin), and the piece it carries;
 * :mod:`vision.simulated.pathtraced.denoise` — the few-sample frame converged where it is paper (albedo
   apart from light, the light smoothed within a surface), as production renderers' denoisers do;
 * :mod:`vision.simulated.pathtraced.sensor` — what the camera does to the rendered light (numpy only):
   auto exposure, photon and read noise, white balance, gamma, JPEG.
 
-Only ``bench/vision_pathtraced.py`` renders; the tests read committed frames
-(``tests/vision/pathtraced/``).
+Only ``bench/vision_pathtraced.py`` (still frames) and ``bench/pathtraced_film.py`` (filmed
+games) render; the tests read committed frames and a committed film (``tests/vision/pathtraced/``).
 """
