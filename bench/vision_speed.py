@@ -29,7 +29,9 @@ set's piece heights, lamp, JPEG 80) at a main-stream size — 1920x1080, and 230
 Camera Module 3's binned mode) — shrunk to 1280x720 as a :class:`vision.camera.capture.WatchFrame`
 carrying the main frame: the lock and the motion gate watch the small frame, the reader reads
 crops of the main one; calibrated on the main frames as ``tableref calibrate`` would. Beside
-it, the same camera at 1280x720 read directly.
+it, the same camera at 1280x720 read directly. Each frame's first read, which builds what the
+reader keeps for the rest of the process (its detectors for the tags' size, sampling tables), is
+timed apart and given as "first" (the slowest); p50 and p95 are the reads after it.
 """
 
 from __future__ import annotations
@@ -193,7 +195,7 @@ def run(args: argparse.Namespace, games: list[str], quota: Quota) -> int:
               f"real piece heights); watch stream {WATCH[0]}x{WATCH[1]}; {args.main_reads} reads a row; "
               f"'fps run': watched frames over the whole run's wall time")
         print(f"{'game':<13} {'stream':<22} {'watch ms':>9} {'fps':>6} {'fps run':>7} {'cpu ms':>6} {'read p50':>9} "
-              f"{'p95':>7} {'cpu p50':>8} {'cpu p95':>8}  read")
+              f"{'p95':>7} {'cpu p50':>8} {'cpu p95':>8} {'first':>7}  read")
         for g in games:
             for size in [WATCH, *mains]:
                 r = bench_main(g, size, args.main_reads, args.frames // 3, quota)
@@ -201,7 +203,8 @@ def run(args: argparse.Namespace, games: list[str], quota: Quota) -> int:
                 rows.append((g, stream, r))
                 print(f"{g:<13} {stream:<22} {r['watch_ms']:>9.2f} {r['watch_fps']:>6.0f} {r['watch_fps_run']:>7.1f} "
                       f"{r['watch_cpu']:>6.2f} {r['read_p50']:>9.1f} "
-                      f"{r['read_p95']:>7.1f} {r['cpu_p50']:>8.1f} {r['cpu_p95']:>8.1f}  {r['quality']}", flush=True)
+                      f"{r['read_p95']:>7.1f} {r['cpu_p50']:>8.1f} {r['cpu_p95']:>8.1f} {r['first_max']:>7.0f}  "
+                      f"{r['quality']}", flush=True)
     if rows and quota.group is not None:
         print_targets(quota.share, rows)
     return 0
@@ -212,12 +215,12 @@ def print_targets(share: float, rows: list[tuple[str, str, dict]]) -> None:
     print(f"\nissue 32's targets on a Pi Zero 2 W's budget (0.1 of a core; measured at {share:g}): "
           f"watching >= {WATCH_FPS_MIN:.0f} frames/s over the run, every game's read <= {READ_P95_MAX_MS:.0f} ms p95")
     print(f"{'game':<13} {'stream':<22} {'watch fps run':>13} {'':>6} {'read p95 ms':>11} {'':>6} "
-          f"{'read cpu p50/p95 ms':>19} {'watch cpu ms':>12}")
+          f"{'read cpu p50/p95 ms':>19} {'watch cpu ms':>12} {'first reads ms':>14}")
     for g, stream, r in rows:
         w_ok = "met" if r["watch_fps_run"] >= WATCH_FPS_MIN else "MISSED"
         r_ok = "met" if r["read_p95"] <= READ_P95_MAX_MS else "MISSED"
         print(f"{g:<13} {stream:<22} {r['watch_fps_run']:>13.1f} {w_ok:>6} {r['read_p95']:>11.0f} {r_ok:>6} "
-              f"{r['cpu_p50']:>9.1f} / {r['cpu_p95']:<7.1f} {r['watch_cpu']:>12.2f}")
+              f"{r['cpu_p50']:>9.1f} / {r['cpu_p95']:<7.1f} {r['watch_cpu']:>12.2f} {r['first_max']:>14.0f}")
 
 
 WATCH = (1280, 720)
@@ -259,6 +262,16 @@ def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int,
                 watch_cpu.append(time.process_time() - c0)
         run = time.perf_counter() - run0
     assert status is not None and status.readable, f"{game} {size}: no lock"
+    # The reader's first read of each frame is timed apart: the first reads of a process build
+    # what the reader keeps (its detectors for the tags' size, its sampling tables; DRIFT's first
+    # two reads here cost 33-35 ms of CPU, later ones 14-23, and a position never seen before
+    # costs no more than its second read). A service reads the board thousands of times.
+    first = []
+    for f in frames[:n_reads]:
+        with quota.inside():
+            t0 = time.perf_counter()
+            reader.read(f, status.H)
+            first.append(time.perf_counter() - t0)
     reads, cpu, whole, usable = [], [], 0, 0
     for k in range(n_reads):
         f, view = frames[k % len(frames)], views[k % len(views)]
@@ -278,7 +291,7 @@ def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int,
             "watch_cpu": 1000 * float(np.median(watch_cpu)), "watch_fps_run": len(watch) / run,
             "read_p50": 1000 * float(np.median(reads)), "read_p95": 1000 * float(np.percentile(reads, 95)),
             "cpu_p50": 1000 * float(np.median(cpu)), "cpu_p95": 1000 * float(np.percentile(cpu, 95)),
-            "quality": f"{whole}/{n} whole, {usable}/{n} usable"}
+            "first_max": 1000 * max(first, default=0.0), "quality": f"{whole}/{n} whole, {usable}/{n} usable"}
 
 
 if __name__ == "__main__":
