@@ -70,13 +70,17 @@ def test_a_new_game_stops_the_search_in_hand_and_nothing_is_sent():
 
 def test_unthreaded_requests_wait_for_run_pending_on_the_callers_thread():
     sent = []
-    opp = Opponent(sent.append, OpponentSettings(seed=3))
+    # Level 1 stops at 40 simulations or 0.15 s, whichever comes first: on a loaded machine the
+    # clock came first and the two searches differed. Time stretched 100-fold, the simulations
+    # bind, and the same seed must give the same move.
+    settings = OpponentSettings(seed=3, time_scale=100.0)
+    opp = Opponent(sent.append, settings)
     opp.on_decision(ask(7))
     assert sent == []
     assert opp.run_pending() == 1
     assert isinstance(sent[0], PlayComputerMove) and sent[0].token == 7
     again = []
-    other = Opponent(again.append, OpponentSettings(seed=3))
+    other = Opponent(again.append, settings)
     other.on_decision(ask(7))
     other.run_pending()
     assert again == sent  # the same seed, the same move
