@@ -119,6 +119,15 @@ def judge_accepted(run: Run, out, start, positions, leaves, now: float) -> list[
     return right
 
 
+def positions_after(start, played) -> list:
+    """The position after each of ``played``, from ``start``."""
+    out, s = [], start
+    for m in played:
+        s = s.successor(m)
+        out.append(s)
+    return out
+
+
 def play(session: Session, start, played, script: HandScript, fps: float, *, old: bool, run: Run) -> None:
     frames = script_frames(session.renderer, script.items(), pose=session.pose,
                            effects=session.effects(hard=False), seed=7)
@@ -127,10 +136,7 @@ def play(session: Session, start, played, script: HandScript, fps: float, *, old
     source = CameraSource(ArrayCapture(timed(frames, drawing), fps=fps), session.reader(), settle_time=0.3 if old else 0.1)
     stab = Stabiliser()
     truth = {round(f.t, 4): f for f in script.frames}
-    positions, s = [], start  # judged by position: two notations of one outcome are one move
-    for m in played:
-        s = s.successor(m)
-        positions.append(s)
+    positions = positions_after(start, played)  # judged by position: two notations of one outcome are one move
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
         referee = Referee.start(journal, start.game_name, fidelity=Fidelity.KIND, start=start)
         observations = source.observations()
@@ -245,10 +251,7 @@ def play_film(fg: FilmedGame, run: Run, *, seed: int = 0, images: Iterator[np.nd
     source = CameraSource(ArrayCapture(timed(frames, drawing), fps=fps), fg.reader)
     stab = Stabiliser()
     truth = {round(f.time, 4): f for f in fg.frames}
-    positions, s = [], fg.start
-    for m in fg.played:
-        s = s.successor(m)
-        positions.append(s)
+    positions = positions_after(fg.start, fg.played)
     boards = {p.view(Fidelity.KIND) for p in [fg.start, *positions]}
     between = {f.view for f in fg.frames} - boards  # a piece in the hand: never a move
     leaves = fg.leaves

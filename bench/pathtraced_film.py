@@ -44,6 +44,7 @@ import statistics
 import sys
 import time
 from dataclasses import asdict, replace
+from functools import cached_property
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -51,7 +52,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.decision_latency import FilmedGame, Run, play_film  # noqa: E402
+from bench.decision_latency import FilmedGame, Run, play_film, positions_after  # noqa: E402
+from bench.vision_pathtraced import Cache  # noqa: E402
 from rules import get_game  # noqa: E402
 from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
@@ -95,22 +97,6 @@ def exposure_hands(frames: list[FilmFrame], k: int, blur: int, fps: float) -> li
             for j in range(blur)]
 
 
-class FilmCache:
-    """A film's renders: ``DIR/film-<game>-<setting>/<name>.npy`` (linear channels, float16) + ``.json``."""
-
-    def __init__(self, root: Path, name: str) -> None:
-        self.dir = Path(root) / name
-        self.dir.mkdir(parents=True, exist_ok=True)
-
-    def get(self, name: str) -> np.ndarray | None:
-        f = self.dir / f"{name}.npy"
-        return np.load(f).astype(np.float32) if f.exists() else None
-
-    def put(self, name: str, channels: np.ndarray, meta: dict) -> None:
-        np.save(self.dir / f"{name}.npy", channels.astype(np.float16))
-        (self.dir / f"{name}.json").write_text(json.dumps(meta))
-
-
 class PTFilm:
     """One film: its scripted game, its frames, and how each is rendered."""
 
@@ -129,7 +115,7 @@ class PTFilm:
         self.frames = film(self.sheet, self.start, self.played, base=Scene(heights=1.0), timing=TIMING)
         self.shot = shots(self.frames)
         name = f"film-{game}-t{tilt:g}-f{fill:g}-{lens}-{lights}-m{moves}-s{seed}-spp{spp}-g{guide_spp}-h{hand_spp}-b{blur}"
-        self.cache = FilmCache(cache, name)
+        self.cache = Cache(Path(cache) / name)  # DIR/film-<game>-<setting>/
         # the pieces as put down, scene by scene: a piece stays where it was until it is moved
         rng = np.random.default_rng(seed)
         self.pieces: dict[int, list] = {}
@@ -149,7 +135,7 @@ class PTFilm:
 
         hit = self.cache.get(name)
         if hit is not None:
-            return hit
+            return hit[0]
         t0 = time.perf_counter()
         n = len(hands_over_exposure)
         spp, guide_spp = (self.hand_spp, self.hand_spp) if any(hands_over_exposure) else (self.setup.spp, self.setup.guide_spp)
@@ -164,6 +150,7 @@ class PTFilm:
                                         "hands": [[asdict(h) for h in hs] for hs in hands_over_exposure]})
         return channels
 
+    @cached_property
     def calibration(self) -> tuple[list[np.ndarray], list]:
         """Three developed frames of the empty board (three renders) and, for a colour game, its layout."""
         from vision.simulated.pathtraced.denoise import denoise
@@ -203,21 +190,12 @@ class PTFilm:
             yield develop(shaken, sensor, rng)
 
     def filmed_game(self) -> FilmedGame:
-        empty, shots_ = self.calibration()
+        empty, shots_ = self.calibration
         mode = DEFAULT_MODE.get(self.game, "tags")
         cal = calibrate(self.grid, empty, mode=mode, shots=shots_)
         model = CameraModel(self.sheet, self.setup.camera)  # for when the arm has left the sheet
         return FilmedGame(self.game, self.setup.tilt_deg, self.start, self.played, self.frames, model,
                           reader_for(self.grid, cal))
-
-
-def positions(start, played: list) -> list:
-    """The position after each move."""
-    out, s = [], start
-    for m in played:
-        s = s.successor(m)
-        out.append(s)
-    return out
 
 
 def run_film(pf: PTFilm, export: Path | None = None) -> tuple[Run, dict]:
@@ -241,7 +219,7 @@ def run_film(pf: PTFilm, export: Path | None = None) -> tuple[Run, dict]:
         export.mkdir(parents=True, exist_ok=True)
         stem = pf.cache.dir.name
         write_video(export / f"{stem}.mp4", kept, TIMING.fps)
-        empty, shots_ = pf.calibration()
+        empty, shots_ = pf.calibration
         for i, e in enumerate(empty):
             cv2.imwrite(str(export / f"{stem}-empty{i}.jpg"), e, [cv2.IMWRITE_JPEG_QUALITY, 95])
         for frame, _ in shots_:
@@ -249,7 +227,7 @@ def run_film(pf: PTFilm, export: Path | None = None) -> tuple[Run, dict]:
         (export / f"{stem}.json").write_text(json.dumps({
             "game": pf.game, "seed": pf.seed, "setup": asdict(pf.setup), "fps": TIMING.fps,
             "start": pf.start.to_dict(), "moves": [str(m) for m in pf.played],
-            "positions": [p.to_dict() for p in positions(pf.start, pf.played)],
+            "positions": [p.to_dict() for p in positions_after(pf.start, pf.played)],
             "frames": [{"time": round(f.time, 4), "move": f.move, "hand": f.hand} for f in pf.frames]}, indent=1))
     return run, info
 

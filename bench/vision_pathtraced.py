@@ -84,14 +84,19 @@ def view_json(view: View) -> dict:
 
 
 class Cache:
-    """Rendered linear frames and their truth: ``DIR/<game>-<row>-<size>-s<spp>-<seed>[-fixed][-g<guide spp>]/``."""
+    """Rendered linear frames (float16) and their truth, one directory of ``<name>.npy`` + ``.json``."""
 
-    def __init__(self, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int],
-                 sheet: str = "moved", guide_spp: int = 4) -> None:
+    def __init__(self, directory: Path) -> None:
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def for_row(cls, root: Path, game: str, row: PTRow, spp: int, seed: int, size: tuple[int, int],
+                sheet: str = "moved", guide_spp: int = 4) -> "Cache":
+        """A row's renders: ``DIR/<game>-<row>-<size>-s<spp>-<seed>[-fixed][-g<guide spp>]/``."""
         fixed = "-fixed" if sheet == "fixed" else ""
         guides = "" if guide_spp == 4 else f"-g{guide_spp}"  # 4: as the first rows were cached
-        self.dir = Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}{guides}"
-        self.dir.mkdir(parents=True, exist_ok=True)
+        return cls(Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}{guides}")
 
     def get(self, name: str) -> tuple[np.ndarray, dict] | None:
         npy, meta = self.dir / f"{name}.npy", self.dir / f"{name}.json"
@@ -137,7 +142,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
     setup = PTSetup(size=size, spp=spp, guide_spp=guide_spp, **{**BASE, **row.setup})
-    cache = Cache(cache_root, game, row, spp, seed, size, sheet_mode, guide_spp)
+    cache = Cache.for_row(cache_root, game, row, spp, seed, size, sheet_mode, guide_spp)
     # "fixed": the sheet left in place from calibration to play, its bend the empty board's
     bend = seed * 1000 + 999 if sheet_mode == "fixed" else None
     times: list[float] = []
