@@ -214,9 +214,12 @@ class AnnelidBars:
         """Edges with one clearly dark end: which way that end faces. Clearly dark: its lower
         quartile at most :data:`BAND_RATIO` of the other end's; or darker, with next to nothing
         of the piece's colour (``best``) where the other end is mostly that colour (a dark band
-        blurred with the paper at a few pixels across)."""
+        blurred with the paper at a few pixels across); or, on a bar's top face, at most
+        :data:`BAND_PEAK_RATIO` of the other end's in its brightest channel (a glossy cap
+        reflects the room as the body does; a blue body is dark in the mean)."""
         g = self.grid
         lum, peak, own = [], [], []
+        on_top = heights > 0  # the peak channel is judged on a bar's top face only (the foot look: none)
         for grp in (g.end0, g.end1):
             pts, starts, counts = gather(grp, spaces)
             if shift is not None:  # where the core showed its colour plainest
@@ -225,7 +228,7 @@ class AnnelidBars:
             # The darker part of each end (its lower quartile): a 4 mm bar a few pixels wide is
             # blurred with the bright paper either side, which a mean would take in.
             lum.append(lower_quartiles(px.mean(axis=1), starts, counts))
-            peak.append(lower_quartiles(px.max(axis=1), starts, counts))
+            peak.append(lower_quartiles(px.max(axis=1), starts, counts) if on_top.any() else None)
             vote, _ = votes(px / np.repeat(self._paper[spaces], counts, axis=0), self._hues)
             own.append(group_share(vote == np.repeat(best, counts), starts, counts))
         l0, l1 = lum
@@ -234,7 +237,7 @@ class AnnelidBars:
         for k, i in enumerate(spaces):
             dark = 0 if l0[k] < l1[k] else 1
             bare, full = own[dark][k], own[1 - dark][k]
-            by_peak = heights[k] > 0 and (p0[k] < p1[k]) == (dark == 0) \
+            by_peak = on_top[k] and (p0[k] < p1[k]) == (dark == 0) \
                 and min(p0[k], p1[k]) <= BAND_PEAK_RATIO * max(p0[k], p1[k])
             if min(l0[k], l1[k]) <= BAND_RATIO * max(l0[k], l1[k]) or by_peak \
                     or (bare <= BAND_OWN_MAX and full >= BAND_OTHER_MIN):
