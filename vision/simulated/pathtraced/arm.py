@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.pieces.rings import TIERS
+from vision.pieces.rings import RING_TOKENS
 from vision.sheets.layout import Sheet
 from vision.simulated.camera_model import BoardPose, Hand
 from vision.simulated.scene_pieces import SKIN_BGR, arm_axis, finger_axes, pieceset_for, token_solid
@@ -60,7 +60,6 @@ def held_pieces(sheet: Sheet, hands: Sequence[Hand]) -> list[Piece]:
     """The pieces the hands carry, each under its fingertips (stacked, as the camera model
     hangs them)."""
     out: list[Piece] = []
-    tier_of = {round(top, 1): k + 1 for k, (_, top) in enumerate(TIERS)}
     for k, hand in enumerate(hands):
         rng = np.random.default_rng(k)
         z = hand.lift_mm
@@ -68,7 +67,6 @@ def held_pieces(sheet: Sheet, hands: Sequence[Hand]) -> list[Piece]:
             s = token_solid(sheet, pieceset_for(sheet.game), token, hand.at[0], hand.at[1], z, 1.0, rng)
             if s is None:
                 continue
-            tiers = tier_of.get(round(s.height, 1), 1) if sheet.game == "gyges" else 1
-            out.append(Piece(s, tiers, home=hand.at))
+            out.append(Piece(s, RING_TOKENS.get(token, 1) if sheet.game == "gyges" else 1, home=hand.at))
             z += s.height
     return out
