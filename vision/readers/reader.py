@@ -154,6 +154,7 @@ class Reader(Occlusion, ColourReading):
         self._poses: dict[tuple[bytes, tuple[int, int]], Pose] = {}
         self._pose: Pose | None = None  # the frame being read's
         self._shadow_pt = np.zeros(0, bool)  # the frame being read's shadow-like body points
+        self._body_px = np.zeros((0, 2), np.float32)  # ... and its body points in the frame
         self._tops_seen: list[tuple[np.ndarray, float]] = []  # the frame's tags: centre mm, height found
         self._K: dict[tuple[int, int], np.ndarray] = {}
         self._ref = np.concatenate([self.sheet.marker_corners()[i] for i in layout.CORNER_IDS])
@@ -200,7 +201,7 @@ class Reader(Occlusion, ColourReading):
         self._tops_seen = []
         self._probe_values = probe_values(g, frame, pose)  # the probes sampled once, the light judged up to four times
         gains, spread, harsh = light_gains(g, self.cal, frame, pose, values=self._probe_values)
-        body_px = pose.to_px(g.body.mm)
+        body_px = self._body_px = pose.to_px(g.body.mm)
         body = remap_px(frame, body_px)
         counts = np.maximum(g.body.counts, 1)
         starts = g.body.start[:-1]
@@ -331,6 +332,9 @@ class Reader(Occlusion, ColourReading):
         # A second, slower look only where a piece is seen but not (all) its tags — and only
         # for a few: many such spaces mean a hand or glare, and the next still frame will do.
         again = [int(i) for i in busy if self.grid.spaces[i].id in out_why]
+        if again:
+            explained = self.nothing_of_its_own(H, self._body_px, foreign_pt, self._shadow_pt, out_tokens, again)
+            again = [i for i in again if i not in explained]
         if 0 < len(again) <= look_budget(self, H):
             for detector, upscale in second_looks(self, self._cell_px(H)):
                 self._scan(grey, H, again, detector, found, upscale=upscale)
