@@ -40,3 +40,20 @@ def test_light_is_smoothed_but_never_across_a_change_of_height():
     paper = out[:6, :6, 0]
     assert paper.std() < 0.5 * ch[:6, :6, 0].std()
     assert np.allclose(out[10:14, 10:14], 0.1, atol=0.01)
+
+
+def test_a_metal_side_s_glitter_is_smoothed_but_never_into_the_top_above_it():
+    """A ring's side (metal: no diffuse albedo; facing the camera) comes from 16 samples as
+    glitter; it is smoothed among pixels of its own normal and depth, and the flat top above it
+    (another normal) is never mixed in: a tier's edge stays where it is."""
+    rng = np.random.default_rng(1)
+    ch = _channels()
+    ch[12:, :, 3:6] = 0.0  # the side: a conductor, no diffuse albedo
+    ch[12:, :, 6:9] = [0.0, -1.0, 0.0]  # facing the camera, not up
+    ch[12:, :, 9] = 590.0
+    ch[12:, :, :3] = 0.3 * rng.choice([0.5, 1.0, 1.5], size=(12, 24))[..., None].astype(np.float32)
+    out = denoise(ch)
+    side = out[15:21, 5:19, 0]
+    assert side.std() < 0.5 * ch[15:21, 5:19, 0].std()
+    assert abs(float(side.mean()) - float(ch[12:, :, 0].mean())) < 0.03  # smoothed, not darkened or lit
+    assert np.allclose(out[:11, :, 0], 0.6, atol=0.02)  # the top keeps its own light
