@@ -17,7 +17,9 @@ its colour layout), a fresh lock per frame, ``reader_for(...).read``, scored by
 ``bench.vision_real.score_frame``. Beside each row, the same camera geometry on the project's own
 camera model (``bench.vision_real.run_setting``, more frames: they are cheap).
 
-Rows: lens (Camera Module 3 standard 66° / wide 102°), tilt, framing, lights, glossy stickers. Columns: usable
+Rows: lens (Camera Module 3 standard 66° / wide 102°), tilt, framing, lights, glossy stickers;
+for Gygès also "shapes": its metal rings without stickers, stepped (vision/simulated/pathtraced/rings.py),
+read by their tiers with lines learned from a render of the default set-up. Columns: usable
 calm frames, false accepts (must be 0), wrong spaces, spaces unreadable a frame, render s/frame.
 Exits 1 on a false accept.
 """
@@ -42,9 +44,11 @@ import numpy as np  # noqa: E402
 from bench.vision_real import Row, Setting, run_setting, score_frame  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from rules.view import View  # noqa: E402
-from vision.read.calibration import calibrate, colour_layout  # noqa: E402
+from vision.read.calibration import calibrate, colour_layout, lock_on  # noqa: E402
+from vision.read.empty_board import CalibrationError  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.readers.ring_reading import learn_rings  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 from vision.simulated.camera_model import Lamp  # noqa: E402
 from vision.simulated.sessions import random_position  # noqa: E402
@@ -57,6 +61,7 @@ class PTRow:
     name: str
     setup: dict = field(default_factory=dict)  # PTSetup fields changed from the base
     model_lamp: Lamp | None = Lamp()  # the camera model's nearest lamp, for the row beside it
+    game: str | None = None  # a row for one game only
 
 
 # base: Camera Module 3 standard, tilt 25°, the sheet 60 % of the frame, all three lights
@@ -69,6 +74,9 @@ ROWS = (
     PTRow("desk", {"lights": "desk"}, Lamp(ambient=0.2)),
     PTRow("window", {"lights": "window"}, Lamp(azimuth_deg=20.0, elevation_deg=25.0, distance_mm=1400.0, ambient=0.4)),
     PTRow("glossy", {"sticker": "glossy"}),  # coated stickers: the lights' highlights on the tags
+    # Gygès's metal rings without stickers, read by their tiers (the lines learned from a render
+    # of the default set-up): the lamp's and the window's highlights on the turned metal
+    PTRow("shapes", {"sticker": "none"}, game="gyges"),
 )
 BASE = {"tilt_deg": 25.0, "fill": 0.6, "lens": "standard", "lights": "all"}
 
@@ -76,6 +84,8 @@ BASE = {"tilt_deg": 25.0, "fill": 0.6, "lens": "standard", "lights": "all"}
 def describe(r: PTRow) -> str:
     s = {**BASE, **r.setup}
     out = f"{s['lens']} t{s['tilt_deg']:.0f} fill {100 * s['fill']:.0f}% {s['lights']}"
+    if s.get("sticker") == "none":
+        return out + " no stickers"
     return out + (f" {s['sticker']} stickers" if "sticker" in s else "")
 
 
@@ -110,15 +120,17 @@ class Cache:
 
 
 def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int, times: list[float],
-             sample_seed: int | None = None, sheet_seed: int | None = None) -> tuple[np.ndarray, dict]:
-    """A frame's linear image from the cache, or rendered now (its time into ``times``)."""
+             sample_seed: int | None = None, sheet_seed: int | None = None,
+             off_centre: float = 0.15) -> tuple[np.ndarray, dict]:
+    """A frame's linear image from the cache, or rendered now (its time into ``times``);
+    ``off_centre``: how far off their spaces' centres the pieces are put down (of the pitch)."""
     from vision.simulated.pathtraced.scene import placed_pieces, render_channels
 
     hit = cache.get(name)
     if hit is not None:
         return hit
     rng = np.random.default_rng(seed)
-    pieces = placed_pieces(sheet, view, rng)
+    pieces = placed_pieces(sheet, view, rng, off_centre=off_centre)
     t0, c0 = time.perf_counter(), time.process_time()
     lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view, sample_seed=sample_seed,
                           sheet_seed=sheet_seed)
@@ -173,13 +185,32 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
             (export / f"{game}-{row.name}-layout.jpg").write_bytes(data)
         shots = [(frame, lay)]
     cal = calibrate(grid, empty, mode=mode, shots=shots)
-    reader = reader_for(grid, cal, Fidelity.KIND)
+    rings = None
+    if setup.sticker == "none":  # the rings' lines, learned as `tableref calibrate --rings` learns them
+        start = get_game(game).default_setup({}).view(Fidelity.KIND)
+        # the rings set out with care for it, on their spaces' centres (1 mm off at most): the
+        # user is asked to, as for a calibration; the frames read after are put down as people do
+        lin, _ = rendered(cache, "setup-centred", sheet, start, setup, seed * 1000 + 997, times, sheet_seed=bend,
+                          off_centre=1.0 / sheet.pitch)
+        shot = develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + 60)), np.random.default_rng(60))
+        if export is not None:
+            shot, data = as_exported(shot)
+            export.mkdir(parents=True, exist_ok=True)
+            (export / f"{game}-{row.name}-setup.jpg").write_bytes(data)
+        try:
+            rings = learn_rings(grid, cal, [lock_on(sheet, [shot, shot])[-1] + (start,)])
+        except (CalibrationError, IndexError) as exc:  # IndexError: the lock never held
+            out.note = f"rings not learned: {exc}"
+            return out, times, whys
+        out.note = "lines: " + " ".join(f"t{j + 1} {a:.2f}/{p:.2f}" for j, (a, p) in
+                                        enumerate(zip(rings.absent, rings.present)))
+    reader = reader_for(grid, cal, Fidelity.KIND, rings=rings)
     centred = None
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
         for i, data in enumerate(jpegs):
             (export / f"{game}-{row.name}-empty{i}.jpg").write_bytes(data)
-        centred = reader_for(grid, cal, Fidelity.KIND)  # read with the rules before issue 32 too
+        centred = reader_for(grid, cal, Fidelity.KIND, rings=rings)  # read with the rules before issue 32 too
     for k in range(frames):
         plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
         view = random_position(game, int(rng.integers(1 << 30)), plies, None).view(Fidelity.KIND)
@@ -262,6 +293,10 @@ def model_row(game: str, row: PTRow, frames: int, seed: int, size: tuple[int, in
     s = {**BASE, **row.setup}
     setting = Setting(row.name, {"tilt_deg": s["tilt_deg"], "fill": s["fill"], "k1": 0.0,
                                  "hfov_deg": MODULES[s["lens"]].hfov_deg}, {"lamp": row.model_lamp})
+    if s.get("sticker") == "none":  # the camera model's rings without stickers, as bench/vision_untagged.py reads them
+        from bench.vision_untagged import run
+
+        return run(setting, frames, seed, readings=(False,))[0]
     return run_setting(game, size, setting, frames, seed)
 
 
@@ -295,7 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
-    rows = [r for r in ROWS if args.rows is None or r.name in args.rows.split(",")]
+    rows = [r for r in ROWS if (args.rows is None and r.game in (None, args.game))
+            or (args.rows is not None and r.name in args.rows.split(","))]
+    if any(r.game not in (None, args.game) for r in rows):
+        ap.error(f"--rows: {', '.join(r.name for r in rows if r.game not in (None, args.game))} "
+                 f"is a row for another game")
     print(f"{args.game}: {args.frames} path-traced frames a row at {args.size}, {args.spp} spp; "
           f"camera model {args.model_frames} frames a row")
     print(f"{'row':<8}{'setting':<30}{'PT usable':>10}{'FA':>4}{'wrong':>6}{'unread/f':>9}{'render s':>9}"
@@ -314,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{pct(cm.usable, cm.frames):>13}{cm.false_accepts:>4}{cm.wrong_spaces:>6}", flush=True)
         for why, n in whys.most_common():
             print(f"{'':8}unreadable: {n} x {why}")
+        for note in (pt.note, cm.note):
+            if note:
+                print(f"{'':8}{note}")
         results.append({"row": r.name, "setting": describe(r), "render_s": times, "unreadable_why": dict(whys),
                         "pathtraced": {**asdict(pt), "read_ms": None, "render_ms": None},
                         "model": {**asdict(cm), "read_ms": None, "render_ms": None}})

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, score_frame, varied_scene  # noqa: E402
+from bench.vision_real import BASE_SCENE, BASE_SETUP, HEADER, SETTINGS, Row, Setting, score_frame, varied_scene  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from vision.read.calibration import calibrate, lock_on  # noqa: E402
 from vision.read.empty_board import CalibrationError  # noqa: E402
@@ -39,15 +39,18 @@ from vision.simulated.sessions import random_position  # noqa: E402
 MAX_PLIES = 40
 
 
-def run(setting: str, frames: int, seed: int) -> list[Row]:
-    s = next(x for x in SETTINGS if x.name == setting)
+def run(setting: str | Setting, frames: int, seed: int, readings: tuple[bool, ...] = (True, False)) -> list[Row]:
+    """A setting's rows: with stickers read by their tags (``True`` in ``readings``) and without,
+    read by the rings' tiers (``False``). ``setting``: one of bench/vision_real.py's, by name, or
+    a :class:`Setting` of its own (bench/vision_pathtraced.py's rows beside their renders)."""
+    s = setting if isinstance(setting, Setting) else next(x for x in SETTINGS if x.name == setting)
     game = get_game("gyges")
     grid = grid_for(Sheet.for_board(game.board()))
     model = CameraModel(grid.sheet, replace(BASE_SETUP, **s.setup))
     ids = [sh.id for sh in grid.sheet.shapes if sh.kind != "area"]
     rows = []
-    for tags in (True, False):
-        row = Row("gyges", "1280x720", f"{setting} {'tags' if tags else 'shapes'}")
+    for tags in readings:
+        row = Row("gyges", "1280x720", f"{s.name} {'tags' if tags else 'shapes'}")
         base = replace(BASE_SCENE, tags=tags, **s.scene)
         empty = [model.render(replace(base, seed=seed * 10 + i)) for i in range(2)]
         rings = None

@@ -64,8 +64,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--geometry", type=Path, default=None,
                    help="an own board's geometry (tableref fit-board): give the same one as [source.camera] geometry")
     p.add_argument("--rings", type=Path, default=None,
-                   help="Gygès without stickers: with --position default (the rings on their default set-up), learn "
-                        "how each ring's tiers look into this file; give it as [source.camera] rings")
+                   help="Gygès without stickers: with --position default (the rings on their default set-up, each "
+                        "on its space's centre), learn how each ring's tiers look into this file; give it as "
+                        "[source.camera] rings")
     p.set_defaults(func=cmd_calibrate)
 
     text = "draw the four corner markers alone, to stick on your own board (with a scale bar)"

@@ -33,6 +33,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -42,6 +43,8 @@ from vision.pieces.rings import TIERS
 from vision.sheets import layout
 from vision.sheets.layout import Sheet, tag_tokens
 from vision.simulated.scene_pieces import WOOD_BGR, Solid, solids_for
+
+from .rings import ring_obj
 
 PILE_SLOP_MM = 0.8  # a piece in a hand-stacked pile: off the one under it, on each axis
 ON_BLOCK_MM = 1.0  # a coin on a repository's block stays on the block
@@ -302,9 +305,10 @@ def _two(bsdf: dict) -> dict:
 
 
 def piece_shapes(mi, sheet: Sheet, p: Piece, i: int, metal: dict, sticker: str,
-                 lift: Callable[[float, float], float]) -> dict:
+                 lift: Callable[[float, float], float], workdir: Path | None = None) -> dict:
     """A piece's shapes (keys ``p<i>...``): its body, its top face and its sticker, standing
-    on the paper ``lift(x, y)`` mm above the table's plane."""
+    on the paper ``lift(x, y)`` mm above the table's plane. ``sticker`` "none": no sticker, and
+    a Gygès ring is the stepped ring of :mod:`.rings` (its mesh written into ``workdir``)."""
     T = mi.ScalarTransform4f
     s = p.solid
     z0 = s.z0 + lift(s.x, s.y)
@@ -312,6 +316,13 @@ def piece_shapes(mi, sheet: Sheet, p: Piece, i: int, metal: dict, sticker: str,
     if s.shape == "box":
         return _bar(mi, sheet, s, i, z0)
     game = sheet.game
+    if game == "gyges" and sticker == "none":
+        if workdir is None:
+            raise ValueError("a ring without a sticker is a mesh: piece_shapes needs a workdir")
+        # turned on its axis too: the lathe's facets fall anywhere, as a real ring's marks do
+        return {f"p{i}ring": {"type": "obj", "filename": str(ring_obj(p.tiers, workdir)), "face_normals": False,
+                              "to_world": T().translate([s.x, s.y, -z0]).rotate([0, 0, 1], s.tag_angle),
+                              "bsdf": _two(metal)}}
     if game == "gyges":
         heights = [top for _, top in TIERS]  # the tiers' tops, as the reader is given them
         tops = heights[:p.tiers] if abs(s.height - heights[p.tiers - 1]) < 0.5 \
@@ -340,7 +351,7 @@ def piece_shapes(mi, sheet: Sheet, p: Piece, i: int, metal: dict, sticker: str,
         z = z_top
     out[f"p{i}top"] = {"type": "disk", "to_world": T().translate([s.x, s.y, -z]).scale(s.radius),
                        "bsdf": _two(bands[-1][1])}
-    if s.tag is not None:
+    if s.tag is not None and sticker != "none":
         out[f"p{i}sticker"] = sticker_shape(mi, sheet, s.tag, s.x + p.sticker_dx, s.y + p.sticker_dy, z, s.tag_angle,
                                             sticker)
     return out

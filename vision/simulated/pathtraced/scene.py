@@ -67,7 +67,7 @@ class Module:
 
 MODULES = {"standard": Module(66.0, 4.74, 1.8), "wide": Module(102.0, 2.75, 2.2)}
 LIGHTS = ("all", "desk", "window", "ceiling")
-STICKERS = ("matte", "glossy")
+STICKERS = ("matte", "glossy", "none")
 # colour of each light in linear sRGB (black-body 2700 K, 4000 K; daylight D65 is sRGB's white)
 WARM, NEUTRAL, DAYLIGHT = (1.0, 0.69, 0.39), (1.0, 0.86, 0.72), (1.0, 1.0, 1.0)
 PAPER, TONER = 0.85, 0.04  # diffuse albedo of office paper and of printed black
@@ -90,7 +90,7 @@ class PTSetup:
     # "something here" 40-50 a frame; at 64 none on the empty board, 2-3 a frame (sixth session).
     guide_spp: int = 32
     roughness: float = 0.2  # the rings' metal (GGX alpha): turned and handled, not a mirror
-    sticker: str = "matte"  # the stickers' finish: "matte" paper or "glossy" (coated)
+    sticker: str = "matte"  # the stickers' finish: "matte" paper, "glossy" (coated), "none" (.rings)
 
     def __post_init__(self) -> None:
         if self.lens not in MODULES:
@@ -239,12 +239,12 @@ def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path,
     metal = {"type": "roughconductor", "material": METAL, "distribution": "ggx", "alpha": setup.roughness}
     on_paper = lift_at(sheet, lift)  # pieces and stickers stand on the bent paper, not in it
     for i, p in enumerate(pieces):
-        d.update(piece_shapes(mi, sheet, p, i, metal, setup.sticker, on_paper))
+        d.update(piece_shapes(mi, sheet, p, i, metal, setup.sticker, on_paper, workdir))
     d.update(ring_markers(mi, sheet, view if view is not None else View(), setup.sticker, on_paper))
     for k, hand in enumerate(hands):
         d.update(arm_shapes(pose, sheet.size, hand, f"arm{k}"))
     for j, p in enumerate(held_pieces(sheet, hands)):  # in the air: the paper's bend is not under them
-        d.update(piece_shapes(mi, sheet, p, len(pieces) + j, metal, setup.sticker, lambda x, y: 0.0))
+        d.update(piece_shapes(mi, sheet, p, len(pieces) + j, metal, setup.sticker, lambda x, y: 0.0, workdir))
     return d
 
 
