@@ -57,3 +57,16 @@ def test_a_metal_side_s_glitter_is_smoothed_but_never_into_the_top_above_it():
     assert side.std() < 0.5 * ch[15:21, 5:19, 0].std()
     assert abs(float(side.mean()) - float(ch[12:, :, 0].mean())) < 0.03  # smoothed, not darkened or lit
     assert np.allclose(out[:11, :, 0], 0.6, atol=0.02)  # the top keeps its own light
+
+
+def test_a_side_s_two_colours_keep_their_edge():
+    """An Annelids tail's side: its body's colour and its dark cap's on one face (one normal,
+    one depth), told apart by their albedos: smoothing never carries the body's light onto the cap."""
+    ch = _channels()
+    ch[:, :, 6:9] = [0.0, -1.0, 0.0]  # one side face, facing the camera
+    ch[:, :, 9] = 590.0
+    ch[:, :12, 3:6], ch[:, :12, :3] = 0.7, 0.5  # the body
+    ch[:, 12:, 3:6], ch[:, 12:, :3] = 0.05, 0.04  # the cap
+    out = denoise(ch)
+    assert np.allclose(out[:, 12:, 0], 0.04, atol=0.005)
+    assert np.allclose(out[:, :12, 0], 0.5, atol=0.01)
