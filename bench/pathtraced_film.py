@@ -31,8 +31,9 @@ with a piece in the hand, no board reported with the arm over the sheet. The lat
 path tracer's camera (pinhole, its lamp): the path-traced shadows of three lights are softer.
 
 Frames go into ``--cache`` (linear float16, one file per render); a frame already there is not
-rendered again. ``--export DIR`` writes the developed film as ``DIR/<name>.mp4`` (MPEG-4 part 2,
-as ``tableref demo-video`` writes it) with its calibration frames and truth, for the tests.
+rendered again. ``--export DIR`` writes the developed film as ``DIR/<name>.mp4`` (H.264 through
+PyAV's libx264, as a camera streams; in the ``[bench]`` extra) with its calibration frames and
+truth, for the tests.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ import statistics
 import sys
 import time
 from dataclasses import asdict, replace
+from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
 
@@ -198,6 +200,29 @@ class PTFilm:
                           reader_for(self.grid, cal))
 
 
+H264_CRF = 23  # x264's default quality: a camera's stream at a few Mbit/s (1280x720 at 30 fps)
+
+
+def write_h264(path: Path, frames: list[np.ndarray], fps: float) -> None:
+    """The developed frames (BGR) as H.264 in MP4 (libx264 through PyAV, 4:2:0 as a camera's
+    encoder gives it, every frame a new picture at ``fps``): what ``OpenCVCapture`` plays in the
+    service. Each frame was JPEG already (the camera's), so the codec's blocks come on top."""
+    import av
+
+    if not frames:
+        raise ValueError(f"{path}: no frames to write")
+    h, w = frames[0].shape[:2]
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=Fraction(fps).limit_denominator(1001))
+        stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
+        stream.options = {"crf": str(H264_CRF)}
+        for img in frames:
+            for packet in stream.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(img), format="bgr24")):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+
+
 def run_film(pf: PTFilm, export: Path | None = None) -> tuple[Run, dict]:
     fg = pf.filmed_game()
     run = Run()
@@ -214,11 +239,9 @@ def run_film(pf: PTFilm, export: Path | None = None) -> tuple[Run, dict]:
     info = {"frames": len(pf.frames), "renders": len(set(pf.shot)), "decided": decided,
             "wall_s": round(time.perf_counter() - t0, 1)}
     if export is not None:
-        from vision.simulated.video import write_video
-
         export.mkdir(parents=True, exist_ok=True)
         stem = pf.cache.dir.name
-        write_video(export / f"{stem}.mp4", kept, TIMING.fps)
+        write_h264(export / f"{stem}.mp4", kept, TIMING.fps)
         empty, shots_ = pf.calibration
         for i, e in enumerate(empty):
             cv2.imwrite(str(export / f"{stem}-empty{i}.jpg"), e, [cv2.IMWRITE_JPEG_QUALITY, 95])

@@ -5,8 +5,9 @@ Mitsuba 3 renders of a Gygès game — metal rings with their stickers put down 
 centres and turned, an arm (hand, fingers, forearm) reaching in, lifting a ring, carrying it
 and putting it down, its shadows from a ceiling panel, a desk lamp and a window, motion blur
 over the exposure, a Camera Module 3's thin lens, photon and read noise, auto exposure, JPEG —
-written as MPEG-4 video (a codec's blocks on top of the camera's JPEG). Its three exposures of
-the empty board calibrate the reader. Nothing renders here.
+written as H.264 (x264 at its default quality: a codec's blocks on top of the camera's JPEG, as
+a camera streams). Its three exposures of the empty board calibrate the reader. Nothing renders
+here.
 
 The film goes through the service's own chain: ``OpenCVCapture`` on the file →
 ``CameraSource`` (lock, motion gate, reader) → ``Stabiliser`` → ``Referee`` with a real journal.
@@ -73,6 +74,11 @@ def test_a_path_traced_film_is_refereed_as_played(meta_path):
         assert got == want, f"move {ply} accepted as another position"
 
 
-def test_the_committed_film_is_there_and_small():
+def test_the_committed_film_is_there_small_and_h264():
     assert FILMS, "no committed path-traced film"
     assert sum(p.stat().st_size for p in HERE.iterdir()) < 4 * 2 ** 20
+    for meta_path in FILMS:
+        cap = cv2.VideoCapture(str(meta_path.with_suffix(".mp4")))
+        fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("ascii", "replace")
+        cap.release()
+        assert fourcc.lower() in ("avc1", "h264"), f"{meta_path.stem}: {fourcc!r}, not H.264"
