@@ -9,7 +9,7 @@ at a change of depth or normal (the sheet and a sticker 12 mm above it are never
 multiplied back. Elsewhere (the pieces' sides) fireflies are removed and the rest smoothed the
 same way among pixels of its own normal and depth. On a crop of a Gygès frame, against a
 1024-sample render of it: mean |Δ| 8.5 → 4.5 grey levels; on a crop of stepped rings without
-stickers, the metal sides' 18.8 → 9.0.
+stickers, the metal sides' 18.8 → 10.3 (an Annihilation crop's 14.5 → 12.2).
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ def placed_pieces(sheet: Sheet, view: View, rng: np.random.Generator, off_centre
         for k, p in enumerate(group):
             slop = rng.uniform(-PILE_SLOP_MM, PILE_SLOP_MM, 2) if len(group) > 1 and k > 0 else np.zeros(2)
             token = names.get(p.tag) if p.tag is not None else None
-            tiers = RING_TOKENS.get(token, 1) if token is not None else 1
+            tiers = RING_TOKENS.get(token, 1)
             r, a = askew_mm * math.sqrt(rng.uniform()), rng.uniform(0, 2 * math.pi)
             moved = replace(p, x=float(xy[0] + slop[0]), y=float(xy[1] + slop[1]), tag_angle=float(rng.uniform(0, 360)))
             out.append(Piece(moved, tiers, r * math.cos(a), r * math.sin(a), (float(base[0]), float(base[1])),

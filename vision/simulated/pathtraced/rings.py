@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -70,10 +71,9 @@ def lathe(runs: list[np.ndarray], around: int = AROUND) -> tuple[np.ndarray, np.
     return np.concatenate(pos), np.concatenate(nor), np.array(tri, np.int64)
 
 
-def ring_obj(tiers: int, workdir: Path) -> Path:
-    """An OBJ of a ring of ``tiers`` tiers standing at the origin (z up is Mitsuba's -z here: the
-    scene's table is z = 0 and heights are negative), in ``workdir`` under a name of its
-    content (a ring's shape changed is never read from an older file)."""
+@lru_cache(maxsize=None)
+def _obj_text(tiers: int) -> str:
+    """The OBJ text of a ring of ``tiers`` tiers (built once a process: a scene has twelve rings)."""
     pos, nor, tri = lathe(profile(tiers))
     pos = pos * [1.0, 1.0, -1.0]
     nor = nor * [1.0, 1.0, -1.0]
@@ -81,7 +81,14 @@ def ring_obj(tiers: int, workdir: Path) -> Path:
     lines = [f"v {x:.4f} {y:.4f} {z:.4f}" for x, y, z in pos]
     lines += [f"vn {x:.5f} {y:.5f} {z:.5f}" for x, y, z in nor]
     lines += [f"f {a}//{a} {b}//{b} {c}//{c}" for a, b, c in tri]
-    text = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def ring_obj(tiers: int, workdir: Path) -> Path:
+    """An OBJ of a ring of ``tiers`` tiers standing at the origin (z up is Mitsuba's -z here: the
+    scene's table is z = 0 and heights are negative), in ``workdir`` under a name of its
+    content (a ring's shape changed is never read from an older file)."""
+    text = _obj_text(tiers)
     path = Path(workdir) / f"gyges-ring-{tiers}-{hashlib.sha1(text.encode()).hexdigest()[:10]}.obj"
     if not path.exists():
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
