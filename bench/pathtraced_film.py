@@ -55,7 +55,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench.decision_latency import FilmedGame, Run, play_film, positions_after  # noqa: E402
-from bench.vision_pathtraced import Cache  # noqa: E402
+from bench.vision_pathtraced import Cache, sheet_ev  # noqa: E402
 from rules import get_game  # noqa: E402
 from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
@@ -103,11 +103,13 @@ class PTFilm:
     """One film: its scripted game, its frames, and how each is rendered."""
 
     def __init__(self, game: str, *, tilt: float, fill: float, moves: int, seed: int, spp: int, guide_spp: int,
-                 blur: int, hand_spp: int, lens: str = "standard", lights: str = "all", cache: Path) -> None:
+                 blur: int, hand_spp: int, lens: str = "standard", lights: str = "all", cache: Path,
+                 metering: bool = True) -> None:
         from vision.simulated.pathtraced.pieces import placed_after, placed_pieces
         from vision.simulated.pathtraced.scene import PTSetup
 
         self.game, self.seed, self.blur, self.hand_spp = game, seed, blur, hand_spp
+        self.metering = metering  # exposure compensation metered on the sheet, as the service does
         self.grid = grid_for(Sheet.for_board(get_game(game).board()))
         self.sheet = self.grid.sheet
         self.setup = PTSetup(size=(1920, 1080) if game == "drift" else (1280, 720), spp=spp, guide_spp=guide_spp,
@@ -153,6 +155,16 @@ class PTFilm:
         return channels
 
     @cached_property
+    def ev(self) -> float:
+        """The exposure compensation the service settles on over the empty board (metering the
+        locked sheet in set-up mode, vision/camera/exposure.py); the whole film is taken at it."""
+        from vision.simulated.pathtraced.denoise import denoise
+
+        if not self.metering:
+            return 0.0
+        return sheet_ev(denoise(self._render("empty-r0", [], View(), [()], self.seed * 1000 + 999)), self.sheet, self.seed)
+
+    @cached_property
     def calibration(self) -> tuple[list[np.ndarray], list]:
         """Three developed frames of the empty board (three renders) and, for a colour game, its layout."""
         from vision.simulated.pathtraced.denoise import denoise
@@ -160,7 +172,8 @@ class PTFilm:
 
         base = self.seed * 1000 + 999
         empty = [develop(denoise(self._render(f"empty-r{r}", [], View(), [()], base + 31 * r)),
-                     random_sensor(np.random.default_rng(self.seed * 100 + r)), np.random.default_rng(r)) for r in range(3)]
+                         replace(random_sensor(np.random.default_rng(self.seed * 100 + r)), ev=self.ev),
+                         np.random.default_rng(r)) for r in range(3)]
         shots_ = []
         if DEFAULT_MODE.get(self.game, "tags") == "colour":
             from vision.simulated.pathtraced.pieces import placed_pieces
@@ -168,7 +181,7 @@ class PTFilm:
             lay = colour_layout(self.sheet)
             lin = self._render("layout", placed_pieces(self.sheet, lay, np.random.default_rng(self.seed + 5)), lay, [()],
                                base + 998)
-            shots_ = [(develop(denoise(lin), random_sensor(np.random.default_rng(self.seed * 100 + 50)),
+            shots_ = [(develop(denoise(lin), replace(random_sensor(np.random.default_rng(self.seed * 100 + 50)), ev=self.ev),
                                np.random.default_rng(50)), lay)]
         return empty, shots_
 
@@ -178,7 +191,7 @@ class PTFilm:
         from vision.simulated.pathtraced.sensor import develop, random_sensor
 
         rng = np.random.default_rng(self.seed + 17)
-        sensor = random_sensor(np.random.default_rng(self.seed + 23))  # one camera for the whole film
+        sensor = replace(random_sensor(np.random.default_rng(self.seed + 23)), ev=self.ev)  # one camera for the whole film
         held_k, lin = None, None
         for k, f in enumerate(self.frames):
             s = self.shot[k]
@@ -271,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lights", default="all")
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
     ap.add_argument("--export", default=None, metavar="DIR")
+    ap.add_argument("--no-metering", action="store_true",
+                    help="the plain auto exposure (no compensation metered on the sheet: vision/camera/exposure.py)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     bad = 0
@@ -281,13 +296,14 @@ def main(argv: list[str] | None = None) -> int:
         for fill in (float(f) for f in args.fills.split(",")):
             pf = PTFilm(args.game, tilt=tilt, fill=fill, moves=args.moves, seed=args.seed, spp=args.spp,
                         guide_spp=args.guide_spp, blur=args.blur, hand_spp=args.hand_spp, lens=args.lens, lights=args.lights,
-                        cache=Path(args.cache))
+                        cache=Path(args.cache), metering=not args.no_metering)
             run, info = run_film(pf, Path(args.export) if args.export else None)
             lat = f"{statistics.median(run.latencies):.2f} s" if run.latencies else "—"
             render = f"{statistics.median(pf.render_s):.0f} s/render" if pf.render_s else "cached"
             print(f"  tilt {tilt:>4g}  fill {fill:.0%}  {info['frames']} frames ({info['renders']} renders, {render}): "
                   f"{run.decided} of {run.moves} accepted as played, {run.wrong} wrong, {run.intermediate} in-between, "
-                  f"{run.with_hand} with the arm over the sheet; decision after the arm leaves p50 {lat}", flush=True)
+                  f"{run.with_hand} with the arm over the sheet; decision after the arm leaves p50 {lat}"
+                  + (f"; EV {pf.ev:+.1f} metered on the sheet" if pf.ev else ""), flush=True)
             bad += run.wrong + run.intermediate + run.with_hand
     return 1 if bad else 0
 

@@ -33,7 +33,7 @@ import sys
 import time
 from collections import Counter
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -145,11 +145,12 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
 
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
             export: Path | None = None, now: bool = True, empty_renders: int = 3,
-            sheet_mode: str = "moved", guide_spp: int = 32) -> tuple[Row, list[float], Counter]:
+            sheet_mode: str = "moved", guide_spp: int = 32, metering: bool = True) -> tuple[Row, list[float], Counter]:
     from bench.vision_accuracy import MAX_PLIES
     from vision.simulated.pathtraced.denoise import denoise
     from vision.simulated.pathtraced.scene import PTSetup
-    from vision.simulated.pathtraced.sensor import develop, random_sensor
+    from vision.simulated.pathtraced.sensor import develop as develop_plain
+    from vision.simulated.pathtraced.sensor import random_sensor
 
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
@@ -168,6 +169,14 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     # did not make readable: docs/vision.md)
     lins = [denoise(rendered(cache, "empty" if r == 0 else f"empty-r{r}", sheet, View(), setup, seed * 1000 + 999,
                              times, sample_seed=seed * 1000 + 999 + 7919 * r)[0]) for r in range(empty_renders)]
+    # the exposure compensation the service settles on, metering the locked sheet (set-up mode),
+    # before the calibration: every frame of the row is then developed with it
+    ev = sheet_ev(lins[0], sheet, seed) if metering else 0.0
+    out.note = f"EV {ev:+.1f}" if ev else ""
+
+    def develop(lin: np.ndarray, sensor, rng: np.random.Generator) -> np.ndarray:
+        return develop_plain(lin, replace(sensor, ev=ev), rng)
+
     empty = [develop(lins[i % empty_renders], random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i))
              for i in range(3)]
     jpegs: list[bytes] = []
@@ -202,7 +211,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         except (CalibrationError, IndexError) as exc:  # IndexError: the lock never held
             out.note = f"rings not learned: {exc}"
             return out, times, whys
-        out.note = "lines: " + " ".join(f"t{j + 1} {a:.2f}/{p:.2f}" for j, (a, p) in
+        out.note = (out.note + " " if out.note else "") + "lines: " + " ".join(f"t{j + 1} {a:.2f}/{p:.2f}" for j, (a, p) in
                                         enumerate(zip(rings.absent, rings.present)))
     reader = reader_for(grid, cal, Fidelity.KIND, rings=rings)
     centred = None
@@ -240,6 +249,21 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
                      "usable_before_issue_32": bool(was.usable)}
             (export / f"{name}.json").write_text(json.dumps(truth, indent=1))
     return out, times, whys
+
+
+def sheet_ev(lin: np.ndarray, sheet: Sheet, seed: int) -> float:
+    """The EV the service's sheet metering (vision.camera.exposure) settles on over the empty
+    board rendered ``lin``, its frames developed by the row's first calibration sensor."""
+    from vision.camera.exposure import metered_ev
+    from vision.simulated.pathtraced.sensor import develop, random_sensor
+
+    sensor = random_sensor(np.random.default_rng(seed * 100))
+
+    def at(ev: float) -> np.ndarray:
+        return develop(lin, replace(sensor, ev=ev), np.random.default_rng(0))
+
+    held = lock_on(sheet, [at(0.0)] * 3)
+    return metered_ev(at, held[-1][1], sheet) if held else 0.0
 
 
 def as_exported(frame: np.ndarray) -> tuple[np.ndarray, bytes]:
@@ -327,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", action="store_true",
                     help="read with the rules before issue 32 (pieces judged at their spaces' centres; "
                          "a shadow's edge, its tint and its depth as the camera model had them)")
+    ap.add_argument("--no-metering", action="store_true",
+                    help="develop every frame with the plain auto exposure (no exposure compensation "
+                         "metered on the sheet: vision/camera/exposure.py)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.split("x"))
@@ -344,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
                             Path(args.export) if args.export else None, now=not args.before,
-                            empty_renders=args.empty_renders, sheet_mode=args.sheet, guide_spp=args.guide_spp)
+                            empty_renders=args.empty_renders, sheet_mode=args.sheet, guide_spp=args.guide_spp,
+                                  metering=not args.no_metering)
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"

@@ -385,6 +385,13 @@ class _WatchedCapture:
             self._looped()  # before the first frame of the new pass is read as the board
         return frame
 
+    @property
+    def takes_exposure_value(self) -> bool:
+        return bool(getattr(self._capture, "takes_exposure_value", False))
+
+    def set_exposure_value(self, ev: float) -> bool:
+        return bool(self._capture.set_exposure_value(ev)) if self.takes_exposure_value else False
+
     def close(self) -> None:
         self._capture.close()
 

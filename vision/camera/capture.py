@@ -9,6 +9,7 @@ from a source spec as the ``--source`` option gives it.
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +19,8 @@ from typing import Any, Protocol
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 
 class CaptureError(RuntimeError):
@@ -80,6 +83,14 @@ class _Base(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    # exposure compensation (libcamera's ExposureValue): only a capture that can take it says so
+    takes_exposure_value = False
+
+    def set_exposure_value(self, ev: float) -> bool:
+        """Ask the camera's auto exposure to aim ``ev`` stops brighter (negative: darker);
+        False when this capture cannot."""
+        return False
 
     def frames(self) -> Iterator[CapturedFrame]:
         """Every frame until the source ends (starts the capture if needed)."""
@@ -237,6 +248,18 @@ class Picamera2Capture(_Base):
 
     def _configure(self, cam: Any) -> Any:
         return cam.create_video_configuration(main={"size": tuple(self._size), "format": "RGB888"})
+
+    takes_exposure_value = True
+
+    def set_exposure_value(self, ev: float) -> bool:
+        if self._cam is None:
+            return False
+        try:
+            self._cam.set_controls({"ExposureValue": float(ev)})
+        except (RuntimeError, ValueError, KeyError) as exc:  # a camera without the control
+            log.warning("%s: exposure compensation refused (%s)", self.name, exc)
+            return False
+        return True
 
     def read(self) -> CapturedFrame | None:
         self.start()

@@ -15,6 +15,11 @@ Without a reader (set-up mode: no calibration yet) the lock is still kept, so th
 can show it, but nothing is read or emitted. :meth:`use` swaps the reader (and the lock, for
 another sheet) from any thread; the source takes it at its next frame. ``latest`` is a
 reference to the last frame read (nothing copied or encoded unless someone asks for it).
+
+Once a second, while the board is locked and nothing moves over it, the paper's level is
+measured where the sheet is, and a capture that can (the Pi camera) is asked for exposure
+compensation when the paper clips or is too dark (:mod:`vision.camera.exposure`): a camera's
+auto exposure meters the room, and a small sheet on a dark table comes out white.
 """
 
 from __future__ import annotations
@@ -24,15 +29,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
+import numpy as np
 
 from rules.view import Fidelity, Observation
 
-from vision.read.lock import BoardLock
+from vision.read.lock import BoardLock, LockStatus
 from vision.read.motion import MotionGate
 from vision.readers.reader import Reader, Reading
 from vision.sheets.layout import Sheet
 
 from .capture import Capture, CapturedFrame
+from .exposure import SheetExposure, paper_level
+
+METER_EVERY = 1.0  # seconds between two looks at the paper's level
 
 
 @dataclass
@@ -45,12 +54,14 @@ class SourceStats:
     bumps: int = 0
     emitted: int = 0
     waiting: int = 0  # locked, but no reader yet (set-up mode)
+    exposure_changes: int = 0  # exposure compensation asked of the camera (the paper clipped or dark)
 
 
 class CameraSource:
     def __init__(self, capture: Capture, reader: Reader | None, *, fidelity: Fidelity | None = None,
                  settle_time: float = 0.1, reread: float = 1.0, lock: BoardLock | None = None,
-                 gate: MotionGate | None = None, source: str = "camera", sheet: Sheet | None = None) -> None:
+                 gate: MotionGate | None = None, source: str = "camera", sheet: Sheet | None = None,
+                 exposure: SheetExposure | None = None) -> None:
         if not settle_time >= 0:
             raise ValueError(f"settle_time must be >= 0 seconds, got {settle_time!r}")
         if reader is None and (fidelity is None or (sheet is None and lock is None)):
@@ -71,6 +82,9 @@ class CameraSource:
         self.latest: CapturedFrame | None = None
         self._swap = threading.Lock()
         self._pending: tuple[Reader | None, BoardLock | None] | None = None
+        # metering the sheet: only a capture that can take exposure compensation is asked
+        self.exposure = exposure or SheetExposure()
+        self._metered_at: float | None = None
 
     def use(self, reader: Reader | None, *, lock: BoardLock | None = None) -> None:
         """Read with ``reader`` from the next frame on (any thread); ``lock``: a new lock too,
@@ -127,12 +141,14 @@ class CameraSource:
                 continue
             if self.reader is None:  # set-up mode: locked, shown on the set-up page, not read
                 st.waiting += 1
+                self._meter(grey, status, frame.t)
                 continue
             gate = self.gate.update(frame.image, status.H, frame.t)
             if gate.moving:
                 st.moving += 1
                 cached, confirmed = None, False
                 continue
+            self._meter(grey, status, frame.t)
             if not gate.settled(self.settle_time):
                 st.settling += 1
                 continue
@@ -154,3 +170,15 @@ class CameraSource:
             # stabiliser decides a short quiet window after that, not a settle time.
             yield Observation(cached.view, frame.t, self.fidelity, self.source, cached.unreadable,
                               hands_clear_since=frame.t - gate.still_for)
+
+    def _meter(self, grey: np.ndarray, status: LockStatus, t: float) -> None:
+        """Ask the capture for exposure compensation if the sheet's paper clips or is too dark
+        (at most once every :data:`METER_EVERY` seconds; nothing for a capture that cannot)."""
+        if self._metered_at is not None and t - self._metered_at < METER_EVERY:
+            return
+        self._metered_at = t
+        if not getattr(self.capture, "takes_exposure_value", False):
+            return
+        ev = self.exposure.update(paper_level(grey, status.H, self.lock.sheet), t)
+        if ev is not None and self.capture.set_exposure_value(ev):  # type: ignore[attr-defined]
+            self.stats.exposure_changes += 1

@@ -27,6 +27,7 @@ class Sensor:
     read_e: float = 3.0  # read noise, electrons RMS
     jpeg: int | None = 85
     awb: bool = True
+    ev: float = 0.0  # exposure compensation (libcamera's ExposureValue): the target times 2**ev
 
     def __post_init__(self) -> None:
         if not 0 < self.ae_target < 1:
@@ -51,7 +52,7 @@ def develop(linear_rgb: np.ndarray, sensor: Sensor, rng: np.random.Generator) ->
     y = img @ LUMA
     w = _centre_weights(y.shape)
     mean = float((y * w).sum() / w.sum())
-    img *= sensor.ae_target / max(mean, 1e-6)
+    img *= sensor.ae_target * 2.0 ** sensor.ev / max(mean, 1e-6)
     # photons → electrons: Poisson; then read noise; then clipped at full scale
     e = rng.poisson(np.minimum(img, 4.0) * sensor.full_e).astype(np.float32)
     e += rng.normal(0.0, sensor.read_e, e.shape).astype(np.float32)

@@ -1,0 +1,167 @@
+"""Exposure metered on the sheet (vision/camera/exposure.py): a small sheet on a dark table
+comes out white under a camera's own auto exposure; the camera source asks for exposure
+compensation until the paper is paper again, and leaves a well exposed sheet alone."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from rules import Fidelity, get_game
+from vision.camera.capture import CapturedFrame, Picamera2Capture
+from vision.camera.exposure import PaperLevel, SheetExposure, metered_ev, paper_level
+from vision.camera.source import CameraSource
+from vision.read.calibration import lock_on
+from vision.sheets.layout import Sheet
+from vision.simulated.pathtraced.sensor import Sensor, develop
+
+FRAMES = Path(__file__).parent / "pathtraced"
+
+
+@pytest.fixture(scope="module")
+def board():
+    """The committed path-traced empty Gygès board at 40 % framing, as light again (sRGB undone),
+    and the sheet's homography on it."""
+    sheet = Sheet.for_board(get_game("gyges").board())
+    img = cv2.imread(str(FRAMES / "gyges-fill40-empty0.jpg"))
+    H = lock_on(sheet, [img] * 3)[-1][1]
+    srgb = img[..., ::-1].astype(np.float32) / 255.0
+    light = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4).astype(np.float32)
+    w, h = sheet.size
+    quad = cv2.perspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]).reshape(-1, 1, 2), H)
+    on_sheet = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillPoly(on_sheet, [quad.astype(np.int32)], 1)
+    return sheet, img, H, light, on_sheet.astype(bool)
+
+
+def dark_table(light, on_sheet, factor=0.03):
+    """The same board on a table far darker than the sheet (a dark wood, a black cloth)."""
+    return (light * np.where(on_sheet[..., None], 1.0, factor)).astype(np.float32)
+
+
+class _CameraAtEV:
+    """A camera whose auto exposure takes compensation, developing a scene's light anew each
+    frame (the path-traced bench's sensor: centre-weighted auto exposure, noise, JPEG)."""
+
+    takes_exposure_value = True
+
+    def __init__(self, light, frames=12, fps=2.0):
+        self.light, self.left, self.fps, self.ev, self.n, self.asked = light, frames, fps, 0.0, 0, []
+
+    def start(self):
+        pass
+
+    def read(self):
+        if self.n >= self.left:
+            return None
+        self.n += 1
+        img = develop(self.light, Sensor(ev=self.ev, jpeg=85), np.random.default_rng(self.n))
+        return CapturedFrame(img, self.n / self.fps)
+
+    def set_exposure_value(self, ev):
+        self.asked.append(ev)
+        self.ev = ev
+        return True
+
+    def close(self):
+        pass
+
+
+def grey(img):
+    return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+
+
+def test_the_paper_level_is_measured_where_the_sheet_is(board):
+    sheet, img, H, light, on_sheet = board
+    level = paper_level(grey(img), H, sheet)
+    assert level is not None and 185 <= level.white <= 215 and level.clipped == 0
+    assert not level.is_clipped and not level.is_dark
+    # a homography that puts the sheet outside the frame says nothing
+    away = np.array([[1, 0, 5000], [0, 1, 5000], [0, 0, 1]], np.float64) @ H
+    assert paper_level(grey(img), away, sheet) is None
+
+
+def test_a_dark_table_clips_the_paper_and_compensation_brings_it_back(board):
+    sheet, img, H, light, on_sheet = board
+    scene = dark_table(light, on_sheet)
+
+    def at(ev):
+        return develop(scene, Sensor(ev=ev, jpeg=85), np.random.default_rng(0))
+
+    assert paper_level(grey(at(0.0)), H, sheet).is_clipped
+    ev = metered_ev(at, H, sheet)
+    assert ev < 0
+    level = paper_level(grey(at(ev)), H, sheet)
+    assert not level.is_clipped and not level.is_dark
+    # the same board on its own table needs nothing
+    assert metered_ev(lambda e: develop(light, Sensor(ev=e, jpeg=85), np.random.default_rng(0)), H, sheet) == 0.0
+
+
+def test_compensation_steps_waits_for_the_camera_and_stays_in_range():
+    meter = SheetExposure(settle=1.0)
+    clipped, dark, fine = PaperLevel(255.0, 0.6), PaperLevel(40.0, 0.0), PaperLevel(200.0, 0.0)
+    assert meter.update(fine, 0.0) is None and meter.ev == 0.0
+    assert meter.update(clipped, 0.0) == -1.0
+    assert meter.update(clipped, 0.5) is None  # the auto exposure is still converging
+    assert meter.update(clipped, 1.5) == -2.0
+    assert meter.update(clipped, 3.0) is None and meter.ev == -2.0  # no further than two stops
+    assert meter.update(None, 5.0) is None
+    up = meter.update(dark, 5.0)
+    assert up is not None and -2.0 < up <= -1.0  # a dark paper: up, by at most a step
+    with pytest.raises(ValueError):
+        SheetExposure(ev=3.0)
+
+
+def test_the_camera_source_meters_the_sheet_in_set_up_mode(board):
+    sheet, img, H, light, on_sheet = board
+    camera = _CameraAtEV(dark_table(light, on_sheet))
+    source = CameraSource(camera, None, fidelity=Fidelity.KIND, sheet=sheet)
+    assert list(source.observations()) == []  # set-up mode: nothing read
+    assert camera.asked and camera.ev < 0 and source.stats.exposure_changes == len(camera.asked)
+    last = develop(camera.light, Sensor(ev=camera.ev, jpeg=85), np.random.default_rng(1))
+    assert not paper_level(grey(last), H, sheet).is_clipped
+
+
+def test_a_well_exposed_sheet_is_left_alone(board):
+    sheet, img, H, light, on_sheet = board
+    camera = _CameraAtEV(light, frames=8)
+    source = CameraSource(camera, None, fidelity=Fidelity.KIND, sheet=sheet)
+    list(source.observations())
+    assert camera.asked == [] and source.stats.waiting > 0
+
+
+class _Picamera2:
+    def __init__(self, refuse=False):
+        self.controls, self.refuse = [], refuse
+
+    def create_video_configuration(self, main):
+        return {"main": main}
+
+    def configure(self, config):
+        pass
+
+    def start(self):
+        pass
+
+    def capture_array(self, name):
+        return np.zeros((720, 1280, 3), np.uint8)
+
+    def set_controls(self, controls):
+        if self.refuse:
+            raise RuntimeError("control ExposureValue not advertised by camera")
+        self.controls.append(controls)
+
+    def stop(self):
+        pass
+
+
+def test_the_pi_camera_takes_exposure_compensation_as_libcamera_names_it():
+    cam = _Picamera2()
+    capture = Picamera2Capture(cam)
+    assert capture.takes_exposure_value and not capture.set_exposure_value(-1.0)  # not started
+    capture.start()
+    assert capture.set_exposure_value(-1.0) and cam.controls == [{"ExposureValue": -1.0}]
+    refusing = Picamera2Capture(_Picamera2(refuse=True))
+    refusing.start()
+    assert not refusing.set_exposure_value(-1.0)
