@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bench.vision_real import Row, Setting, run_setting, score_frame  # noqa: E402
+from bench.vision_real import Row, Setting, measured_lens, run_setting, score_frame  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
 from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout, lock_on  # noqa: E402
@@ -62,7 +62,15 @@ class PTRow:
     setup: dict = field(default_factory=dict)  # PTSetup fields changed from the base
     model_lamp: Lamp | None = Lamp()  # the camera model's nearest lamp, for the row beside it
     game: str | None = None  # a row for one game only
+    k1: float = 0.0  # the lens's barrel (vision/simulated/pathtraced/lens.py), on the rendered light
+    lens_file: bool = False  # read with a lens file measured as a user measures it (ChArUco shots)
+    renders: str | None = None  # another row's renders (the same scene, seen through another lens)
 
+
+# A Camera Module 3 wide's barrel, as OpenCV's k1 on its 102° pinhole (f = 518 px at 1280 wide):
+# the frame's corners 10 % nearer its centre, its sides' midpoints 2-8 %, the sheet's corners at
+# 60 % framing about 4 %.
+WIDE_K1 = -0.05
 
 # base: Camera Module 3 standard, tilt 25°, the sheet 60 % of the frame, all three lights
 ROWS = (
@@ -77,6 +85,10 @@ ROWS = (
     # Gygès's metal rings without stickers, read by their tiers (the lines learned from a render
     # of the default set-up): the lamp's and the window's highlights on the turned metal
     PTRow("shapes", {"sticker": "none"}, game="gyges"),
+    # the wide row's frames through the wide module's barrel (about 10 % at the frame's corners),
+    # read without and with a lens file (ChArUco shots through the same lens, cv2.calibrateCamera)
+    PTRow("barrel", {"lens": "wide"}, k1=WIDE_K1, renders="wide"),
+    PTRow("lensfile", {"lens": "wide"}, k1=WIDE_K1, lens_file=True, renders="wide"),
 )
 BASE = {"tilt_deg": 25.0, "fill": 0.6, "lens": "standard", "lights": "all"}
 
@@ -84,6 +96,8 @@ BASE = {"tilt_deg": 25.0, "fill": 0.6, "lens": "standard", "lights": "all"}
 def describe(r: PTRow) -> str:
     s = {**BASE, **r.setup}
     out = f"{s['lens']} t{s['tilt_deg']:.0f} fill {100 * s['fill']:.0f}% {s['lights']}"
+    if r.k1:
+        out += " barrel" + (" lens file" if r.lens_file else "")
     if s.get("sticker") == "none":
         return out + " no stickers"
     return out + (f" {s['sticker']} stickers" if "sticker" in s else "")
@@ -106,7 +120,7 @@ class Cache:
         """A row's renders: ``DIR/<game>-<row>-<size>-s<spp>-<seed>[-fixed][-g<guide spp>]/``."""
         fixed = "-fixed" if sheet == "fixed" else ""
         guides = "" if guide_spp == 4 else f"-g{guide_spp}"  # 4: as the first rows were cached
-        return cls(Path(root) / f"{game}-{row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}{guides}")
+        return cls(Path(root) / f"{game}-{row.renders or row.name}-{size[0]}x{size[1]}-s{spp}-{seed}{fixed}{guides}")
 
     def get(self, name: str) -> tuple[np.ndarray, dict] | None:
         npy, meta = self.dir / f"{name}.npy", self.dir / f"{name}.json"
@@ -152,9 +166,17 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     from vision.simulated.pathtraced.sensor import develop as develop_plain
     from vision.simulated.pathtraced.sensor import random_sensor
 
+    from vision.simulated.pathtraced.lens import through_lens
+
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
     setup = PTSetup(size=size, spp=spp, guide_spp=guide_spp, **{**BASE, **row.setup})
+    camera = replace(setup.camera, k1=row.k1)
+
+    def seen(lin: np.ndarray) -> np.ndarray:  # the render denoised, then through the lens
+        return through_lens(denoise(lin), camera.K, camera.dist)
+
+    lens = measured_lens(camera) if row.lens_file else None
     cache = Cache.for_row(cache_root, game, row, spp, seed, size, sheet_mode, guide_spp)
     # "fixed": the sheet left in place from calibration to play, its bend the empty board's
     bend = seed * 1000 + 999 if sheet_mode == "fixed" else None
@@ -167,7 +189,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     # its own render (a frame's leftover render noise is then in the calibration's spread, as a
     # real sensor's frame-to-frame noise is; tried for Annelids' thin printed edges, which it
     # did not make readable: docs/vision.md)
-    lins = [denoise(rendered(cache, "empty" if r == 0 else f"empty-r{r}", sheet, View(), setup, seed * 1000 + 999,
+    lins = [seen(rendered(cache, "empty" if r == 0 else f"empty-r{r}", sheet, View(), setup, seed * 1000 + 999,
                              times, sample_seed=seed * 1000 + 999 + 7919 * r)[0]) for r in range(empty_renders)]
     # the exposure compensation the service settles on, metering the locked sheet (set-up mode),
     # before the calibration: every frame of the row is then developed with it
@@ -187,13 +209,13 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     if mode == "colour":  # colour reading learns the pieces' colours from a frame of a known layout
         lay = colour_layout(sheet)
         lin, _ = rendered(cache, "layout", sheet, lay, setup, seed * 1000 + 998, times, sheet_seed=bend)
-        frame = develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + 50)), np.random.default_rng(50))
+        frame = develop(seen(lin), random_sensor(np.random.default_rng(seed * 100 + 50)), np.random.default_rng(50))
         if export is not None:  # what a committed set holds: the layout's JPEG beside the empty board's
             frame, data = as_exported(frame)
             export.mkdir(parents=True, exist_ok=True)
             (export / f"{game}-{row.name}-layout.jpg").write_bytes(data)
         shots = [(frame, lay)]
-    cal = calibrate(grid, empty, mode=mode, shots=shots)
+    cal = calibrate(grid, empty, mode=mode, shots=shots, lens=lens)
     rings = None
     if setup.sticker == "none":  # the rings' lines, learned as `tableref calibrate --rings` learns them
         start = get_game(game).default_setup({}).view(Fidelity.KIND)
@@ -201,31 +223,33 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         # user is asked to, as for a calibration; the frames read after are put down as people do
         lin, _ = rendered(cache, "setup-centred", sheet, start, setup, seed * 1000 + 997, times, sheet_seed=bend,
                           off_centre=1.0 / sheet.pitch)
-        shot = develop(denoise(lin), random_sensor(np.random.default_rng(seed * 100 + 60)), np.random.default_rng(60))
+        shot = develop(seen(lin), random_sensor(np.random.default_rng(seed * 100 + 60)), np.random.default_rng(60))
         if export is not None:
             shot, data = as_exported(shot)
             export.mkdir(parents=True, exist_ok=True)
             (export / f"{game}-{row.name}-setup.jpg").write_bytes(data)
         try:
-            rings = learn_rings(grid, cal, [lock_on(sheet, [shot, shot])[-1] + (start,)])
+            rings = learn_rings(grid, cal, [lock_on(sheet, [shot, shot], lens=lens)[-1] + (start,)])
         except (CalibrationError, IndexError) as exc:  # IndexError: the lock never held
             out.note = f"rings not learned: {exc}"
             return out, times, whys
         out.note = (out.note + " " if out.note else "") + "lines: " + " ".join(f"t{j + 1} {a:.2f}/{p:.2f}" for j, (a, p) in
                                         enumerate(zip(rings.absent, rings.present)))
-    reader = reader_for(grid, cal, Fidelity.KIND, rings=rings)
+    reader = reader_for(grid, cal, Fidelity.KIND, rings=rings, lens=lens)
+    if lens is not None:
+        out.note = (out.note + " " if out.note else "") + f"lens measured: RMS {lens.error_px:.2f} px"
     centred = None
     if export is not None:
         export.mkdir(parents=True, exist_ok=True)
         for i, data in enumerate(jpegs):
             (export / f"{game}-{row.name}-empty{i}.jpg").write_bytes(data)
-        centred = reader_for(grid, cal, Fidelity.KIND, rings=rings)  # read with the rules before issue 32 too
+        centred = reader_for(grid, cal, Fidelity.KIND, rings=rings, lens=lens)  # read with the rules before issue 32 too
     for k in range(frames):
         plies = int(rng.integers(0, MAX_PLIES.get(game, 60) + 1))
         view = random_position(game, int(rng.integers(1 << 30)), plies, None).view(Fidelity.KIND)
         lin, meta = rendered(cache, f"frame{k}", sheet, view, setup, seed * 1000 + k, times, sheet_seed=bend)
         view = View(meta["view"])  # the cached truth
-        lin = denoise(lin)
+        lin = seen(lin)
         frame = develop(lin, random_sensor(rng), rng)
         jpeg = b""
         if export is not None:
@@ -233,7 +257,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         out.frames += 1
         before = (out.usable, out.false_accepts)
         with nullcontext() if now else rules_before_issue_32(reader):
-            score_frame(out, reader, view, frame, BoardLock(sheet))
+            score_frame(out, reader, view, frame, BoardLock(sheet, lens=lens))
             if out.usable == before[0]:
                 whys.update(reasons(reader, sheet, frame))
         if export is not None:
@@ -243,7 +267,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
             usable = out.usable > before[0]
             was = Row(game, "", "")
             with rules_before_issue_32(centred):
-                score_frame(was, centred, view, frame, BoardLock(sheet))
+                score_frame(was, centred, view, frame, BoardLock(sheet, lens=lens))
             truth = {"view": meta["view"], "setup": meta["setup"], "pieces": meta["pieces"],
                      "usable": usable, "false_accept": out.false_accepts > before[1],
                      "usable_before_issue_32": bool(was.usable)}
@@ -311,12 +335,13 @@ def reasons(reader, sheet: Sheet, frame: np.ndarray) -> Counter:
 
 
 def model_row(game: str, row: PTRow, frames: int, seed: int, size: tuple[int, int]) -> Row:
-    """The same camera geometry on the project's camera model (pinhole, no barrel: as the path tracer's)."""
+    """The same camera geometry on the project's camera model (its lens's barrel the row's)."""
     from vision.simulated.pathtraced.scene import MODULES
 
     s = {**BASE, **row.setup}
-    setting = Setting(row.name, {"tilt_deg": s["tilt_deg"], "fill": s["fill"], "k1": 0.0,
-                                 "hfov_deg": MODULES[s["lens"]].hfov_deg}, {"lamp": row.model_lamp})
+    setting = Setting(row.name, {"tilt_deg": s["tilt_deg"], "fill": s["fill"], "k1": row.k1,
+                                 "hfov_deg": MODULES[s["lens"]].hfov_deg}, {"lamp": row.model_lamp},
+                      lens=row.lens_file)
     if s.get("sticker") == "none":  # the camera model's rings without stickers, as bench/vision_untagged.py reads them
         from bench.vision_untagged import run
 
@@ -364,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"is a row for another game")
     print(f"{args.game}: {args.frames} path-traced frames a row at {args.size}, {args.spp} spp; "
           f"camera model {args.model_frames} frames a row")
-    print(f"{'row':<8}{'setting':<30}{'PT usable':>10}{'FA':>4}{'wrong':>6}{'unread/f':>9}{'render s':>9}"
+    print(f"{'row':<9}{'setting':<38}{'PT usable':>10}{'FA':>4}{'wrong':>6}{'unread/f':>9}{'render s':>9}"
           f"{'model usable':>13}{'FA':>4}{'wrong':>6}")
     results = []
     fa = 0
@@ -376,14 +401,14 @@ def main(argv: list[str] | None = None) -> int:
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"
-        print(f"{r.name:<8}{describe(r):<30}{pct(pt.usable, pt.frames):>10}{pt.false_accepts:>4}{pt.wrong_spaces:>6}"
+        print(f"{r.name:<9}{describe(r):<38}{pct(pt.usable, pt.frames):>10}{pt.false_accepts:>4}{pt.wrong_spaces:>6}"
               f"{pt.unreadable_spaces / max(1, pt.frames):>9.1f}{render:>9}"
               f"{pct(cm.usable, cm.frames):>13}{cm.false_accepts:>4}{cm.wrong_spaces:>6}", flush=True)
         for why, n in whys.most_common():
-            print(f"{'':8}unreadable: {n} x {why}")
+            print(f"{'':9}unreadable: {n} x {why}")
         for note in (pt.note, cm.note):
             if note:
-                print(f"{'':8}{note}")
+                print(f"{'':9}{note}")
         results.append({"row": r.name, "setting": describe(r), "render_s": times, "unreadable_why": dict(whys),
                         "pathtraced": {**asdict(pt), "read_ms": None, "render_ms": None},
                         "model": {**asdict(cm), "read_ms": None, "render_ms": None}})
