@@ -85,6 +85,8 @@ ROWS = (
     # Gygès's metal rings without stickers, read by their tiers (the lines learned from a render
     # of the default set-up): the lamp's and the window's highlights on the turned metal
     PTRow("shapes", {"sticker": "none"}, game="gyges"),
+    # a double or triple ring's upper rings lying tilted on its first, by up to 4°
+    PTRow("leaning", {"ring_lean_deg": 4.0}, game="gyges"),
     # the wide row's frames through the wide module's barrel (about 10 % at the frame's corners),
     # read without and with a lens file (ChArUco shots through the same lens, cv2.calibrateCamera)
     PTRow("barrel", {"lens": "wide"}, k1=WIDE_K1, renders="wide"),
@@ -98,6 +100,8 @@ def describe(r: PTRow) -> str:
     out = f"{s['lens']} t{s['tilt_deg']:.0f} fill {100 * s['fill']:.0f}% {s['lights']}"
     if r.k1:
         out += " barrel" + (" lens file" if r.lens_file else "")
+    if s.get("ring_lean_deg"):
+        out += f" rings tilted ≤{s['ring_lean_deg']:g}°"
     if s.get("sticker") == "none":
         return out + " no stickers"
     return out + (f" {s['sticker']} stickers" if "sticker" in s else "")
@@ -144,7 +148,7 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
     if hit is not None:
         return hit
     rng = np.random.default_rng(seed)
-    pieces = placed_pieces(sheet, view, rng, off_centre=off_centre)
+    pieces = placed_pieces(sheet, view, rng, off_centre=off_centre, lean_deg=setup.ring_lean_deg)
     t0, c0 = time.perf_counter(), time.process_time()
     lin = render_channels(sheet, pieces, setup, cache.dir / "work", seed=seed, view=view, sample_seed=sample_seed,
                           sheet_seed=sheet_seed)

@@ -232,3 +232,39 @@ def test_a_filmed_piece_stays_where_it_was_put_down():
         assert all(was[k] == now[k] for k in stayed)
         assert all(apart(a.solid, b.solid, 0.0) for i, a in enumerate(after) for b in after[i + 1:])
         before = after
+
+
+def test_a_ring_lying_tilted_on_another():
+    """A double or triple ring's upper rings tilted on its first (``lean_deg``): the first ring
+    stays on the paper, the upper ones rest on its rim on one side and lift on the other; the
+    same seed puts every piece where it put it without a lean."""
+    import mitsuba as mi
+
+    from rules import get_game
+    from vision.simulated.pathtraced.pieces import piece_shapes, placed_pieces
+    from vision.simulated.pathtraced.scene import _mi
+
+    _mi()
+    sheet = grid_for("gyges").sheet
+    view = get_game("gyges").default_setup({}).view(Fidelity.KIND)
+    plain = placed_pieces(sheet, view, np.random.default_rng(3))
+    leaning = placed_pieces(sheet, view, np.random.default_rng(3), lean_deg=4.0)
+    assert [(p.solid.x, p.solid.y, p.solid.tag_angle) for p in plain] == \
+        [(p.solid.x, p.solid.y, p.solid.tag_angle) for p in leaning]
+    assert all((p.lean_deg > 0) == (p.tiers > 1) and p.lean_deg <= 4.0 for p in leaning)
+    for p, q in zip(plain, leaning):
+        if p.tiers < 2:
+            continue
+        flat = piece_shapes(mi, sheet, p, 0, {"type": "diffuse"}, "matte", lambda x, y: 0.0)
+        tilted = piece_shapes(mi, sheet, q, 0, {"type": "diffuse"}, "matte", lambda x, y: 0.0)
+        assert tilted["p0t0"] == flat["p0t0"]  # the first ring is where it was
+        axis = np.subtract(tilted["p0t1"]["p1"], tilted["p0t1"]["p0"])
+        lean = math.degrees(math.acos(abs(axis[2]) / np.linalg.norm(axis)))
+        assert lean == pytest.approx(q.lean_deg, abs=1e-6)
+        # the top's rim: on the side the ring rests on, no lower than the flat top; opposite, lifted
+        u = np.array([math.cos(q.lean_dir), math.sin(q.lean_dir), 0.0])
+        top_flat, top = flat["p0top"]["to_world"], tilted["p0top"]["to_world"]
+        rest = top @ mi.ScalarPoint3f(*u.tolist())
+        lift = top @ mi.ScalarPoint3f(*(-u).tolist())
+        flat_z = (top_flat @ mi.ScalarPoint3f(0, 0, 0))[2]
+        assert lift[2] < rest[2] and flat_z - lift[2] > 1.8 * p.solid.radius * math.sin(math.radians(q.lean_deg))

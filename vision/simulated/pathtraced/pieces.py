@@ -67,6 +67,10 @@ class Piece:
     home: tuple[float, float] | None = None
     span: float = 0.0
     turn: float = 0.0  # a bar: radians it lies turned off its edge
+    # Gygès: the rings above the first lie tilted on it by ``lean_deg``, resting on its rim on
+    # the side ``lean_dir`` (radians) points to; the other side lifts
+    lean_deg: float = 0.0
+    lean_dir: float = 0.0
 
     @property
     def token(self) -> str | None:
@@ -77,11 +81,14 @@ class Piece:
 
 
 def placed_pieces(sheet: Sheet, view: View, rng: np.random.Generator, off_centre: float = 0.15,
-                  askew_mm: float = 1.5) -> list[Piece]:
+                  askew_mm: float = 1.5, lean_deg: float = 0.0) -> list[Piece]:
     """The view's pieces as people put them down: each up to ``off_centre`` of the pitch off its
     space's centre on each axis, turned any way (a bar: along its edge, a few degrees askew),
     its sticker up to ``askew_mm`` off the top's centre. A spot that would make two pieces touch
-    is drawn again (then halved). A pile moves as one; a piece in a reserve keeps its slot."""
+    is drawn again (then halved). A pile moves as one; a piece in a reserve keeps its slot.
+    ``lean_deg``: a Gygès double or triple ring's upper rings lie tilted on its first by up to
+    that, toward any side (drawn after everything else: the same seed puts every piece where
+    it put it without a lean)."""
     names = tag_tokens(sheet.game) if sheet.game == "gyges" else {}
     centres = np.array([[s.x, s.y] for s in sheet.shapes if s.kind != "area"] or [[0.0, 0.0]])
     out: list[Piece] = []
@@ -115,6 +122,9 @@ def placed_pieces(sheet: Sheet, view: View, rng: np.random.Generator, off_centre
             out.append(Piece(moved, tiers, r * math.cos(a), r * math.sin(a), (float(base[0]), float(base[1])),
                              span + (PILE_SLOP_MM if k > 0 else 0.0)))
     _unstick(out, rng)
+    if lean_deg > 0:
+        out = [replace(p, lean_deg=float(rng.uniform(0.3, 1.0) * lean_deg), lean_dir=float(rng.uniform(0, 2 * math.pi)))
+               if p.tiers > 1 else p for p in out]
     return out
 
 
@@ -354,7 +364,40 @@ def piece_shapes(mi, sheet: Sheet, p: Piece, i: int, metal: dict, sticker: str,
     if s.tag is not None and sticker != "none":
         out[f"p{i}sticker"] = sticker_shape(mi, sheet, s.tag, s.x + p.sticker_dx, s.y + p.sticker_dy, z, s.tag_angle,
                                             sticker)
+    if game == "gyges" and p.lean_deg and len(bands) > 1:
+        first = {f"p{i}t0", f"p{i}g0", f"p{i}c0"}  # the first ring (and its groove) stays on the paper
+        _lean(mi, out, [k for k in out if k not in first], (s.x, s.y, z0 + bands[0][0]), s.radius,
+              p.lean_deg, p.lean_dir)
     return out
+
+
+def _lean(mi, shapes: dict, keys: list[str], centre: tuple[float, float, float], radius: float,
+          deg: float, direction: float) -> None:
+    """Tilt ``keys``' shapes by ``deg`` about the rim point of the ring top at ``centre`` (sheet
+    mm, height above the table) on the side ``direction`` points to: that side stays where it
+    was, the other lifts."""
+    T = mi.ScalarTransform4f
+    u = np.array([math.cos(direction), math.sin(direction), 0.0])
+    pivot = np.array([centre[0], centre[1], -centre[2]]) + radius * u
+    axis = np.array([-u[1], u[0], 0.0])
+    # the sign that lifts the far side (world z points into the table: up is -z)
+    far = pivot - 2 * radius * u
+    angle = deg if _turned(far, pivot, axis, deg)[2] < far[2] else -deg
+    tilt = T().translate(pivot.tolist()).rotate(axis.tolist(), angle).translate((-pivot).tolist())
+    for k in keys:
+        shape = shapes[k]
+        if "p0" in shape:  # a cylinder by its ends
+            shape["p0"] = _turned(np.array(shape["p0"], float), pivot, axis, angle).tolist()
+            shape["p1"] = _turned(np.array(shape["p1"], float), pivot, axis, angle).tolist()
+        else:
+            shape["to_world"] = tilt @ shape["to_world"]
+
+
+def _turned(q: np.ndarray, pivot: np.ndarray, axis: np.ndarray, deg: float) -> np.ndarray:
+    """``q`` turned by ``deg`` about the line through ``pivot`` along the unit ``axis`` (Rodrigues)."""
+    a = math.radians(deg)
+    v = q - pivot
+    return pivot + v * math.cos(a) + np.cross(axis, v) * math.sin(a) + axis * np.dot(axis, v) * (1 - math.cos(a))
 
 
 def _bar(mi, sheet: Sheet, s: Solid, i: int, z0: float) -> dict:

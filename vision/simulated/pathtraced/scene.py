@@ -91,6 +91,7 @@ class PTSetup:
     guide_spp: int = 32
     roughness: float = 0.2  # the rings' metal (GGX alpha): turned and handled, not a mirror
     sticker: str = "matte"  # the stickers' finish: "matte" paper, "glossy" (coated), "none" (.rings)
+    ring_lean_deg: float = 0.0  # Gygès: a double or triple ring's upper rings tilted on its first, up to this
 
     def __post_init__(self) -> None:
         if self.lens not in MODULES:
