@@ -162,6 +162,41 @@ def test_the_pi_camera_takes_exposure_compensation_as_libcamera_names_it():
     assert capture.takes_exposure_value and not capture.set_exposure_value(-1.0)  # not started
     capture.start()
     assert capture.set_exposure_value(-1.0) and cam.controls == [{"ExposureValue": -1.0}]
+    capture.close()
+    capture.start()  # reopened (unplugged, a glitch): the camera is asked again
+    assert cam.controls == [{"ExposureValue": -1.0}] * 2
     refusing = Picamera2Capture(_Picamera2(refuse=True))
     refusing.start()
     assert not refusing.set_exposure_value(-1.0)
+
+
+class _RoomChanges(_CameraAtEV):
+    """The same camera; after ``switch`` frames the table round the sheet goes dark (its lamp
+    switched off, the sheet still lit): the auto exposure follows the table and clips the paper."""
+
+    def __init__(self, light, dark, switch, frames):
+        super().__init__(light, frames=frames)
+        self.dark, self.switch = dark, switch
+
+    def read(self):
+        if self.n == self.switch:
+            self.light = self.dark
+        return super().read()
+
+
+def test_while_reading_a_clipped_paper_is_metered_and_the_board_read_again(board):
+    from vision.read.calibration import calibrate
+    from vision.readers.for_game import grid_for, reader_for
+    from rules.view import View
+
+    sheet, img, H, light, on_sheet = board
+    grid = grid_for(sheet)
+    empty = [cv2.imread(str(FRAMES / f"gyges-fill40-empty{i}.jpg")) for i in range(3)]
+    reader = reader_for(grid, calibrate(grid, empty))
+    camera = _RoomChanges(light, dark_table(light, on_sheet), switch=6, frames=20)
+    source = CameraSource(camera, reader)
+    seen = [(o.time, o.view, o.unreadable) for o in source.observations()]
+    assert camera.asked and camera.ev < 0
+    changed_at = 6 / camera.fps
+    after = [s for s in seen if s[0] > changed_at + 1.0]
+    assert after and all(v == View() and not unread for _, v, unread in after)

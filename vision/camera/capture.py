@@ -221,6 +221,7 @@ class Picamera2Capture(_Base):
         self._clock = clock
         self._cam: Any = None
         self._t0 = 0.0
+        self._ev: float | None = None  # the exposure compensation asked: asked again of a reopened camera
 
     def start(self) -> None:
         if self._cam is not None:
@@ -245,6 +246,8 @@ class Picamera2Capture(_Base):
                 _quietly(cam.close)
             raise
         self._cam, self._t0 = cam, self._clock()
+        if self._ev is not None:
+            self.set_exposure_value(self._ev)
 
     def _configure(self, cam: Any) -> Any:
         return cam.create_video_configuration(main={"size": tuple(self._size), "format": "RGB888"})
@@ -259,6 +262,7 @@ class Picamera2Capture(_Base):
         except (RuntimeError, ValueError, KeyError) as exc:  # a camera without the control
             log.warning("%s: exposure compensation refused (%s)", self.name, exc)
             return False
+        self._ev = float(ev)
         return True
 
     def read(self) -> CapturedFrame | None:
