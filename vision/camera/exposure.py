@@ -36,10 +36,14 @@ PAPER_TARGET = 200.0  # where a step aims the paper
 PAPER_DARK = 90.0  # paper under this: ink and shadow are lost in the sensor's noise
 
 
+HOT_SHARE = 0.02  # a lamp's hot spot: this share of the sheet clipped in a channel calls for half a stop
+
+
 @dataclass(frozen=True)
 class PaperLevel:
-    """The sheet's paper in one frame: ``white`` its 80th-percentile level (0-255), ``clipped``
-    the share of the sheet's samples at or above :data:`CLIPPED`."""
+    """The sheet's paper in one frame, in its brightest channel (the one that clips first: a
+    white balance set on a warm table leaves the paper blue): ``white`` its 80th-percentile
+    level (0-255), ``clipped`` the share of the sheet's samples at or above :data:`CLIPPED`."""
 
     white: float
     clipped: float
@@ -49,12 +53,17 @@ class PaperLevel:
         return self.white >= CLIPPED or self.clipped > 0.25
 
     @property
+    def is_hot(self) -> bool:
+        """Part of the paper clips (under a lamp) although most of it does not."""
+        return self.clipped > HOT_SHARE
+
+    @property
     def is_dark(self) -> bool:
         return self.white < PAPER_DARK
 
 
-def paper_level(grey: np.ndarray, H: np.ndarray, sheet: Sheet, *, across: int = 40) -> PaperLevel | None:
-    """The paper's level on ``grey`` (8-bit) where the sheet lies (``H``: sheet mm → frame px),
+def paper_level(frame: np.ndarray, H: np.ndarray, sheet: Sheet, *, across: int = 40) -> PaperLevel | None:
+    """The paper's level on ``frame`` (8-bit BGR, or grey) where the sheet lies (``H``: sheet mm → frame px),
     from a grid of ``across`` × about ``across * height / width`` samples inside the sheet's
     markers' margin. None when too little of the sheet is in the frame to say."""
     w, h = sheet.size
@@ -66,10 +75,12 @@ def paper_level(grey: np.ndarray, H: np.ndarray, sheet: Sheet, *, across: int = 
     pts = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2).astype(np.float32)
     px = cv2.perspectiveTransform(pts, np.asarray(H, np.float64)).reshape(-1, 2)
     px = np.round(px).astype(np.int64)
-    inside = (px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] < grey.shape[1]) & (px[:, 1] < grey.shape[0])
+    inside = (px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] < frame.shape[1]) & (px[:, 1] < frame.shape[0])
     if inside.sum() < 0.5 * len(px):
         return None
-    v = grey[px[inside, 1], px[inside, 0]].astype(np.float32)
+    v = frame[px[inside, 1], px[inside, 0]].astype(np.float32)
+    if v.ndim == 2:  # colour: the brightest channel of each sample
+        v = v.max(axis=1)
     return PaperLevel(float(np.quantile(v, PAPER_QUANTILE)), float((v >= CLIPPED).mean()))
 
 
@@ -79,7 +90,7 @@ class SheetExposure:
     ``update(level, t)`` returns the EV to ask the camera for, or None to leave it. After a
     change it waits ``settle`` seconds (the auto exposure converging) before judging again; a
     clipped paper says only that it is too bright, not by how much, so it steps down by
-    ``step``; a dark one steps up by what brings it to :data:`PAPER_TARGET` (at most ``step``).
+    ``step`` (half of it for a hot spot: a few per cent of the paper clipped); a dark one steps up by what brings it to :data:`PAPER_TARGET` (at most ``step``).
     ``ev`` stays within ``low``..``high``: libcamera's range is wider, but past 2 stops down a
     room's own highlights decide nothing about the sheet."""
 
@@ -95,6 +106,8 @@ class SheetExposure:
             return None
         if level.is_clipped:
             ev = max(self.low, self.ev - self.step)
+        elif level.is_hot:
+            ev = max(self.low, self.ev - self.step / 2)
         elif level.is_dark:  # 8-bit levels are gamma-encoded: a ratio r of them is r**2.2 of light
             ev = min(self.high, self.ev + min(self.step, 2.2 * math.log2(PAPER_TARGET / max(level.white, 1.0))))
         else:
@@ -111,8 +124,7 @@ def metered_ev(develop: Callable[[float], np.ndarray], H: np.ndarray, sheet: She
     before a calibration, for a bench that develops its frames itself."""
     meter = SheetExposure()
     for k in range(rounds):
-        frame = develop(meter.ev)
-        level = paper_level(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), H, sheet)
+        level = paper_level(develop(meter.ev), H, sheet)
         if meter.update(level, float(k) * (meter.settle + 1.0)) is None:
             break
     return meter.ev

@@ -141,14 +141,14 @@ class CameraSource:
                 continue
             if self.reader is None:  # set-up mode: locked, shown on the set-up page, not read
                 st.waiting += 1
-                self._meter(grey, status, frame.t)
+                self._meter(frame.image, status, frame.t)
                 continue
             gate = self.gate.update(frame.image, status.H, frame.t)
             if gate.moving:
                 st.moving += 1
                 cached, confirmed = None, False
                 continue
-            self._meter(grey, status, frame.t)
+            self._meter(frame.image, status, frame.t)
             if not gate.settled(self.settle_time):
                 st.settling += 1
                 continue
@@ -171,7 +171,7 @@ class CameraSource:
             yield Observation(cached.view, frame.t, self.fidelity, self.source, cached.unreadable,
                               hands_clear_since=frame.t - gate.still_for)
 
-    def _meter(self, grey: np.ndarray, status: LockStatus, t: float) -> None:
+    def _meter(self, image: np.ndarray, status: LockStatus, t: float) -> None:
         """Ask the capture for exposure compensation if the sheet's paper clips or is too dark
         (at most once every :data:`METER_EVERY` seconds; nothing for a capture that cannot)."""
         if self._metered_at is not None and t - self._metered_at < METER_EVERY:
@@ -179,6 +179,6 @@ class CameraSource:
         self._metered_at = t
         if not getattr(self.capture, "takes_exposure_value", False):
             return
-        ev = self.exposure.update(paper_level(grey, status.H, self.lock.sheet), t)
+        ev = self.exposure.update(paper_level(image, status.H, self.lock.sheet), t)
         if ev is not None and self.capture.set_exposure_value(ev):  # type: ignore[attr-defined]
             self.stats.exposure_changes += 1
