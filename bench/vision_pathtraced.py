@@ -65,6 +65,7 @@ class PTRow:
     k1: float = 0.0  # the lens's barrel (vision/simulated/pathtraced/lens.py), on the rendered light
     lens_file: bool = False  # read with a lens file measured as a user measures it (ChArUco shots)
     renders: str | None = None  # another row's renders (the same scene, seen through another lens)
+    sensor: dict = field(default_factory=dict)  # Sensor fields changed from each frame's random draw
 
 
 # A Camera Module 3 wide's barrel, as OpenCV's k1 on its 102° pinhole (f = 518 px at 1280 wide):
@@ -82,6 +83,9 @@ ROWS = (
     PTRow("desk", {"lights": "desk"}, Lamp(ambient=0.2)),
     PTRow("window", {"lights": "window"}, Lamp(azimuth_deg=20.0, elevation_deg=25.0, distance_mm=1400.0, ambient=0.4)),
     PTRow("glossy", {"sticker": "glossy"}),  # coated stickers: the lights' highlights on the tags
+    # a cheap USB webcam (vision/simulated/pathtraced/scene.py MODULES): its small sensor at a
+    # kitchen's gain (a third of the module's electrons, twice its read noise), its MJPEG at 70
+    PTRow("webcam", {"lens": "webcam"}, sensor={"full_e": 1500.0, "read_e": 6.0, "jpeg": 70}),
     # Gygès's metal rings without stickers, read by their tiers (the lines learned from a render
     # of the default set-up): the lamp's and the window's highlights on the turned metal
     PTRow("shapes", {"sticker": "none"}, game="gyges"),
@@ -197,11 +201,11 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
                              times, sample_seed=seed * 1000 + 999 + 7919 * r)[0]) for r in range(empty_renders)]
     # the exposure compensation the service settles on, metering the locked sheet (set-up mode),
     # before the calibration: every frame of the row is then developed with it
-    ev = sheet_ev(lins[0], sheet, seed) if metering else 0.0
+    ev = sheet_ev(lins[0], sheet, seed, row.sensor) if metering else 0.0
     out.note = f"EV {ev:+.1f}" if ev else ""
 
     def develop(lin: np.ndarray, sensor, rng: np.random.Generator) -> np.ndarray:
-        return develop_plain(lin, replace(sensor, ev=ev), rng)
+        return develop_plain(lin, replace(sensor, ev=ev, **row.sensor), rng)
 
     empty = [develop(lins[i % empty_renders], random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i))
              for i in range(3)]
@@ -279,13 +283,14 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     return out, times, whys
 
 
-def sheet_ev(lin: np.ndarray, sheet: Sheet, seed: int) -> float:
+def sheet_ev(lin: np.ndarray, sheet: Sheet, seed: int, changed: dict | None = None) -> float:
     """The EV the service's sheet metering (vision.camera.exposure) settles on over the empty
-    board rendered ``lin``, its frames developed by the row's first calibration sensor."""
+    board rendered ``lin``, its frames developed by the row's first calibration sensor
+    (``changed``: its fields a row changes)."""
     from vision.camera.exposure import metered_ev
     from vision.simulated.pathtraced.sensor import develop, random_sensor
 
-    sensor = random_sensor(np.random.default_rng(seed * 100))
+    sensor = replace(random_sensor(np.random.default_rng(seed * 100)), **(changed or {}))
 
     def at(ev: float) -> np.ndarray:
         return develop(lin, replace(sensor, ev=ev), np.random.default_rng(0))
@@ -344,7 +349,8 @@ def model_row(game: str, row: PTRow, frames: int, seed: int, size: tuple[int, in
 
     s = {**BASE, **row.setup}
     setting = Setting(row.name, {"tilt_deg": s["tilt_deg"], "fill": s["fill"], "k1": row.k1,
-                                 "hfov_deg": MODULES[s["lens"]].hfov_deg}, {"lamp": row.model_lamp},
+                                 "hfov_deg": MODULES[s["lens"]].hfov_deg},
+                      {"lamp": row.model_lamp, **({"jpeg": row.sensor["jpeg"]} if "jpeg" in row.sensor else {})},
                       lens=row.lens_file)
     if s.get("sticker") == "none":  # the camera model's rings without stickers, as bench/vision_untagged.py reads them
         from bench.vision_untagged import run

@@ -59,13 +59,18 @@ class Module:
         """The entrance pupil's radius."""
         return self.focal_mm / (2 * self.f_number)
 
+    pixel_um: float = 1.4  # the sensor's native pixel (the IMX708's)
+
     @property
     def hyperfocal_mm(self) -> float:
-        coc = 2 * 0.0014  # two of the IMX708's 1.4 µm pixels
+        coc = 2 * self.pixel_um / 1000  # two native pixels
         return self.focal_mm ** 2 / (self.f_number * coc) + self.focal_mm
 
 
-MODULES = {"standard": Module(66.0, 4.74, 1.8), "wide": Module(102.0, 2.75, 2.2)}
+# Camera Module 3 standard and wide; a USB webcam of the cheap fixed-focus kind (a 1/4" 720p
+# sensor of 2.8 µm pixels behind a 3.7 mm f/2.4 lens, about 60° across its diagonal)
+MODULES = {"standard": Module(66.0, 4.74, 1.8), "wide": Module(102.0, 2.75, 2.2),
+           "webcam": Module(52.0, 3.7, 2.4, pixel_um=2.8)}
 LIGHTS = ("all", "desk", "window", "ceiling")
 STICKERS = ("matte", "glossy", "none")
 # colour of each light in linear sRGB (black-body 2700 K, 4000 K; daylight D65 is sRGB's white)
