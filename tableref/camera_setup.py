@@ -142,6 +142,9 @@ class Overlay:
     outline: tuple[tuple[float, float], ...] = ()  # the sheet's four corners
     spaces: tuple[SpaceMark, ...] = ()
     reading_age: float | None = None  # s since the verdicts were read (None: none yet)
+    # the exposure compensation asked of the camera for the sheet (vision/camera/exposure.py);
+    # None: this capture is not asked (a webcam, a video)
+    exposure_ev: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -425,15 +428,16 @@ class CameraSetup:
 
         source = self.source
         frame = source.latest
+        ev = source.exposure.ev if getattr(source.capture, "takes_exposure_value", False) else None
         if frame is None:
-            return Overlay(0, 0, "no frame", "setup" if source.reader is None else "reading")
+            return Overlay(0, 0, "no frame", "setup" if source.reader is None else "reading", exposure_ev=ev)
         h, w = frame.image.shape[:2]
         lock = source.lock
         sheet = lock.sheet
         H, pose = lock.H, lock.pose
         mode = "setup" if source.reader is None else "reading"
         if H is None:
-            return Overlay(w, h, lock.state.value, mode)
+            return Overlay(w, h, lock.state.value, mode, exposure_ev=ev)
         pose = pose if pose is not None else Pose.flat(H)
         sw, sh = sheet.size
         outline = pose.to_px(np.float64([[0, 0], [sw, 0], [sw, sh], [0, sh]]))
@@ -444,7 +448,7 @@ class CameraSetup:
                       for s, (x, y) in zip(sheet.shapes, centres))
         age = None if reading is None or at is None else max(0.0, round(float(frame.t - at), 2))
         return Overlay(w, h, lock.state.value, mode, tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline),
-                       marks, age)
+                       marks, age, ev)
 
     # -- calibration ------------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ SETUP_MESSAGES = (
     "Looking for the four corner markers…", "Corner markers covered: reading is frozen until they are in view.",
     "No picture from the camera yet.", "Set-up mode: nothing is read until the empty board is learned.",
     "Verdicts read {s} s ago.", "put the {space} handle on the centre of {space}",
+    "Exposure turned down {ev} stop for the sheet: its paper was too bright.",
+    "Exposure turned up {ev} stop for the sheet: its paper was too dark.",
     "Put the {space} handle on the centre of {space}.", "Done: {result}", "Failed: {result}",
     "{title}: the calibration is saved to {path}.", "{title}: the calibration is saved to {path} (not made yet).",
     "In use: {path} (reprojection error {px} px: {verdict}).", "In use: {path}.",

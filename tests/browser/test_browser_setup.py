@@ -62,6 +62,13 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
 
         camera.show(View())
         page.wait_for_selector("#lock-state:has-text('Board locked')")
+        assert "Exposure" not in page.inner_text("#lock-state")  # this camera is not asked
+        # a Pi camera asked for half a stop less for the sheet: the page says so beside the lock
+        camera.takes_exposure_value = True
+        svc.feed.camera.exposure.ev = -0.5
+        page.wait_for_selector("#lock-state:has-text('Exposure turned down 0.5 stop for the sheet')")
+        camera.takes_exposure_value = False
+        svc.feed.camera.exposure.ev = 0.0
         page.click("#cal-empty")
         page.wait_for_selector("#job-result[data-state='done']", timeout=20000)
         assert "saved to" in page.inner_text("#job-result") and (tmp_path / "gyges.npz").exists()

@@ -91,9 +91,27 @@ def test_overlay_draws_the_lock_where_the_board_is(svc, camera):
     centres = cv2.perspectiveTransform(np.float32([[(s.x, s.y) for s in sheet.shapes]]), camera.pose.H)[0]
     assert np.abs(np.float32([(s["x"], s["y"]) for s in ov["spaces"]]) - centres).max() < 2.0
     assert {s["verdict"] for s in ov["spaces"]} == {"unknown"}  # set-up mode: nothing read yet
+    assert ov["exposure_ev"] is None  # a camera that takes no exposure compensation is not asked
     state = client.get("/api/setup").get_json()
     assert state["mode"] == "setup" and not state["calibrated"] and state["lens"] is None
     assert svc.feed.status.state == "setup"  # the live page's badge says so
+
+
+def test_overlay_says_the_exposure_asked_for_the_sheet(svc):
+    """A Pi camera asked for less exposure for the sheet (vision/camera/exposure.py): the page
+    says so beside the lock (setup.js), in stops."""
+    from types import SimpleNamespace
+
+    from tableref.camera_setup import CameraSetup
+    from vision.camera.exposure import SheetExposure
+
+    until(lambda: svc.camera_setup.source.latest is not None)
+    live = svc.camera_setup.source
+    held = SimpleNamespace(latest=live.latest, lock=live.lock, reader=None, last_reading=None, last_read_at=None,
+                           exposure=SheetExposure(ev=-0.5), capture=SimpleNamespace(takes_exposure_value=True))
+    assert CameraSetup(held, svc.camera_setup.spec).overlay().to_dict()["exposure_ev"] == -0.5
+    held.capture = SimpleNamespace()  # a webcam, a video: not asked, nothing said
+    assert CameraSetup(held, svc.camera_setup.spec).overlay().to_dict()["exposure_ev"] is None
 
 
 def test_calibration_says_which_marker_is_missing_then_reads_at_once(svc, camera, tmp_path):

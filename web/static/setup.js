@@ -80,7 +80,12 @@
     }[ov.lock] || ov.lock;
     const reading = ov.reading === "setup" ? " " + t("Set-up mode: nothing is read until the empty board is learned.")
       : ov.reading_age === null ? "" : " " + t("Verdicts read {s} s ago.", { s: ov.reading_age.toFixed(1) });
-    return lock + reading;
+    const ev = ov.exposure_ev;
+    const exposure = !ev ? ""
+      : " " + t(ev < 0 ? "Exposure turned down {ev} stop for the sheet: its paper was too bright."
+                       : "Exposure turned up {ev} stop for the sheet: its paper was too dark.",
+                { ev: Math.abs(ev).toFixed(1) });
+    return lock + reading + exposure;
   }
 
   async function tick() {
