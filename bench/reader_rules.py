@@ -1,0 +1,137 @@
+"""The reader's ink and shadow rules, measured on path-traced frames (issue 32, item 3).
+
+    python bench/reader_rules.py                                  # the committed frames (tests/vision/pathtraced)
+    python bench/reader_rules.py --frames /tmp/pt/export          # frames bench/vision_pathtraced.py --export wrote
+
+Three of the reader's rules decide whether what darkens a space is a shadow or something of its
+own (``vision/readers/occlusion.py``; docs/vision-rules.md):
+
+* ``INK_LEVEL`` 0.3 — "a sticker's ink is darker than any shadow": a point under 0.3 of the
+  empty board's own brightness (the light model's, after the frame's light is matched) is ink.
+* ``Occlusion.shadow_max`` 0.95 — a point darker than the board but above this is not shadow-like.
+* ``INK_RANGE`` 0.35 — a shadow darkens evenly: the 10th and 90th percentile levels of what is
+  foreign on a space lie closer than this; a sticker's ink and white lie further apart.
+
+Each frame is read as the bench reads it (a calibration on its row's empty-board exposures, a
+fresh lock); the levels the reader computed for every body point (``Reader._level_pt``) are then
+sorted by the frame's truth: the points of empty spaces not behind a piece (paper, lit or in a
+neighbour's shadow) and the points of spaces with a tagged piece whose sticker is on top. Printed:
+the deepest level an empty space's paper fell to and how many of its points fell under
+``INK_LEVEL``; the spread of the darkened points on empty spaces; the share of a sticker's
+points under ``INK_LEVEL`` (the rule wants ``INK_MIN`` 0.1 of them). Colour-read games have no
+stickers: only their paper is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from rules import Fidelity, get_game  # noqa: E402
+from rules.view import View  # noqa: E402
+from vision.read.calibration import calibrate, colour_layout  # noqa: E402
+from vision.read.lock import BoardLock  # noqa: E402
+from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE  # noqa: E402
+from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
+
+COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced"
+DARKENED = 0.97  # a point this far under the board's own level is darkened (the light model's noise is ~2 %)
+
+
+def row_reader(directory: Path, game: str, row: str):
+    grid = grid_for(Sheet.for_board(get_game(game).board()))
+    empty = [cv2.imread(str(p)) for p in sorted(directory.glob(f"{game}-{row}-empty*.jpg"))]
+    mode = DEFAULT_MODE.get(game, "tags")
+    layout = directory / f"{game}-{row}-layout.jpg"
+    shots = [(cv2.imread(str(layout)), colour_layout(grid.sheet))] if mode == "colour" and layout.exists() else []
+    return grid, reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots), Fidelity.KIND)
+
+
+def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
+    """The levels of one frame's body points, sorted by its truth."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    lock = BoardLock(grid.sheet)
+    lock.update(grey)
+    status = lock.update(grey)
+    out: dict[str, list] = defaultdict(list)
+    if not status.readable:
+        return out
+    reader.read(frame, status.H)
+    level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
+    tokens = {sp: list(truth.get_tokens(sp)) for sp in truth if truth.get_tokens(sp)}
+    solid = reader._solids(reader._pose, tokens)  # noqa: SLF001 - the truth's pieces, as the reader places them
+    tagged = DEFAULT_MODE.get(grid.sheet.game, "tags") == "tags"
+    for i, s in enumerate(grid.spaces):
+        if grid.is_area[i]:
+            continue
+        sl = grid.body.of(i)
+        lv = level[sl]
+        if s.id not in tokens:
+            seen = ~reader._hidden(i, reader._body_px, solid)  # noqa: SLF001
+            paper = lv[seen]
+            if len(paper) == 0:
+                continue
+            out["paper"].append(paper)
+            dark = paper[paper < DARKENED]
+            if len(dark) > EMPTY_MAX * len(paper):  # darkened enough to be judged at all
+                out["shadow_spread"].append(float(np.percentile(dark, 90) - np.percentile(dark, 10)))
+        elif tagged and len(tokens[s.id]) == 1:
+            out["sticker_ink"].append(float((lv <= INK_LEVEL).mean()))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--frames", default=str(COMMITTED), help="a directory of exported frames (JPEG + JSON truth)")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    directory = Path(args.frames)
+    rows: dict[tuple[str, str], list[Path]] = defaultdict(list)
+    for p in sorted(directory.glob("*.json")):
+        game, row, _ = p.stem.split("-")
+        rows[(game, row)].append(p)
+    if not rows:
+        print(f"{directory}: no frames (JPEG + JSON truth, as bench/vision_pathtraced.py --export writes them)")
+        return 1
+    print(f"rules: INK_LEVEL {INK_LEVEL}, INK_MIN {INK_MIN}, INK_RANGE {INK_RANGE} (vision/readers/occlusion.py)")
+    print(f"{'game':<13}{'row':<9}{'frames':>7}{'paper pts':>10}{'deepest':>9}{'p0.1':>7}"
+          f"{'≤INK':>6}{'spread p95':>11}{'max':>6}{'stickers':>9}{'ink p5':>7}{'<MIN':>5}")
+    worst_paper, worst_spread, worst_ink = 1.0, 0.0, 1.0
+    for (game, row), paths in sorted(rows.items()):
+        grid, reader = row_reader(directory, game, row)
+        got: dict[str, list] = defaultdict(list)
+        for p in paths:
+            truth = View(json.loads(p.read_text())["view"])
+            for k, v in measure(grid, reader, cv2.imread(str(p.with_suffix(".jpg"))), truth).items():
+                got[k].extend(v)
+        paper = np.concatenate(got["paper"]) if got["paper"] else np.ones(1)
+        spread = np.array(got["shadow_spread"] or [0.0])
+        ink = np.array(got["sticker_ink"] or [np.nan])
+        worst_paper = min(worst_paper, float(paper.min()))
+        worst_spread = max(worst_spread, float(spread.max()))
+        if got["sticker_ink"]:
+            worst_ink = min(worst_ink, float(np.nanmin(ink)))
+        stickers = f"{len(got['sticker_ink']):>9}{np.nanpercentile(ink, 5):>7.2f}{int((ink < INK_MIN).sum()):>5}" \
+            if got["sticker_ink"] else f"{'—':>9}{'':>7}{'':>5}"
+        print(f"{game:<13}{row:<9}{len(paths):>7}{len(paper):>10}{paper.min():>9.2f}{np.percentile(paper, 0.1):>7.2f}"
+              f"{int((paper <= INK_LEVEL).sum()):>6}{np.percentile(spread, 95):>11.2f}{spread.max():>6.2f}{stickers}",
+              flush=True)
+    print(f"deepest paper anywhere {worst_paper:.2f} (INK_LEVEL {INK_LEVEL}: "
+          f"{'confirmed' if worst_paper > INK_LEVEL else 'a shadow reaches ink'}); widest shadow spread "
+          f"{worst_spread:.2f} (INK_RANGE {INK_RANGE}: {'confirmed' if worst_spread < INK_RANGE else 'exceeded'}); "
+          f"least inked sticker {worst_ink:.2f} (INK_MIN {INK_MIN})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
