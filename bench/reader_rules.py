@@ -19,7 +19,9 @@ neighbour's shadow) and the points of spaces with a tagged piece whose sticker i
 the deepest level an empty space's paper fell to and how many of its points fell under
 ``INK_LEVEL``; the spread of the darkened points on empty spaces; the share of a sticker's
 points under ``INK_LEVEL`` (the rule wants ``INK_MIN`` 0.1 of them). Colour-read games have no
-stickers: only their paper is measured.
+stickers; for them, each piece's share of its own colour in its core at its plainest look
+(``CLASS_MIN`` 0.75 wants that much) and the most any other colour took there (``OTHER_MAX``
+0.05 allows that much), ``vision/readers/colour_rules.py``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
+from vision.readers.colour_rules import CLASS_MIN, OTHER_MAX  # noqa: E402
 from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 
@@ -66,7 +69,20 @@ def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
     out: dict[str, list] = defaultdict(list)
     if not status.readable:
         return out
-    reader.read(frame, status.H)
+    looks: list[tuple[np.ndarray, np.ndarray]] = []  # a colour reader's looks: (busy spaces, shares)
+    classify = getattr(reader, "_classify", None)
+    if classify is not None:
+        def recorded(frame_, H_, busy, *a, **kw):
+            look = classify(frame_, H_, busy, *a, **kw)
+            looks.append((np.asarray(busy).copy(), look.shares.copy()))
+            return look
+
+        reader._classify = recorded  # noqa: SLF001 - measured, then put back
+    try:
+        reader.read(frame, status.H)
+    finally:
+        if classify is not None:
+            del reader._classify
     level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
     tokens = {sp: list(truth.get_tokens(sp)) for sp in truth if truth.get_tokens(sp)}
     solid = reader._solids(reader._pose, tokens)  # noqa: SLF001 - the truth's pieces, as the reader places them
@@ -87,6 +103,21 @@ def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
                 out["shadow_spread"].append(float(np.percentile(dark, 90) - np.percentile(dark, 10)))
         elif tagged and len(tokens[s.id]) == 1:
             out["sticker_ink"].append(float((lv <= INK_LEVEL).mean()))
+    if looks:
+        names = [c.name for c in reader._hues]  # noqa: SLF001
+        index = {n: k for k, n in enumerate(names)}
+        best: dict[int, tuple[float, float]] = {}  # space → (its colour's share, the most of another) at its plainest look
+        for busy, shares in looks:
+            for j, i in enumerate(busy):
+                toks = tokens.get(grid.spaces[int(i)].id)
+                if not toks or len(toks) != 1 or toks[0].split(":")[0] not in index:
+                    continue
+                k = index[toks[0].split(":")[0]]
+                own, other = float(shares[j, k]), float(np.delete(shares[j], k).max(initial=0.0))
+                if int(i) not in best or own - 2 * other > best[int(i)][0] - 2 * best[int(i)][1]:
+                    best[int(i)] = (own, other)
+        out["colour_own"].extend(v[0] for v in best.values())
+        out["colour_other"].extend(v[1] for v in best.values())
     return out
 
 
@@ -107,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'game':<13}{'row':<9}{'frames':>7}{'paper pts':>10}{'deepest':>9}{'p0.1':>7}"
           f"{'≤INK':>6}{'spread p95':>11}{'max':>6}{'stickers':>9}{'ink p5':>7}{'<MIN':>5}")
     worst_paper, worst_spread, worst_ink = 1.0, 0.0, 1.0
+    colour: dict[str, list[float]] = defaultdict(list)
     for (game, row), paths in sorted(rows.items()):
         grid, reader = row_reader(directory, game, row)
         got: dict[str, list] = defaultdict(list)
@@ -121,11 +153,19 @@ def main(argv: list[str] | None = None) -> int:
         worst_spread = max(worst_spread, float(spread.max()))
         if got["sticker_ink"]:
             worst_ink = min(worst_ink, float(np.nanmin(ink)))
+        colour["own"].extend(got["colour_own"])
+        colour["other"].extend(got["colour_other"])
         stickers = f"{len(got['sticker_ink']):>9}{np.nanpercentile(ink, 5):>7.2f}{int((ink < INK_MIN).sum()):>5}" \
             if got["sticker_ink"] else f"{'—':>9}{'':>7}{'':>5}"
         print(f"{game:<13}{row:<9}{len(paths):>7}{len(paper):>10}{paper.min():>9.2f}{np.percentile(paper, 0.1):>7.2f}"
               f"{int((paper <= INK_LEVEL).sum()):>6}{np.percentile(spread, 95):>11.2f}{spread.max():>6.2f}{stickers}",
               flush=True)
+    if colour:
+        own, other = np.array(colour["own"]), np.array(colour["other"])
+        print(f"colour-read pieces: {len(own)}; their colour's share of the core at the plainest look: "
+              f"min {own.min():.2f}, p5 {np.percentile(own, 5):.2f}, under CLASS_MIN {CLASS_MIN}: {int((own < CLASS_MIN).sum())}; "
+              f"another colour's: p95 {np.percentile(other, 95):.2f}, max {other.max():.2f}, "
+              f"over OTHER_MAX {OTHER_MAX}: {int((other > OTHER_MAX).sum())}")
     print(f"deepest paper anywhere {worst_paper:.2f} (INK_LEVEL {INK_LEVEL}: "
           f"{'confirmed' if worst_paper > INK_LEVEL else 'a shadow reaches ink'}); widest shadow spread "
           f"{worst_spread:.2f} (INK_RANGE {INK_RANGE}: {'confirmed' if worst_spread < INK_RANGE else 'exceeded'}); "
