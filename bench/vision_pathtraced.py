@@ -369,7 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=4, help="path-traced frames a row (default 4)")
     ap.add_argument("--model-frames", type=int, default=12, help="camera-model frames a row (default 12)")
     ap.add_argument("--spp", type=int, default=16, help="samples a pixel (default 16)")
-    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--size", default=None,
+                    help="WxH (default 1280x720; DRIFT 1920x1080, as every DRIFT bench films it: its small tags)")
     ap.add_argument("--rows", default=None, help=f"comma-separated (default all: {','.join(r.name for r in ROWS)})")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/tableref/pathtraced"))
@@ -391,13 +392,15 @@ def main(argv: list[str] | None = None) -> int:
                          "metered on the sheet: vision/camera/exposure.py)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    size = tuple(int(v) for v in args.size.split("x"))
+    from vision.simulated.sessions import CAMERA
+
+    size = tuple(int(v) for v in args.size.split("x")) if args.size else CAMERA.get(args.game, (1280, 720))
     rows = [r for r in ROWS if (args.rows is None and r.game in (None, args.game))
             or (args.rows is not None and r.name in args.rows.split(","))]
     if any(r.game not in (None, args.game) for r in rows):
         ap.error(f"--rows: {', '.join(r.name for r in rows if r.game not in (None, args.game))} "
                  f"is a row for another game")
-    print(f"{args.game}: {args.frames} path-traced frames a row at {args.size}, {args.spp} spp; "
+    print(f"{args.game}: {args.frames} path-traced frames a row at {size[0]}x{size[1]}, {args.spp} spp; "
           f"camera model {args.model_frames} frames a row")
     print(f"{'row':<9}{'setting':<38}{'PT usable':>10}{'FA':>4}{'wrong':>6}{'unread/f':>9}{'render s':>9}"
           f"{'model usable':>13}{'FA':>4}{'wrong':>6}")
