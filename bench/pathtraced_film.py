@@ -154,15 +154,17 @@ class PTFilm:
                                         "hands": [[asdict(h) for h in hs] for hs in hands_over_exposure]})
         return channels
 
+    def _empty(self, r: int) -> np.ndarray:
+        """The ``r``-th render of the empty board, denoised."""
+        from vision.simulated.pathtraced.denoise import denoise
+
+        return denoise(self._render(f"empty-r{r}", [], View(), [()], self.seed * 1000 + 999 + 31 * r))
+
     @cached_property
     def ev(self) -> float:
         """The exposure compensation the service settles on over the empty board (metering the
         locked sheet in set-up mode, vision/camera/exposure.py); the whole film is taken at it."""
-        from vision.simulated.pathtraced.denoise import denoise
-
-        if not self.metering:
-            return 0.0
-        return sheet_ev(denoise(self._render("empty-r0", [], View(), [()], self.seed * 1000 + 999)), self.sheet, self.seed)
+        return sheet_ev(self._empty(0), self.sheet, self.seed) if self.metering else 0.0
 
     @cached_property
     def calibration(self) -> tuple[list[np.ndarray], list]:
@@ -171,7 +173,7 @@ class PTFilm:
         from vision.simulated.pathtraced.sensor import develop, random_sensor
 
         base = self.seed * 1000 + 999
-        empty = [develop(denoise(self._render(f"empty-r{r}", [], View(), [()], base + 31 * r)),
+        empty = [develop(self._empty(r),
                          replace(random_sensor(np.random.default_rng(self.seed * 100 + r)), ev=self.ev),
                          np.random.default_rng(r)) for r in range(3)]
         shots_ = []

@@ -172,9 +172,8 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     from vision.simulated.pathtraced.denoise import denoise
     from vision.simulated.pathtraced.scene import PTSetup
     from vision.simulated.pathtraced.sensor import develop as develop_plain
-    from vision.simulated.pathtraced.sensor import random_sensor
-
     from vision.simulated.pathtraced.lens import through_lens
+    from vision.simulated.pathtraced.sensor import random_sensor
 
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     sheet = grid.sheet
@@ -410,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         pt, times, whys = run_row(args.game, r, args.frames, args.spp, args.seed, Path(args.cache), size,
                             Path(args.export) if args.export else None, now=not args.before,
                             empty_renders=args.empty_renders, sheet_mode=args.sheet, guide_spp=args.guide_spp,
-                                  metering=not args.no_metering)
+                            metering=not args.no_metering)
         cm = model_row(args.game, r, args.model_frames, args.seed, size)
         fa += pt.false_accepts + cm.false_accepts
         render = f"{np.median(times):.0f}" if times else "cached"

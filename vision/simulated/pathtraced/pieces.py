@@ -376,19 +376,17 @@ def _lean(mi, shapes: dict, keys: list[str], centre: tuple[float, float, float],
     """Tilt ``keys``' shapes by ``deg`` about the rim point of the ring top at ``centre`` (sheet
     mm, height above the table) on the side ``direction`` points to: that side stays where it
     was, the other lifts."""
-    T = mi.ScalarTransform4f
     u = np.array([math.cos(direction), math.sin(direction), 0.0])
     pivot = np.array([centre[0], centre[1], -centre[2]]) + radius * u
     axis = np.array([-u[1], u[0], 0.0])
-    # the sign that lifts the far side (world z points into the table: up is -z)
-    far = pivot - 2 * radius * u
-    angle = deg if _turned(far, pivot, axis, deg)[2] < far[2] else -deg
-    tilt = T().translate(pivot.tolist()).rotate(axis.tolist(), angle).translate((-pivot).tolist())
+    # axis × u points into the table (+z), so a positive turn would push the far side down:
+    # a negative one lifts it (up is -z)
+    angle = -deg
+    tilt = mi.ScalarTransform4f().translate(pivot.tolist()).rotate(axis.tolist(), angle).translate((-pivot).tolist())
     for k in keys:
         shape = shapes[k]
-        if "p0" in shape:  # a cylinder by its ends
-            shape["p0"] = _turned(np.array(shape["p0"], float), pivot, axis, angle).tolist()
-            shape["p1"] = _turned(np.array(shape["p1"], float), pivot, axis, angle).tolist()
+        if "p0" in shape:  # a cylinder by its ends (in double precision, as they were given)
+            shape["p0"], shape["p1"] = (_turned(np.array(shape[e], float), pivot, axis, angle).tolist() for e in ("p0", "p1"))
         else:
             shape["to_world"] = tilt @ shape["to_world"]
 
