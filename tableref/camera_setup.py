@@ -428,7 +428,7 @@ class CameraSetup:
 
         source = self.source
         frame = source.latest
-        ev = source.exposure.ev if getattr(source.capture, "takes_exposure_value", False) else None
+        ev = source.exposure_ev
         if frame is None:
             return Overlay(0, 0, "no frame", "setup" if source.reader is None else "reading", exposure_ev=ev)
         h, w = frame.image.shape[:2]

@@ -16,7 +16,7 @@ from tableref.serve import Service
 from browserhelp import running
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-from setupscene import SceneCamera, camera_feed  # noqa: E402
+from setupscene import SceneCamera, asked_for_less_exposure, camera_feed  # noqa: E402
 
 # English words no French page of ours shows (words both languages write alike — position,
 # options, table, pile, simple, double, segments, total, bonus, place, on, met, coin — are left out, and
@@ -169,6 +169,12 @@ def test_the_camera_set_up_page_in_french(browser, tmp_path):
         page.wait_for_selector("#lock-state:has-text('Plateau repéré')")
         text = check(page, "the camera's set-up page")
         assert "Réglage de la caméra" in text and "Apprendre le plateau vide" in text
+        # on a phone, as the admin, with the exposure asked for the sheet said beside the lock
+        page.set_viewport_size({"width": 360, "height": 740})
+        with asked_for_less_exposure(camera, svc):
+            page.wait_for_selector("#lock-state:has-text('Exposition baissée de 0.5 IL pour la feuille')")
+            check(page, "the set-up page at 360 px, the exposure turned down")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
         page.close()
     finally:
         svc.close()

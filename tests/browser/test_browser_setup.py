@@ -15,7 +15,7 @@ from tableref.serve import Service
 from browserhelp import choose_pin, open_page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "web"))
-from setupscene import SceneCamera, camera_feed, search_again  # noqa: E402
+from setupscene import SceneCamera, asked_for_less_exposure, camera_feed, search_again  # noqa: E402
 
 def _service(tmp_path, camera):
     svc = Service(tmp_path / "j.sqlite3", tmp_path / "admin.json", game="gyges", pin_hash="scrypt:1024:8:1",
@@ -64,11 +64,8 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         page.wait_for_selector("#lock-state:has-text('Board locked')")
         assert "Exposure" not in page.inner_text("#lock-state")  # this camera is not asked
         # a Pi camera asked for half a stop less for the sheet: the page says so beside the lock
-        camera.takes_exposure_value = True
-        svc.feed.camera.exposure.ev = -0.5
-        page.wait_for_selector("#lock-state:has-text('Exposure turned down 0.5 stop for the sheet')")
-        camera.takes_exposure_value = False
-        svc.feed.camera.exposure.ev = 0.0
+        with asked_for_less_exposure(camera, svc):
+            page.wait_for_selector("#lock-state:has-text('Exposure turned down 0.5 stop for the sheet')")
         page.click("#cal-empty")
         page.wait_for_selector("#job-result[data-state='done']", timeout=20000)
         assert "saved to" in page.inner_text("#job-result") and (tmp_path / "gyges.npz").exists()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from rules import Fidelity, get_game
-from vision.camera.capture import CapturedFrame, Picamera2Capture
+from vision.camera.capture import ArrayCapture, CapturedFrame, Picamera2Capture
 from vision.camera.exposure import PaperLevel, SheetExposure, metered_ev, paper_level
 from vision.camera.source import CameraSource
 from vision.read.calibration import lock_on
@@ -221,3 +221,12 @@ def test_the_strip_at_40_percent_framing_is_metered_half_a_stop_down():
     # in grey alone the paper is not even near clipping: the meter must look at the channels
     grey = paper_level(cv2.cvtColor(unmetered, cv2.COLOR_BGR2GRAY), lock_on(sheet, [unmetered] * 3)[-1][1], sheet)
     assert not grey.is_hot
+
+
+def test_the_source_says_what_it_asked_only_of_a_camera_that_takes_it(board):
+    sheet, img, H, light, on_sheet = board
+    asked = CameraSource(_CameraAtEV(light), None, fidelity=Fidelity.KIND, sheet=sheet,
+                         exposure=SheetExposure(ev=-0.5))
+    assert asked.exposure_ev == -0.5
+    video = CameraSource(ArrayCapture([]), None, fidelity=Fidelity.KIND, sheet=sheet, exposure=SheetExposure(ev=-0.5))
+    assert video.exposure_ev is None  # a capture without exposure compensation is never asked

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -156,3 +157,16 @@ def search_again(source) -> None:
     own thread (``CameraSource.use``). Resetting the lock from the test's thread raced with the
     source's tracking (a KeyError in ``BoardLock._track``: the source failed)."""
     source.use(source.reader, lock=BoardLock(source.lock.sheet, lens=source.lock.lens))
+
+
+@contextmanager
+def asked_for_less_exposure(camera, svc):
+    """The scene camera as a Pi camera that was asked for half a stop less for the sheet."""
+    camera.takes_exposure_value = True
+    camera.set_exposure_value = lambda ev: True
+    svc.feed.camera.exposure.ev = -0.5
+    try:
+        yield
+    finally:
+        camera.takes_exposure_value = False
+        svc.feed.camera.exposure.ev = 0.0

@@ -108,9 +108,9 @@ def test_overlay_says_the_exposure_asked_for_the_sheet(svc):
     until(lambda: svc.camera_setup.source.latest is not None)
     live = svc.camera_setup.source
     held = SimpleNamespace(latest=live.latest, lock=live.lock, reader=None, last_reading=None, last_read_at=None,
-                           exposure=SheetExposure(ev=-0.5), capture=SimpleNamespace(takes_exposure_value=True))
+                           exposure_ev=SheetExposure(ev=-0.5).ev)
     assert CameraSetup(held, svc.camera_setup.spec).overlay().to_dict()["exposure_ev"] == -0.5
-    held.capture = SimpleNamespace()  # a webcam, a video: not asked, nothing said
+    held.exposure_ev = None  # a webcam, a video: not asked, nothing said
     assert CameraSetup(held, svc.camera_setup.spec).overlay().to_dict()["exposure_ev"] is None
 
 

@@ -171,13 +171,23 @@ class CameraSource:
             yield Observation(cached.view, frame.t, self.fidelity, self.source, cached.unreadable,
                               hands_clear_since=frame.t - gate.still_for)
 
+    @property
+    def exposure_ev(self) -> float | None:
+        """The exposure compensation asked of the camera for the sheet; None when the capture
+        takes none (a webcam, a video): nothing is asked of it."""
+        return self.exposure.ev if self._meters else None
+
+    @property
+    def _meters(self) -> bool:
+        return bool(getattr(self.capture, "takes_exposure_value", False))
+
     def _meter(self, image: np.ndarray, status: LockStatus, t: float) -> None:
         """Ask the capture for exposure compensation if the sheet's paper clips or is too dark
         (at most once every :data:`METER_EVERY` seconds; nothing for a capture that cannot)."""
         if self._metered_at is not None and t - self._metered_at < METER_EVERY:
             return
         self._metered_at = t
-        if not getattr(self.capture, "takes_exposure_value", False):
+        if not self._meters:
             return
         ev = self.exposure.update(paper_level(image, status.H, self.lock.sheet), t)
         if ev is not None and self.capture.set_exposure_value(ev):  # type: ignore[attr-defined]
