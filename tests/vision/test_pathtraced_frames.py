@@ -89,6 +89,8 @@ def test_shadows_under_two_lights_and_pieces_off_centre(monkeypatch):
     before (a shadow's edge 8 % darker in every channel and never warmer than 3 %, a shadow at
     most 0.85 of the paper, pieces at their spaces' centres) these frames leave an empty space
     "light uneven here" or "something here that is not a readable piece"."""
+    import numpy as np
+
     import vision.read.sampling as sampling
 
     fixed = [p for p in FRAMES if json.loads(p.read_text())["usable"] and p.stem.startswith("gyges-")
@@ -104,6 +106,7 @@ def test_shadows_under_two_lights_and_pieces_off_centre(monkeypatch):
         m.setattr(sampling, "SHADOW_WARMER", 0.03)
         for reader in readers.values():
             m.setattr(reader, "where_found", False)
+            m.setattr(reader, "_probes_found", lambda pose, r=reader: np.zeros(len(r.grid.probes), bool))
             m.setattr(reader, "shadow_max", 0.85)
             m.setattr(reader, "scan_reach", 1.15)
             m.setattr(reader, "speck", 0.0)

@@ -20,8 +20,10 @@ _grids: dict[str, SampleGrid] = {}
 def grid_for(game: str) -> SampleGrid:
     from rules import get_game
 
+    from vision.readers.for_game import grid_for as grid_of_sheet
+
     if game not in _grids:
-        _grids[game] = SampleGrid(Sheet.for_board(get_game(game).board()))
+        _grids[game] = grid_of_sheet(Sheet.for_board(get_game(game).board()))  # DRIFT's: a DriftGrid
     return _grids[game]
 
 

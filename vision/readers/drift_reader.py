@@ -49,7 +49,7 @@ from vision.sheets.layout import Sheet, SpaceShape
 from vision.sheets.render import marker_image
 
 from .drift_markers import detect_in, quick_step
-from .drift_tags import UNNAMED_SOME, TagsAtHeight
+from .drift_tags import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE, UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
 from .reader import Reader, Reading, covers_pairs
 
@@ -125,7 +125,6 @@ class DriftGrid(SampleGrid):
 class _TurnedReader(TagsAtHeight, Reader):
     stacks = True
     scan_reach = 3.0  # two discs side by side, and a third spilt beyond them (to be caught)
-    on_space = 0.45
     ignored_tags = frozenset(layout.RING_TAGS["drift"]) | frozenset(layout.RING_OPPOSITE_TAGS["drift"])
     # Tags placed in 3-D (vision/readers/drift_tags.py); a token seen but not named is read
     # (OCCUPIED, MORE): a space may hold two, a home a pile. Grey paper by a piece is never read
@@ -169,12 +168,12 @@ class _TurnedReader(TagsAtHeight, Reader):
         s, pitch = self.grid.spaces[i], self.sheet.pitch
         d = [math.hypot(c[0] - s.x, c[1] - s.y) for c in centres]
         if len(centres) == 1:
-            return d[0] <= 0.15 * pitch  # placed on its circle: a few mm off at most
+            return d[0] <= SINGLE_ZONE * pitch  # put down on its circle, as people do
         if len(centres) == 2:
             mid = (centres[0] + centres[1]) / 2
             apart = float(np.hypot(*(centres[0] - centres[1])))
-            return (min(d) >= 0.3 * pitch and max(d) <= 0.48 * pitch and apart >= 0.65 * pitch
-                    and math.hypot(mid[0] - s.x, mid[1] - s.y) <= 0.3 * pitch)
+            return (min(d) >= PAIR_NEAR * pitch and max(d) <= PAIR_FAR * pitch and apart >= PAIR_APART * pitch
+                    and math.hypot(mid[0] - s.x, mid[1] - s.y) <= PAIR_MID * pitch)
         return False
 
     def _space_read(self, i: int, got: list[tuple[str, np.ndarray]], tokens: dict[str, list[str]], why: dict[str, str],

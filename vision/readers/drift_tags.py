@@ -76,14 +76,25 @@ PATIENT_SPACES = 4  # spaces given the patient look, at most (more: a hand, glar
 PATIENT_AGREE = 2  # looks that must decode the same tag at one place
 PILE_ZONE = 0.25  # pitches from a home's centre within which its pile's top tag must lie (a pile leans)
 RADIAL_ZONE = 0.2  # pitches across the ring within which a repository's coins lie
-SINGLE_ZONE = 0.15  # pitches from a space's centre within which its only token lies (as _lies_right)
-TOKEN_ZONE = 0.5  # pitches from any other space's centre within which its tokens' tags lie
+# Where people put DRIFT's tokens down (issue 32): up to 0.15 pitch off their spot on each
+# axis (0.21 across), the sticker up to 1.5 mm askew on its top (0.04 pitch). A pair's spots
+# lie a round sticker apart along the ring (0.39 pitch out each side: vision.sheets.annuli.drift_slots).
+SINGLE_ZONE = 0.26  # pitches from a space's centre within which its only token's tag lies
+SNUG_ZONE = 0.15  # ... within which it lies put down with care (beyond: it may be a neighbour's spilled token)
+ROW_REACH = 0.85  # pitches between tokens side by side in a row (a sticker apart, 0.78), at most
+PAIR_NEAR = 0.15  # pitches from the centre a pair's tag lies, at least (its spot, 0.39 out, less 0.24) ...
+PAIR_FAR = 0.62  # ... and at most (0.39 out and 0.23 more: its own, and the other half, still its space's)
+PAIR_APART = 0.55  # pitches between a pair's tags at least: a piece's and a coin's edges touching (25 mm) less both stickers askew
+PAIR_MID = 0.3  # pitches from the centre the middle of a pair lies, at most
+TOKEN_ZONE = PAIR_FAR  # pitches from any other space's centre within which its tokens' tags lie
 CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
 ON_CENTRE = 0.1  # pitches: a tag this near its space's centre at one height is placed right there
 APART = 0.1  # pitches: ... and this much further from it at the other (the set's heights told apart)
 BEHIND_SEEN = 0.1  # share of the land's body in view behind a standing token foreign: a token there
 STANDING_VOTES = 2  # tags in a frame telling the set stands at its heights, at least (and 4x those telling flat)
+STANDING_TAGS = 6  # lone tags, at least, that tell together whether the set stands (_standing)
+STANDING_SURE = 2.5  # standard errors over half way to standing that they must lie (a flat set: 6 or more)
 MIN_OUTLINE = 1.2  # the detector skips outlines shorter than this many of the smallest tag side on the board
 
 
@@ -280,10 +291,14 @@ class TagsAtHeight:
         if pose is None or pose.camera is None:
             heights = [0.0]
         pts = self._point_xy
+        ends = self._pile_ends
         cs = pose.drop(np.repeat(np.asarray(centre, np.float64)[None], len(heights), axis=0),
                        np.asarray(heights)) if heights != [0.0] else np.asarray(centre, np.float64)[None]
         # Every height's distances at once (element by element as one height at a time was).
         d = np.hypot(pts[None, :, 0] - cs[:, None, 0], pts[None, :, 1] - cs[:, None, 1]) / pitch
+        for j, (a, b) in ends.items():  # a home's pile: anywhere from its centre to beside the block
+            t = np.clip((cs - a) @ (b - a) / max(float((b - a) @ (b - a)), 1e-9), 0.0, 1.0)
+            d[:, j] = np.hypot(*(cs - (a + t[:, None] * (b - a))).T) / pitch
         out = []
         for k, j in zip(*np.nonzero(d <= TOKEN_ZONE)):
             h, c = heights[k], cs[k]
@@ -295,6 +310,34 @@ class TagsAtHeight:
                 continue  # coins lie side by side along the ring there, 20 mm out from the home
             if self._may_stand(token, kind, h):
                 out.append((i, float(h), c.astype(np.float32), float(d[k, j])))
+        return out
+
+    @functools.cached_property
+    def _pile_ends(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """For each home (its column in :attr:`_point_xy`): where its pile may stand, from the
+        home's centre to the nearest spot clear of its repository's block. The sheet puts a
+        home 20 mm from its repository and the block covers the repository's circle (a
+        sticker's radius), so a 30 mm pile put down on the home leans on the block or stands
+        pushed off it, 0.28 pitch out (the camera model draws it on the centre, through the block)."""
+        kinds = self._kinds()
+        ids = [int(i) for i in self._point_ids]
+        blocks = [self._points[i].astype(np.float64) for i in ids if kinds[i] == "repository"]
+        ps = self.pieceset
+        stack = ps.stack_for("home") if ps is not None else None
+        pile = max((ps.piece(t).radius_mm for t in stack.tokens), default=0.0) if stack is not None else 0.0
+        clear = self.sheet.piece_radius + pile
+        out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for j, i in enumerate(ids):
+            if kinds[i] != "home":
+                continue
+            a = self._points[i].astype(np.float64)
+            far = a
+            if blocks and ps is not None and ps.stack_for("repository") is not None:
+                b = min(blocks, key=lambda q: float(np.hypot(*(q - a))))
+                gap = float(np.hypot(*(a - b)))
+                if 0 < gap < clear:
+                    far = b + (a - b) / gap * clear
+            out[j] = (a, far)
         return out
 
     @functools.cached_property
@@ -356,6 +399,7 @@ class TagsAtHeight:
                 i = next(iter(spaces))
                 placed.setdefault(i, []).append((token, sorted(((h, c, d) for _, h, c, d in cands), key=lambda x: x[2])))
         homes = self._homes
+        snug_off: dict[int, np.ndarray] = {}  # lone tokens put down well off their centres
         partners: dict[int, np.ndarray] = {}
         lone: dict[int, tuple] = {}
         for i, got in placed.items():
@@ -378,6 +422,8 @@ class TagsAtHeight:
             for h, c, _ in chosen:
                 self._found.append(c)
                 self._tops_seen.append((c, h))
+            if right and len(chosen) == 1 and chosen[0][2] > SNUG_ZONE and s.id not in homes and i not in partners:
+                snug_off[i] = chosen[0][1]
             placed[i] = [(token, c) for (token, _), (_, c, _) in zip(got, chosen)]
             if s.id in why:
                 continue
@@ -387,6 +433,14 @@ class TagsAtHeight:
                     self._crowd_cause.add(i)
             elif not right and i not in lone:
                 astray += [c for _, c in placed[i]]
+                self._crowd_cause.add(i)
+        for i, c in snug_off.items():
+            # A lone token put down well off its centre beside another space's token, a sticker
+            # apart, may be that space's third token spilled over (three side by side do not fit
+            # on a space): where it lies, it is either. Neither is guessed.
+            if i not in lone and any(j != i and math.hypot(*(c - o)) <= ROW_REACH * sheet.pitch
+                                     for j, toks in placed.items() for _, o in toks):
+                astray.append(c)
                 self._crowd_cause.add(i)
         unseen: set[int] = set()
         self._unnamed_half = set(partners)
@@ -464,20 +518,22 @@ class TagsAtHeight:
                 why[sid] = UNNAMED
 
     @staticmethod
-    def _shared(every: list[list[tuple[int, float, np.ndarray, float]]]) -> dict[int, int]:
-        """How many tags may be on each space."""
-        shared: dict[int, int] = {}
+    def _shared(every: list[list[tuple[int, float, np.ndarray, float]]]) -> dict[int, list[tuple[int, np.ndarray]]]:
+        """Per space: the tags that may be on it (each its list of candidates' id) and where."""
+        shared: dict[int, list[tuple[int, np.ndarray]]] = {}
         for cands in every:
-            for i in {i for i, _, _, _ in cands}:
-                shared[i] = shared.get(i, 0) + 1
+            for i, _, c, _ in cands:
+                shared.setdefault(i, []).append((id(cands), c))
         return shared
 
-    def _kept(self, cands: list[tuple[int, float, np.ndarray, float]], shared: dict[int, int]) -> list:
-        """A tag's candidates a token may truly be at. A token off its space's centre lies there
-        only as one of a pair: a candidate space no other tag may share is not one for a tag off
-        its centre (the reader's own rule for how tokens lie: see _lies_right). None left: all."""
-        return [c for c in cands if c[3] <= SINGLE_ZONE or self._kinds()[c[0]] == "home" or shared[c[0]] > 1] \
-            or cands
+    def _kept(self, cands: list[tuple[int, float, np.ndarray, float]], shared: dict[int, list]) -> list:
+        """A tag's candidates a token may truly be at. A token further off its space's centre
+        than a lone one lies (:data:`SINGLE_ZONE`) lies there only as one of a pair: such a
+        candidate is kept only where another tag may be the pair's other half (the two lie as
+        a pair lies, :meth:`_lies_right`). None left: all."""
+        kinds = self._kinds()
+        return [c for c in cands if c[3] <= SINGLE_ZONE or kinds[c[0]] == "home" or any(
+            k != id(cands) and self._lies_right(c[0], [c[2], o]) for k, o in shared.get(c[0], ()))] or cands
 
     def _shows_at(self, i: int, p: np.ndarray, foreign_pt: np.ndarray, own: tuple | None = None) -> bool:
         """Does space ``i``'s body plainly show something round ``p`` (a token's core)? Its
@@ -535,8 +591,8 @@ class TagsAtHeight:
 
     def _half_of_pair(self, i: int, opts: list[tuple[float, np.ndarray, float]]):
         """Of a tag's (height, place, distance) options on space ``i``, the nearest to the centre
-        that lies where one of a pair lies (0.3-0.48 pitch out), or None."""
-        halves = [o for o in opts if 0.3 <= o[2] <= 0.48]  # (distances in pitches)
+        that lies where one of a pair lies (beyond where a lone token lies, up to :data:`PAIR_FAR`), or None."""
+        halves = [o for o in opts if max(PAIR_NEAR, SINGLE_ZONE) < o[2] <= PAIR_FAR]  # (in pitches; nearer: alone)
         return min(halves, key=lambda o: o[2]) if halves else None
 
     def _arrange(self, i: int, got: list[tuple[str, list[tuple[float, np.ndarray, float]]]]):
@@ -564,13 +620,21 @@ class TagsAtHeight:
                 best, best_cost = list(combo), cost
         return (best, True) if best is not None else (firsts, False)
 
-    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]], shared: dict[int, int]) -> bool:
+    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]], shared: dict[int, list]) -> bool:
         """Does the frame show the set standing at its heights (not laid flat)? Each tag that
         can be on one space only and lies on its centre at one of its heights — its token's
         own, or 0 — and clearly further off it at the other tells which (a coin's 3 mm tell
         nothing); the set stands when at least :data:`STANDING_VOTES` tags say so and fewer
-        than a quarter as many say flat."""
+        than a quarter as many say flat.
+
+        Pieces put down as people do (up to 0.21 pitch off) lie off the centre by as much as a
+        15 mm piece's tag moves between its two heights, so few tags tell alone. Together they
+        do: of the tags alone on a point space, the share of the way from laid flat to standing
+        that puts them nearest their centres (least squares) — standing when it is over a half,
+        :data:`STANDING_SURE` standard errors clear of it."""
         stand = flat = 0
+        lifts, offs = [], []  # per lone tag: flat to standing, and the centre from flat
+        kinds = self._kinds()
         for cands in every:
             spaces = {i for i, _, _, _ in self._kept(cands, shared)}
             if len(spaces) != 1:
@@ -580,7 +644,25 @@ class TagsAtHeight:
             dh = min((d for _, h, _, d in on if h > 0), default=math.inf)
             stand += dh <= ON_CENTRE and d0 - dh >= APART
             flat += d0 <= ON_CENTRE and dh - d0 >= APART
-        return stand >= STANDING_VOTES and 4 * flat <= stand
+            i = next(iter(spaces))
+            flat_at = [c for _, h, c, _ in on if h == 0]
+            up_at = [c for _, h, c, _ in on if h > 0]
+            if len({k for k, _ in shared.get(i, ())}) == 1 and kinds[i] not in ("home", "repository") and len(flat_at) == 1 == len(up_at):
+                s = self.grid.spaces[i]
+                lifts.append(np.asarray(up_at[0], np.float64) - flat_at[0])
+                offs.append(np.array([s.x, s.y]) - flat_at[0])
+        if stand >= STANDING_VOTES and 4 * flat <= stand:
+            return True
+        if len(lifts) < STANDING_TAGS:
+            return False
+        lift, off = np.array(lifts), np.array(offs)
+        scale = float((lift * lift).sum())
+        if scale <= 0:
+            return False
+        share = float((lift * off).sum()) / scale
+        resid = off - share * lift
+        err = math.sqrt(float((resid * resid).sum()) / (2 * len(lift) - 1) / scale)
+        return share - 0.5 >= STANDING_SURE * err
 
     def _near(self, *centres: np.ndarray, reach: float = 0.7) -> list[int]:
         """Point spaces within ``reach`` pitches of any of ``centres`` at any height a token

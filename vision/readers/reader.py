@@ -48,6 +48,7 @@ from .tag_reading import first_look, look_budget, second_looks
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
 SHADOW_SPREAD = 0.75  # ... counting probes only darkened (a shadow), beyond which it is unsure all the same
+OWN_LIGHT_MAX = 28.0  # mm: a piece's own light measured round rings this tall (a taller pile's band would hide an arm)
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
@@ -232,7 +233,7 @@ class Reader(Occlusion, ColourReading):
         shadowy = self._shadow_pt = self._shadowy(v, dark_pt, cast_pt)
         if self.cal.mode == "tags":
             self._read_tags(frame if grey is None else grey, pose, busy, foreign_pt, tokens, why)
-            more = self._probes_found(pose) & ~hide if (harsh > LIGHT_SPREAD).any() else None
+            more = self._probes_found(pose) & ~hide if unsure.any() else None
             if more is not None and more.any():
                 # A piece put down off its space's centre (a hand does, by up to 15 % of the
                 # pitch) covers probes the guess above, round the centre, left counted: the
@@ -305,17 +306,19 @@ class Reader(Occlusion, ColourReading):
 
     def _probes_found(self, pose: Pose) -> np.ndarray:
         """Probes the pieces whose tags were found may cover, standing where they were found,
-        and those in the light they throw round them (``own_light``)."""
+        and those in the light they throw round them (``own_light``). (Each token where its tag
+        was found: DRIFT's too, whose spaces are judged by its own rules of where tokens lie.)"""
         probes = self.grid.probes
         hide = np.zeros(len(probes), bool)
-        if not self.where_found or pose.camera is None:
+        if pose.camera is None:
             return hide
         reach = self._radius + 6.0
         for c, h in self._tops_seen:
             # and a band as wide as the piece is tall round it, where its own light falls: its
             # shadow, and the lamp or window its side reflects (a metal ring's: paper 10-15 %
             # brighter 10-16 mm beyond a 20 mm ring, on the path-traced bench)
-            hide |= self.covers(probes, np.asarray(c, np.float64), reach + self.own_light * float(h), float(h))
+            band = self.own_light * min(float(h), OWN_LIGHT_MAX)
+            hide |= self.covers(probes, np.asarray(c, np.float64), reach + band, float(h))
         return hide
 
     # -- tags -----------------------------------------------------------------------------
