@@ -10,22 +10,24 @@ usual set-ups — a pile's tag may appear over the space behind it.
 So a tag found in the frame is taken back down its camera ray to every height its token may
 stand at (:meth:`vision.pieces.pieceset.PieceSet.top_heights` per space kind; and 0, a set laid flat),
 and each place it lands is a *candidate* when it lies on a space of a kind that may hold that
-token at that height — on its circle (a home's pile: within a quarter pitch of the home's
-centre), and only on a space where the frame shows something standing. A tag with one candidate
-space is that space's; with several (a tall pile's top over the space behind it, and a piece
-there) every one of them is unreadable: a tag is never given to the neighbour it overlaps. Two
-tokens lie side by side across a space (a piece and a coin), one on its centre, as before.
+token at that height — on its circle (a home's pile: within a quarter pitch of where a pile can
+stand, from the home's centre to clear of its repository's block), and only on a space where the
+frame shows something standing. A tag with one candidate space is that space's; with several (a
+tall pile's top over the space behind it, and a piece there) every one of them is unreadable: a
+tag is never given to the neighbour it overlaps. People put tokens down off their spots (up to
+0.21 pitch): a lone token lies within :data:`SINGLE_ZONE` of its space's centre, two side by side
+across it (a piece and a coin) within :data:`PAIR_NEAR`-:data:`PAIR_FAR`.
 
 Height 0 is there for a set laid flat; a set is one or the other. When the frame shows the set
 standing — at least two tags, each on one space only, that lie on its centre at their token's
 height and a tenth of a pitch further off it laid flat (a home's pile top seen only at its pile's
-height; a coin's 3 mm tell nothing), and under a quarter as many saying the opposite — no tag of
-that frame is taken as laid flat (nor a piece beside a coin whose tag is missed read alone on the
-space's centre): a side home's
-pile top seen over the arrow behind it is then the home's, the arrow's only other candidate (a
-piece there, laid flat) gone. Where a piece standing on that arrow would show its tag at the same
-place (tilt 35), the two stay unreadable: the tag's size tells 72 mm from 15 mm by 4 %, within
-the corners' noise.
+height; a coin's 3 mm tell nothing), and under a quarter as many saying the opposite; or, tokens
+put down off their centres, the lone tags together lying nearest their centres standing — no tag
+of that frame is taken as laid flat (nor a piece beside a coin whose tag is missed read alone on
+the space's centre): a side home's pile top seen over the arrow behind it is then the home's, the
+arrow's only other candidate (a piece there, laid flat) gone. Where a piece standing on that
+arrow, put down off its centre, would show its tag at the same place (tilt 30 and more), the two
+stay unreadable: the tag's size tells 72 mm from 15 mm by 4 %, within the corners' noise.
 
 The heights of a space's tags are chosen together: of each tag's candidate heights there, the
 combination under which the tokens lie as a space holds them (one on the centre; a pair across
