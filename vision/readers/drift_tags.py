@@ -278,41 +278,85 @@ class TagsAtHeight:
             memo = self.__dict__["_candidates_memo"] = (self._pose, set(busy), {})
         key = (tag, plane.tobytes())
         if key not in memo[2]:
-            memo[2][key] = self._candidates(self._tags[tag], plane.mean(axis=0), busy)
+            mask = memo[2].get("busy")
+            if mask is None:
+                mask = memo[2]["busy"] = self._busy_mask(busy)
+            memo[2][key] = self._candidates(self._tags[tag], plane.mean(axis=0), busy, mask)
         return memo[2][key]
 
-    def _candidates(self, token: str, centre: np.ndarray, busy: set[int]) -> list[tuple[int, float, np.ndarray, float]]:
+    def _busy_mask(self, busy: set[int]) -> np.ndarray:
+        """Which point spaces (:attr:`_point_ids`) are in ``busy``."""
+        ids = self._point_ids
+        return np.fromiter((int(i) in busy for i in ids), bool, len(ids))
+
+    def _candidates(self, token: str, centre: np.ndarray, busy: set[int],
+                    busy_mask: np.ndarray | None = None) -> list[tuple[int, float, np.ndarray, float]]:
         """(space, height, sheet point under the tag, distance to the space's centre in
-        pitches) for every place the tag may stand at."""
+        pitches) for every place the tag may stand at (``busy_mask``: :meth:`_busy_mask` of
+        ``busy``, if the caller has it)."""
         pose = self._pose
         pitch = self.sheet.pitch
-        kinds = self._kinds()
-        heights = sorted({h for k in set(kinds) for h in self._heights_on(token, k)})
+        heights = self._all_heights(token)
         if not heights:
             return []
         if pose is None or pose.camera is None:
-            heights = [0.0]
+            heights = (0.0,)
         pts = self._point_xy
-        ends = self._pile_ends
         cs = pose.drop(np.repeat(np.asarray(centre, np.float64)[None], len(heights), axis=0),
-                       np.asarray(heights)) if heights != [0.0] else np.asarray(centre, np.float64)[None]
+                       np.asarray(heights)) if heights != (0.0,) else np.asarray(centre, np.float64)[None]
         # Every height's distances at once (element by element as one height at a time was).
         d = np.hypot(pts[None, :, 0] - cs[:, None, 0], pts[None, :, 1] - cs[:, None, 1]) / pitch
-        for j, (a, b) in ends.items():  # a home's pile: anywhere from its centre to beside the block
-            t = np.clip((cs - a) @ (b - a) / max(float((b - a) @ (b - a)), 1e-9), 0.0, 1.0)
-            d[:, j] = np.hypot(*(cs - (a + t[:, None] * (b - a))).T) / pitch
+        cols, a, span = self._pile_segments
+        if len(cols):  # a home's pile: anywhere from its centre to beside the block
+            t = np.clip(((cs[:, None, :] - a[None]) * span[None]).sum(axis=2)
+                        / np.maximum((span * span).sum(axis=1), 1e-9)[None], 0.0, 1.0)
+            off = cs[:, None, :] - (a[None] + t[:, :, None] * span[None])
+            d[:, cols] = np.hypot(off[:, :, 0], off[:, :, 1]) / pitch
+        ids = self._point_ids
+        ok = (d <= self._zones[None, :]) & self._stands(token, heights) \
+            & (self._busy_mask(busy) if busy_mask is None else busy_mask)[None, :]
+        kinds = self._kinds()
         out = []
-        for k, j in zip(*np.nonzero(d <= TOKEN_ZONE)):
-            h, c = heights[k], cs[k]
-            i = int(self._point_ids[j])
-            kind = kinds[i]
-            if i not in busy or (kind == "home" and d[k, j] > PILE_ZONE):
-                continue
-            if kind == "repository" and self._radial_off(i, c) > RADIAL_ZONE:
+        for k, j in zip(*np.nonzero(ok)):
+            i, c = int(ids[j]), cs[k]
+            if kinds[i] == "repository" and self._radial_off(i, c) > RADIAL_ZONE:
                 continue  # coins lie side by side along the ring there, 20 mm out from the home
-            if self._may_stand(token, kind, h):
-                out.append((i, float(h), c.astype(np.float32), float(d[k, j])))
+            out.append((i, float(heights[k]), c.astype(np.float32), float(d[k, j])))
         return out
+
+    def _all_heights(self, token: str) -> tuple[float, ...]:
+        """Every height a tag of ``token`` may stand at, on any kind of space."""
+        cache = self.__dict__.setdefault("_all_heights_cache", {})
+        if token not in cache:
+            kinds = self._kinds()
+            cache[token] = tuple(sorted({h for k in set(kinds) for h in self._heights_on(token, k)}))
+        return cache[token]
+
+    def _stands(self, token: str, heights: tuple[float, ...]) -> np.ndarray:
+        """(height, point space): may a tag of ``token`` stand there at that height?"""
+        cache = self.__dict__.setdefault("_stands_table", {})
+        key = (token, heights)
+        if key not in cache:
+            kinds = self._kinds()
+            cache[key] = np.array([[self._may_stand(token, kinds[int(i)], h) for i in self._point_ids]
+                                   for h in heights], bool).reshape(len(heights), len(self._point_ids))
+        return cache[key]
+
+    @functools.cached_property
+    def _zones(self) -> np.ndarray:
+        """Per point space: how far from it (pitches) its tokens' tags lie — a home's pile top
+        from where the pile may stand (:data:`PILE_ZONE`), any other :data:`TOKEN_ZONE`."""
+        kinds = self._kinds()
+        return np.array([PILE_ZONE if kinds[int(i)] == "home" else TOKEN_ZONE for i in self._point_ids])
+
+    @functools.cached_property
+    def _pile_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`_pile_ends` as arrays: the homes' columns, their centres, and each to its far end."""
+        ends = self._pile_ends
+        cols = np.array(sorted(ends), int)
+        a = np.array([ends[j][0] for j in cols], np.float64).reshape(-1, 2)
+        b = np.array([ends[j][1] for j in cols], np.float64).reshape(-1, 2)
+        return cols, a, b - a
 
     @functools.cached_property
     def _pile_ends(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
@@ -635,26 +679,30 @@ class TagsAtHeight:
         that puts them nearest their centres (least squares) — standing when it is over a half,
         :data:`STANDING_SURE` standard errors clear of it."""
         stand = flat = 0
-        lifts, offs = [], []  # per lone tag: flat to standing, and the centre from flat
-        kinds = self._kinds()
+        lone: list[tuple[int, list]] = []  # (space, its candidates there) per tag on one space
         for cands in every:
             spaces = {i for i, _, _, _ in self._kept(cands, shared)}
             if len(spaces) != 1:
                 continue
-            on = [c for c in cands if c[0] in spaces]
+            i = next(iter(spaces))
+            on = [c for c in cands if c[0] == i]
             d0 = min((d for _, h, _, d in on if h == 0), default=math.inf)
             dh = min((d for _, h, _, d in on if h > 0), default=math.inf)
             stand += dh <= ON_CENTRE and d0 - dh >= APART
             flat += d0 <= ON_CENTRE and dh - d0 >= APART
-            i = next(iter(spaces))
+            lone.append((i, on))
+        if stand >= STANDING_VOTES and 4 * flat <= stand:
+            return True
+        kinds = self._kinds()
+        lifts, offs = [], []  # per lone tag: flat to standing, and the centre from flat
+        for i, on in lone:
             flat_at = [c for _, h, c, _ in on if h == 0]
             up_at = [c for _, h, c, _ in on if h > 0]
-            if len({k for k, _ in shared.get(i, ())}) == 1 and kinds[i] not in ("home", "repository") and len(flat_at) == 1 == len(up_at):
+            if len({k for k, _ in shared.get(i, ())}) == 1 and kinds[i] not in ("home", "repository") \
+                    and len(flat_at) == 1 == len(up_at):
                 s = self.grid.spaces[i]
                 lifts.append(np.asarray(up_at[0], np.float64) - flat_at[0])
                 offs.append(np.array([s.x, s.y]) - flat_at[0])
-        if stand >= STANDING_VOTES and 4 * flat <= stand:
-            return True
         if len(lifts) < STANDING_TAGS:
             return False
         lift, off = np.array(lifts), np.array(offs)

@@ -237,7 +237,9 @@ class Reader(Occlusion, ColourReading):
             if more is not None and more.any():
                 # A piece put down off its space's centre (a hand does, by up to 15 % of the
                 # pitch) covers probes the guess above, round the centre, left counted: the
-                # light is judged once more without the probes round where the tags were found.
+                # light is judged once more without the probes round where the tags were found
+                # (whenever the light is unsure anywhere: the model is fitted to the whole board,
+                # so probes far off move it there too).
                 gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide | more,
                                                      values=self._probe_values)
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
@@ -313,13 +315,12 @@ class Reader(Occlusion, ColourReading):
         if pose.camera is None:
             return hide
         reach = self._radius + 6.0
-        for c, h in self._tops_seen:
-            # and a band as wide as the piece is tall round it, where its own light falls: its
-            # shadow, and the lamp or window its side reflects (a metal ring's: paper 10-15 %
-            # brighter 10-16 mm beyond a 20 mm ring, on the path-traced bench)
-            band = self.own_light * min(float(h), OWN_LIGHT_MAX)
-            hide |= self.covers(probes, np.asarray(c, np.float64), reach + band, float(h))
-        return hide
+        # and a band as wide as the piece is tall round it, where its own light falls: its
+        # shadow, and the lamp or window its side reflects (a metal ring's: paper 10-15 %
+        # brighter 10-16 mm beyond a 20 mm ring, on the path-traced bench); all at once
+        tops = [(np.asarray(c, np.float64), float(h)) for c, h in self._tops_seen]
+        return self.covers_any(probes, [c for c, _ in tops], [self.top_seen(c, h) for c, h in tops],
+                               [reach + self.own_light * min(h, OWN_LIGHT_MAX) for _, h in tops])
 
     # -- tags -----------------------------------------------------------------------------
 
