@@ -1,4 +1,4 @@
-"""The reader's ink and shadow rules, measured on path-traced frames (issue 32, item 3).
+"""The reader's ink, shadow and marker rules, measured on path-traced frames (issue 32, item 3).
 
     python bench/reader_rules.py                                  # the committed frames (tests/vision/pathtraced)
     python bench/reader_rules.py --frames /tmp/pt/export          # frames bench/vision_pathtraced.py --export wrote
@@ -22,6 +22,12 @@ points under ``INK_LEVEL`` (the rule wants ``INK_MIN`` 0.1 of them). Colour-read
 stickers; for them, each piece's share of its own colour in its core at its plainest look
 (``CLASS_MIN`` 0.75 wants that much) and the most any other colour took there (``OTHER_MAX``
 0.05 allows that much), ``vision/readers/colour_rules.py``.
+
+Also measured: what shows of each space foreign and not shadow-like, single pieces against empty
+spaces (``OCCUPIED_MIN`` 0.6 names an unread piece "occupied" on that much: no empty space may
+come near it); and DRIFT's ring markers — the grey contrast at each ring's markers and at the
+plain step positions (``CONTRAST_MIN`` 0.12: a marker is looked for over it), and a plain step's
+level against its brighter neighbour (``PAPER_LEVEL`` 0.85), ``vision/readers/drift_reader.py``.
 """
 
 from __future__ import annotations
@@ -44,7 +50,9 @@ from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
 from vision.readers.colour_rules import CLASS_MIN, OTHER_MAX  # noqa: E402
-from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE  # noqa: E402
+from vision.read.sampling import sample  # noqa: E402
+from vision.readers.drift_reader import CONTRAST_MIN, PAPER_LEVEL, DriftReader  # noqa: E402
+from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, OCCUPIED_MIN, VISIBLE_MIN, Occlusion  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 
 COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced"
@@ -60,7 +68,7 @@ def row_reader(directory: Path, game: str, row: str):
     return grid, reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots), Fidelity.KIND)
 
 
-def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
+def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = ()) -> dict[str, list]:
     """The levels of one frame's body points, sorted by its truth."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     lock = BoardLock(grid.sheet)
@@ -70,6 +78,14 @@ def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
     if not status.readable:
         return out
     looks: list[tuple[np.ndarray, np.ndarray]] = []  # a colour reader's looks: (busy spaces, shares)
+    settled: list[np.ndarray] = []  # the foreign points the occupied/empty judgement was made on
+    settle = Occlusion._settle
+
+    def recorded_settle(self, pose, body_px, foreign_pt, *a, **kw):
+        settled.append(foreign_pt.copy())
+        return settle(self, pose, body_px, foreign_pt, *a, **kw)
+
+    Occlusion._settle = recorded_settle  # noqa: SLF001 - measured, then put back
     classify = getattr(reader, "_classify", None)
     if classify is not None:
         def recorded(frame_, H_, busy, *a, **kw):
@@ -81,8 +97,13 @@ def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
     try:
         reader.read(frame, status.H)
     finally:
+        Occlusion._settle = settle
         if classify is not None:
             del reader._classify
+    if isinstance(reader, DriftReader):
+        out.update(marker_contrast(reader, frame, status.H, truth, list(pieces)))
+        reader = next(reversed(reader._readers.values()))  # noqa: SLF001 - the rings' rotation read, its spaces
+        grid = reader.grid
     level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
     tokens = {sp: list(truth.get_tokens(sp)) for sp in truth if truth.get_tokens(sp)}
     solid = reader._solids(reader._pose, tokens)  # noqa: SLF001 - the truth's pieces, as the reader places them
@@ -103,6 +124,12 @@ def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
                 out["shadow_spread"].append(float(np.percentile(dark, 90) - np.percentile(dark, 10)))
         elif tagged and len(tokens[s.id]) == 1:
             out["sticker_ink"].append(float((lv <= INK_LEVEL).mean()))
+        if settled and (s.id not in tokens or len(tokens[s.id]) == 1):
+            seen = ~reader._hidden(i, reader._body_px, [p for p in solid if p[0] != i])  # noqa: SLF001
+            if seen.sum() >= VISIBLE_MIN * len(seen):
+                # what shows of it foreign and not shadow-like: a piece's evidence (OCCUPIED_MIN)
+                plain = (settled[-1][sl] & ~reader._shadow_pt[sl])[seen]  # noqa: SLF001
+                out["piece_foreign" if s.id in tokens else "empty_foreign"].append(float(plain.mean()))
     if looks:
         names = [c.name for c in reader._hues]  # noqa: SLF001
         index = {n: k for k, n in enumerate(names)}
@@ -118,6 +145,37 @@ def measure(grid, reader, frame: np.ndarray, truth: View) -> dict[str, list]:
                     best[int(i)] = (own, other)
         out["colour_own"].extend(v[0] for v in best.values())
         out["colour_other"].extend(v[1] for v in best.values())
+    return out
+
+
+def marker_contrast(reader: DriftReader, frame: np.ndarray, H: np.ndarray, truth: View,
+                    pieces: list[dict]) -> dict[str, list]:
+    """DRIFT's ring markers against the board at the rings' step positions: the grey contrast
+    (spread over mean) the reader looks at a step position for (``CONTRAST_MIN``), at each ring's
+    markers (the truth's rotation) and at the other step positions where the board shows plain
+    (no piece within 30 mm); and there, each step position's level against its brighter
+    neighbour (``PAPER_LEVEL``: a plain step stands at least that bright)."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    pose = reader._base.pose(frame, H)  # noqa: SLF001
+    vals = sample(grey, pose, reader._candidate_pts).reshape(-1, reader._disk_n)  # noqa: SLF001
+    contrast = vals.std(axis=1) / np.maximum(vals.mean(axis=1), 1.0)
+    level = vals.mean(axis=1)
+    placed = np.array([(p["x"], p["y"]) for p in pieces if p.get("token")] or [(1e9, 1e9)], np.float64)
+    out: dict[str, list] = defaultdict(list)
+    start = 0
+    for ring, cands in zip(reader.annuli.rings, reader._candidates):  # noqa: SLF001
+        mine, lv = contrast[start:start + ring.n], level[start:start + ring.n]
+        start += ring.n
+        r = int(truth.get_tokens(f"rotation:{ring.name}")[0])
+        at = {r % ring.n} if ring.opposite_tag is None else {r % ring.n, (r + ring.n // 2) % ring.n}
+        ratio = lv / np.maximum(np.maximum(np.roll(lv, 1), np.roll(lv, -1)), 1.0)
+        for k in range(ring.n):
+            near = np.hypot(*(placed - cands[k]).T).min() < 30.0
+            if k in at and not near:
+                out["marker_contrast"].append(float(mine[k]))
+            elif k not in at and k - 1 not in at and (k + 1) % ring.n not in at and not near:
+                out["plain_contrast"].append(float(mine[k]))
+                out["plain_level"].append(float(ratio[k]))
     return out
 
 
@@ -139,12 +197,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{'≤INK':>6}{'spread p95':>11}{'max':>6}{'stickers':>9}{'ink p5':>7}{'<MIN':>5}")
     worst_paper, worst_spread, worst_ink = 1.0, 0.0, 1.0
     colour: dict[str, list[float]] = defaultdict(list)
+    pooled: dict[str, list[float]] = defaultdict(list)
+    occupied: dict[str, str] = {}
     for (game, row), paths in sorted(rows.items()):
         grid, reader = row_reader(directory, game, row)
         got: dict[str, list] = defaultdict(list)
         for p in paths:
-            truth = View(json.loads(p.read_text())["view"])
-            for k, v in measure(grid, reader, cv2.imread(str(p.with_suffix(".jpg"))), truth).items():
+            data = json.loads(p.read_text())
+            truth = View(data["view"])
+            for k, v in measure(grid, reader, cv2.imread(str(p.with_suffix(".jpg"))), truth, data.get("pieces", [])).items():
                 got[k].extend(v)
         paper = np.concatenate(got["paper"]) if got["paper"] else np.ones(1)
         spread = np.array(got["shadow_spread"] or [0.0])
@@ -155,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
             worst_ink = min(worst_ink, float(np.nanmin(ink)))
         colour["own"].extend(got["colour_own"])
         colour["other"].extend(got["colour_other"])
+        for k in ("piece_foreign", "empty_foreign", "marker_contrast", "plain_contrast", "plain_level"):
+            pooled[k].extend(got[k])
+        if got["piece_foreign"]:
+            fg, ef = np.array(got["piece_foreign"]), np.array(got["empty_foreign"] or [0.0])
+            occupied[game] = occupied.get(game, "") + f" {row}: pieces p5 {np.percentile(fg, 5):.2f}, empty max {ef.max():.2f};"
         stickers = f"{len(got['sticker_ink']):>9}{np.nanpercentile(ink, 5):>7.2f}{int((ink < INK_MIN).sum()):>5}" \
             if got["sticker_ink"] else f"{'—':>9}{'':>7}{'':>5}"
         print(f"{game:<13}{row:<9}{len(paths):>7}{len(paper):>10}{paper.min():>9.2f}{np.percentile(paper, 0.1):>7.2f}"
@@ -166,6 +232,21 @@ def main(argv: list[str] | None = None) -> int:
               f"min {own.min():.2f}, p5 {np.percentile(own, 5):.2f}, under CLASS_MIN {CLASS_MIN}: {int((own < CLASS_MIN).sum())}; "
               f"another colour's: p95 {np.percentile(other, 95):.2f}, max {other.max():.2f}, "
               f"over OTHER_MAX {OTHER_MAX}: {int((other > OTHER_MAX).sum())}")
+    if pooled["piece_foreign"]:
+        fg, ef = np.array(pooled["piece_foreign"]), np.array(pooled["empty_foreign"] or [0.0])
+        print(f"what shows of a space (at least VISIBLE_MIN {VISIBLE_MIN} of it) foreign and not shadow-like: "
+              f"{len(fg)} single pieces p5 {np.percentile(fg, 5):.2f}, median {np.median(fg):.2f}; "
+              f"{len(ef)} empty spaces max {ef.max():.2f}, p99.9 {np.percentile(ef, 99.9):.2f} (OCCUPIED_MIN {OCCUPIED_MIN}: "
+              f"{int((ef >= OCCUPIED_MIN).sum())} empty at or over)")
+        for game, text in occupied.items():
+            print(f"  {game}:{text}")
+    if pooled["marker_contrast"]:
+        mk, pc, pl = (np.array(pooled[k]) for k in ("marker_contrast", "plain_contrast", "plain_level"))
+        print(f"DRIFT ring markers in view: {len(mk)}; their contrast min {mk.min():.2f}, p5 {np.percentile(mk, 5):.2f} "
+              f"(CONTRAST_MIN {CONTRAST_MIN}: {int((mk < CONTRAST_MIN).sum())} under); plain step positions: {len(pc)}, "
+              f"contrast p95 {np.percentile(pc, 95):.2f}, max {pc.max():.2f} ({int((pc >= CONTRAST_MIN).sum())} at or over "
+              f"CONTRAST_MIN: looked at); level against the brighter neighbour min {pl.min():.2f}, p1 {np.percentile(pl, 1):.2f} "
+              f"(PAPER_LEVEL {PAPER_LEVEL}: {int((pl < PAPER_LEVEL).sum())} under)")
     print(f"deepest paper anywhere {worst_paper:.2f} (INK_LEVEL {INK_LEVEL}: "
           f"{'confirmed' if worst_paper > INK_LEVEL else 'a shadow reaches ink'}); widest shadow spread "
           f"{worst_spread:.2f} (INK_RANGE {INK_RANGE}: {'confirmed' if worst_spread < INK_RANGE else 'exceeded'}); "
