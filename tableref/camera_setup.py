@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -295,7 +295,8 @@ class CalibrationJob:
         locked = self._locked(self._frames())
         self._say(P("learning the empty board" if self.step == "empty" else "learning the piece colours"), 0.7)
         if self.step == "empty":
-            cal = Calibration.from_empty(grid, locked)
+            # kept with it: the exposure the camera was asked for, asked again at the next start
+            cal = replace(Calibration.from_empty(grid, locked), exposure_ev=setup.source.exposure_ev or 0.0)
         else:
             cal = Calibration.load(spec.calibration, grid).learn_colours(grid, [(f, H, view) for f, H in locked])
         self._say(P("saving"), 0.85)

@@ -303,6 +303,7 @@ class CameraFeed(Feed):
                  spec: Any = None, live: bool = False) -> None:
         """``live``: a camera, not a video file: running out of frames is a failure (unplugged,
         a glitch) to reopen it after, not the end."""
+        from vision.camera.exposure import SheetExposure
         from vision.camera.source import CameraSource
 
         super().__init__(name)
@@ -315,8 +316,10 @@ class CameraFeed(Feed):
         # A looped video (demo-video) started again: the service begins a new game (serve.py)
         self.on_loop: Callable[[], None] | None = None
         # reader None: set-up mode (no calibration yet): the lock is kept, nothing is read
+        # the exposure the board was learned at, asked of the camera again (vision/camera/source.py)
+        learned_at = getattr(getattr(reader, "cal", None), "exposure_ev", 0.0)
         self.camera = CameraSource(_WatchedCapture(capture, self._frame, self._looped), reader, fidelity=fidelity,
-                                   lock=lock)
+                                   lock=lock, exposure=SheetExposure.resumed(learned_at))
 
     def _looped(self) -> None:
         if self.on_loop is not None:

@@ -469,6 +469,9 @@ def _calibration_file(tmp_path: Path, change_meta=lambda m: m, extra_array: bool
     (lambda m: {**m, "classes": [{k: v for k, v in m["classes"][0].items() if k != "tol"}]}, False,
      r"missing key 'meta\.classes\[0\]\.tol'"),
     (lambda m: m, True, r"unknown key 'colours'"),
+    (lambda m: {k: v for k, v in m.items() if k != "exposure_ev"}, False, None),  # a file from before it was kept
+    (lambda m: {**m, "exposure_ev": "bright"}, False, r"'meta\.exposure_ev' must be a number of stops, not 'bright'"),
+    (lambda m: {**m, "exposure_ev": True}, False, r"'meta\.exposure_ev' must be a number of stops, not True"),
 ])
 def test_calibration_file_keys(tmp_path, change, extra_array, message):
     from vision.read.empty_board import Calibration, CalibrationError

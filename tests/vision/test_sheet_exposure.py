@@ -230,3 +230,30 @@ def test_the_source_says_what_it_asked_only_of_a_camera_that_takes_it(board):
     assert asked.exposure_ev == -0.5
     video = CameraSource(ArrayCapture([]), None, fidelity=Fidelity.KIND, sheet=sheet, exposure=SheetExposure(ev=-0.5))
     assert video.exposure_ev is None  # a capture without exposure compensation is never asked
+
+
+def test_the_exposure_the_board_was_learned_at_is_kept_and_asked_again_at_start(board, tmp_path):
+    """The set-up page learns the empty board at the exposure the meter reached (here half a
+    stop down); the calibration keeps it, and a service started on that calibration asks the
+    camera for it at the first locked frame — before, a restart read at the camera's own
+    exposure until the meter stepped down again (a second or two, the camera frozen meanwhile)."""
+    from dataclasses import replace
+
+    from vision.read.empty_board import Calibration
+    from vision.read.samples import SampleGrid
+
+    sheet, img, H, light, on_sheet = board
+    grid = SampleGrid(sheet)
+    cal = Calibration.from_empty(grid, [(img, H)])
+    path = tmp_path / "cal.npz"
+    replace(cal, exposure_ev=-0.5).save(path)
+    back = Calibration.load(path, grid)
+    assert back.exposure_ev == -0.5
+    camera = _CameraAtEV(light, frames=4)
+    source = CameraSource(camera, None, fidelity=Fidelity.KIND, sheet=sheet, exposure=SheetExposure.resumed(back.exposure_ev))
+    list(source.observations())
+    assert camera.asked == [-0.5] and source.exposure_ev == -0.5  # a well exposed sheet: nothing asked after
+    assert SheetExposure.resumed(-7.0).ev == -2.0 and SheetExposure.resumed(3.0).ev == 1.0
+    plain = _CameraAtEV(light, frames=4)
+    list(CameraSource(plain, None, fidelity=Fidelity.KIND, sheet=sheet, exposure=SheetExposure.resumed(0.0)).observations())
+    assert plain.asked == []

@@ -13,7 +13,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
-from setupscene import SceneCamera, camera_feed, finished, reads, search_again, setup_service, until
+from setupscene import SceneCamera, asked_for_less_exposure, camera_feed, finished, reads, search_again, setup_service, until
 from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
 
 GAME = "gyges"
@@ -225,3 +225,45 @@ def test_a_dual_stream_camera_is_set_up_on_its_watched_picture_and_read_at_full_
         reads(client, view)
     finally:
         service.close()
+
+
+def test_the_exposure_the_board_was_learned_at_is_saved_and_asked_again_after_a_restart(tmp_path, camera):
+    """A Pi camera metered half a stop down for the sheet: the empty board learned there keeps
+    that exposure in its calibration, and the service started again on it asks the camera for
+    it at once (before, it read at the camera's own until the meter stepped down again)."""
+    from tableref.camera_setup import CameraSpec, first_reader
+    from tableref.service import CameraFeed
+    from vision.read.empty_board import Calibration
+    from vision.read.lock import BoardLock
+
+    calibration = tmp_path / "cal" / "gyges.npz"
+    camera.show(View())
+    svc = setup_service(tmp_path, camera, calibration, GAME)
+    try:
+        client, post = admin_client(svc)
+        locked_overlay(client)
+        with asked_for_less_exposure(camera, svc):
+            assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+            assert finished(client)["state"] == "done"
+    finally:
+        svc.close()
+    spec = CameraSpec(GAME, calibration, Fidelity.KIND)
+    reader, _ = first_reader(spec)
+    assert Calibration.load(calibration, reader.grid).exposure_ev == -0.5 == reader.cal.exposure_ev
+    asked: list[float] = []
+    camera.takes_exposure_value = True
+    camera.set_exposure_value = lambda ev: asked.append(ev) or True
+    try:
+        feed = CameraFeed(camera, reader, fidelity=Fidelity.KIND, name=camera.name, lock=BoardLock(camera.sheet), spec=spec)
+        assert feed.camera.exposure_ev == -0.5
+        again = Service(tmp_path / "j2.sqlite3", tmp_path / "admin2.json", game=GAME, pin_hash=FAST_SCRYPT,
+                        settle=0.15, readings=2, feed=feed)
+        again.start()
+        try:
+            until(lambda: asked)
+        finally:
+            again.close()
+    finally:
+        camera.takes_exposure_value = False
+        del camera.set_exposure_value
+    assert asked[0] == -0.5

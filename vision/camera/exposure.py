@@ -102,6 +102,13 @@ class SheetExposure:
         self.ev, self.step, self.settle, self.low, self.high = float(ev), float(step), float(settle), low, high
         self._changed_at: float | None = None
 
+    @classmethod
+    def resumed(cls, ev: float) -> "SheetExposure":
+        """A meter starting at ``ev`` (the calibration's: what the board was learned at), held
+        within the range a meter keeps."""
+        meter = cls()
+        return cls(ev=min(max(float(ev), meter.low), meter.high))
+
     def update(self, level: PaperLevel | None, t: float) -> float | None:
         if level is None or (self._changed_at is not None and t - self._changed_at < self.settle):
             return None

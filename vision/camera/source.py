@@ -186,8 +186,13 @@ class CameraSource:
         (at most once every :data:`METER_EVERY` seconds; nothing for a capture that cannot)."""
         if self._metered_at is not None and t - self._metered_at < METER_EVERY:
             return
+        first = self._metered_at is None
         self._metered_at = t
         if not self._meters:
+            return
+        if first and self.exposure.ev != 0.0 and self.capture.set_exposure_value(self.exposure.ev):  # type: ignore[attr-defined]
+            # the exposure the board was learned at (the calibration's), asked before anything is judged
+            self.stats.exposure_changes += 1
             return
         ev = self.exposure.update(paper_level(image, status.H, self.lock.sheet), t)
         if ev is not None and self.capture.set_exposure_value(ev):  # type: ignore[attr-defined]

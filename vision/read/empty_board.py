@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,9 @@ class Calibration:
     tint: np.ndarray  # (N_body, 3): the empty board's colour cast there (each channel minus their mean)
     probe_ref: np.ndarray  # (P, 3): the empty board's paper at each probe
     classes: tuple[ColourClass, ...] = ()
+    # the exposure compensation the camera was asked for while the board was learned (stops;
+    # vision.camera.exposure): asked again when the service starts, so the paper is as learned
+    exposure_ev: float = 0.0
 
     @classmethod
     def from_empty(cls, grid: SampleGrid, frames: Iterable[tuple[np.ndarray, np.ndarray]],
@@ -110,12 +114,13 @@ class Calibration:
             gap = min((float(np.linalg.norm(means[name] - means[o])) for o in names if o != name), default=1e9)
             tol = float(np.clip(2.5 * np.percentile(d, 75), 20.0, 0.45 * gap))
             classes.append(ColourClass(name, means[name].astype(np.float32), tol, name in headed))
-        return Calibration(self.game, self.mode, self.lo, self.hi, self.tint, self.probe_ref, tuple(classes))
+        return Calibration(self.game, self.mode, self.lo, self.hi, self.tint, self.probe_ref, tuple(classes),
+                           self.exposure_ev)
 
     # -- files ----------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> None:
-        meta = {"version": CALIBRATION_VERSION, "game": self.game, "mode": self.mode,
+        meta = {"version": CALIBRATION_VERSION, "game": self.game, "mode": self.mode, "exposure_ev": self.exposure_ev,
                 "classes": [{"name": c.name, "mean": c.mean.tolist(), "tol": c.tol, "headed": c.headed}
                             for c in self.classes]}
         buf = io.BytesIO()
@@ -133,8 +138,8 @@ class Calibration:
                 expect_keys(dict.fromkeys(z.files), required=("lo", "hi", "tint", "probe_ref", "meta"), where=where,
                             error=CalibrationError)
                 meta = loads(str(z["meta"]), where=f"{where}: meta", error=CalibrationError)
-                expect_keys(meta, required=("version", "game", "mode", "classes"), where=where, path="meta",
-                            error=CalibrationError)
+                expect_keys(meta, required=("version", "game", "mode", "classes"), optional=("exposure_ev",),
+                            where=where, path="meta", error=CalibrationError)
                 for i, c in enumerate(meta["classes"] if isinstance(meta["classes"], list) else ()):
                     expect_keys(c, required=("name", "mean", "tol", "headed"), where=where, path=f"meta.classes[{i}]",
                                 error=CalibrationError)
@@ -152,4 +157,7 @@ class Calibration:
             raise CalibrationError(f"{where}: made for another board ({meta.get('game')!r}); calibrate again")
         classes = tuple(ColourClass(c["name"], np.array(c["mean"], np.float32), float(c["tol"]), bool(c["headed"]))
                         for c in meta.get("classes", []))
-        return cls(meta["game"], meta["mode"], lo, hi, tint, probe, classes)
+        ev = meta.get("exposure_ev", 0.0)  # (a file from before it was kept: the camera's own exposure)
+        if isinstance(ev, bool) or not isinstance(ev, (int, float)) or not math.isfinite(ev):
+            raise CalibrationError(f"{where}: 'meta.exposure_ev' must be a number of stops, not {ev!r}")
+        return cls(meta["game"], meta["mode"], lo, hi, tint, probe, classes, float(ev))
