@@ -27,7 +27,9 @@ Also measured: what shows of each space foreign and not shadow-like, single piec
 spaces (``OCCUPIED_MIN`` 0.6 names an unread piece "occupied" on that much: no empty space may
 come near it); and DRIFT's ring markers — the grey contrast at each ring's markers and at the
 plain step positions (``CONTRAST_MIN`` 0.12: a marker is looked for over it), and a plain step's
-level against its brighter neighbour (``PAPER_LEVEL`` 0.85), ``vision/readers/drift_reader.py``.
+level against its brighter neighbour (``PAPER_LEVEL`` 0.85), ``vision/readers/drift_reader.py``;
+and the level of DRIFT's silver coins' faces (its ``shadow_max`` 0.85 was kept under the other
+games' 0.95 for them: "a silver coin is as grey as a light shadow").
 """
 
 from __future__ import annotations
@@ -51,10 +53,11 @@ from vision.read.lock import BoardLock  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
 from vision.readers.colour_rules import CLASS_MIN, OTHER_MAX  # noqa: E402
 from vision.read.sampling import sample  # noqa: E402
-from vision.readers.drift_reader import CONTRAST_MIN, PAPER_LEVEL, DriftReader  # noqa: E402
+from vision.readers.drift_reader import CONTRAST_MIN, PAPER_LEVEL, DriftReader, _TurnedReader  # noqa: E402
 from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, OCCUPIED_MIN, VISIBLE_MIN, Occlusion  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 
+DRIFT_SHADOW_MAX = _TurnedReader.shadow_max
 COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced"
 DARKENED = 0.97  # a point this far under the board's own level is darkened (the light model's noise is ~2 %)
 
@@ -100,11 +103,18 @@ def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = (
         Occlusion._settle = settle
         if classify is not None:
             del reader._classify
-    if isinstance(reader, DriftReader):
+    drift = isinstance(reader, DriftReader)
+    if drift:
         out.update(marker_contrast(reader, frame, status.H, truth, list(pieces)))
         reader = next(reversed(reader._readers.values()))  # noqa: SLF001 - the rings' rotation read, its spaces
         grid = reader.grid
     level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
+    if drift:  # DRIFT's silver coins, as grey as a light shadow (its shadow_max 0.85): their faces' level
+        for p in pieces:
+            if p.get("token") == "silver":
+                d = np.hypot(grid.body.mm[:, 0] - p["x"], grid.body.mm[:, 1] - p["y"])
+                if (d <= 7.0).sum() >= 10:
+                    out["silver_face"].append(float(np.median(level[d <= 7.0])))
     tokens = {sp: list(truth.get_tokens(sp)) for sp in truth if truth.get_tokens(sp)}
     solid = reader._solids(reader._pose, tokens)  # noqa: SLF001 - the truth's pieces, as the reader places them
     tagged = DEFAULT_MODE.get(grid.sheet.game, "tags") == "tags"
@@ -216,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             worst_ink = min(worst_ink, float(np.nanmin(ink)))
         colour["own"].extend(got["colour_own"])
         colour["other"].extend(got["colour_other"])
-        for k in ("piece_foreign", "empty_foreign", "marker_contrast", "plain_contrast", "plain_level"):
+        for k in ("piece_foreign", "empty_foreign", "marker_contrast", "plain_contrast", "plain_level", "silver_face"):
             pooled[k].extend(got[k])
         if got["piece_foreign"]:
             fg, ef = np.array(got["piece_foreign"]), np.array(got["empty_foreign"] or [0.0])
@@ -247,6 +257,12 @@ def main(argv: list[str] | None = None) -> int:
               f"contrast p95 {np.percentile(pc, 95):.2f}, max {pc.max():.2f} ({int((pc >= CONTRAST_MIN).sum())} at or over "
               f"CONTRAST_MIN: looked at); level against the brighter neighbour min {pl.min():.2f}, p1 {np.percentile(pl, 1):.2f} "
               f"(PAPER_LEVEL {PAPER_LEVEL}: {int((pl < PAPER_LEVEL).sum())} under)")
+    if pooled["silver_face"]:
+        sf = np.array(pooled["silver_face"])
+        print(f"DRIFT silver coins: {len(sf)}; their face's median level min {sf.min():.2f}, median {np.median(sf):.2f}, "
+              f"max {sf.max():.2f} (DRIFT's shadow_max {DRIFT_SHADOW_MAX}: a face under it is shadow-like; "
+              f"{int((sf < DRIFT_SHADOW_MAX).sum())} under, {int(((sf >= DRIFT_SHADOW_MAX) & (sf < 0.95)).sum())} in "
+              f"{DRIFT_SHADOW_MAX}-0.95 that the other games' 0.95 would call shadow-like too)")
     print(f"deepest paper anywhere {worst_paper:.2f} (INK_LEVEL {INK_LEVEL}: "
           f"{'confirmed' if worst_paper > INK_LEVEL else 'a shadow reaches ink'}); widest shadow spread "
           f"{worst_spread:.2f} (INK_RANGE {INK_RANGE}: {'confirmed' if worst_spread < INK_RANGE else 'exceeded'}); "
