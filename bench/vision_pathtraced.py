@@ -198,13 +198,26 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     # did not make readable: docs/vision.md)
     lins = [seen(rendered(cache, "empty" if r == 0 else f"empty-r{r}", sheet, View(), setup, seed * 1000 + 999,
                              times, sample_seed=seed * 1000 + 999 + 7919 * r)[0]) for r in range(empty_renders)]
+    from vision.camera.exposure import metered_ev
+
     # the exposure compensation the service settles on, metering the locked sheet (set-up mode),
     # before the calibration: every frame of the row is then developed with it
     ev = sheet_ev(lins[0], sheet, seed, row.sensor) if metering else 0.0
     out.note = f"EV {ev:+.1f}" if ev else ""
 
-    def develop(lin: np.ndarray, sensor, rng: np.random.Generator) -> np.ndarray:
-        return develop_plain(lin, replace(sensor, ev=ev, **row.sensor), rng)
+    def develop(lin: np.ndarray, sensor, rng: np.random.Generator, at: float | None = None) -> np.ndarray:
+        return develop_plain(lin, replace(sensor, ev=ev if at is None else at, **row.sensor), rng)
+
+    def metered(lin: np.ndarray, sensor, frame: np.ndarray) -> float:
+        # the service meters while it reads a still board, too (vision/camera/source.py): a
+        # position whose pieces turn the camera's auto exposure up until a lamp's hot spot
+        # clips is read, a second or two on, at the EV the meter steps to (never back up)
+        if not metering:
+            return ev
+        held = lock_on(sheet, [frame] * 3)
+        if not held:
+            return ev
+        return metered_ev(lambda e: develop(lin, sensor, np.random.default_rng(0), e), held[-1][1], sheet, start=ev)
 
     empty = [develop(lins[i % empty_renders], random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i))
              for i in range(3)]
@@ -257,7 +270,11 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         lin, meta = rendered(cache, f"frame{k}", sheet, view, setup, seed * 1000 + k, times, sheet_seed=bend)
         view = View(meta["view"])  # the cached truth
         lin = seen(lin)
-        frame = develop(lin, random_sensor(rng), rng)
+        sensor = random_sensor(rng)
+        at = metered(lin, sensor, develop(lin, sensor, np.random.default_rng(0)))
+        if at != ev:
+            out.note = (out.note + " " if out.note else "") + f"frame {k} EV {at:+.1f}"
+        frame = develop(lin, sensor, rng, at)
         jpeg = b""
         if export is not None:
             frame, jpeg = as_exported(frame)

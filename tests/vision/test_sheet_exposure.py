@@ -257,3 +257,20 @@ def test_the_exposure_the_board_was_learned_at_is_kept_and_asked_again_at_start(
     plain = _CameraAtEV(light, frames=4)
     list(CameraSource(plain, None, fidelity=Fidelity.KIND, sheet=sheet, exposure=SheetExposure.resumed(0.0)).observations())
     assert plain.asked == []
+
+
+def test_a_still_board_is_metered_from_the_exposure_it_was_at(board):
+    """``metered_ev(start=…)``, as the path-traced bench develops each frame of a row: the
+    service meters while it reads a still board too, from the EV it was at, stepping down while
+    the paper clips and never back up for a paper that is only well exposed."""
+    sheet, img, H, light, on_sheet = board
+
+    def at(scene):
+        return lambda ev: develop(scene, Sensor(ev=ev, jpeg=85), np.random.default_rng(0))
+
+    clipping = dark_table(light, on_sheet)
+    settled = metered_ev(at(clipping), H, sheet)
+    assert settled < 0.0
+    assert metered_ev(at(clipping), H, sheet, start=settled) == settled  # where it settled, it rests
+    assert metered_ev(at(clipping), H, sheet, start=0.5) < 0.5  # from above: down again
+    assert metered_ev(at(light), H, sheet, start=-1.0) == -1.0  # well exposed at -1: left there

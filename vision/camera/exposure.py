@@ -126,11 +126,13 @@ class SheetExposure:
         return ev
 
 
-def metered_ev(develop: Callable[[float], np.ndarray], H: np.ndarray, sheet: Sheet, *, rounds: int = 4) -> float:
+def metered_ev(develop: Callable[[float], np.ndarray], H: np.ndarray, sheet: Sheet, *, rounds: int = 4,
+               start: float = 0.0) -> float:
     """The EV :class:`SheetExposure` settles on for a still scene, ``develop(ev)`` giving the
     camera's 8-bit BGR frame at that compensation: what the service reaches on the set-up page
-    before a calibration, for a bench that develops its frames itself."""
-    meter = SheetExposure()
+    before a calibration (``start`` 0), or while reading a still board from the EV it was at
+    (``start``), for a bench that develops its frames itself."""
+    meter = SheetExposure.resumed(start)
     for k in range(rounds):
         level = paper_level(develop(meter.ev), H, sheet)
         if meter.update(level, float(k) * (meter.settle + 1.0)) is None:
