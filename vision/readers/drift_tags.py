@@ -306,14 +306,18 @@ class TagsAtHeight:
                        np.asarray(heights)) if heights != (0.0,) else np.asarray(centre, np.float64)[None]
         # Every height's distances at once (element by element as one height at a time was).
         d = np.hypot(pts[None, :, 0] - cs[:, None, 0], pts[None, :, 1] - cs[:, None, 1]) / pitch
+        near = d
         cols, a, span = self._pile_segments
         if len(cols):  # a home's pile: anywhere from its centre to beside the block
             t = np.clip(((cs[:, None, :] - a[None]) * span[None]).sum(axis=2)
                         / np.maximum((span * span).sum(axis=1), 1e-9)[None], 0.0, 1.0)
             off = cs[:, None, :] - (a[None] + t[:, :, None] * span[None])
-            d[:, cols] = np.hypot(off[:, :, 0], off[:, :, 1]) / pitch
+            near = d.copy()
+            near[:, cols] = np.hypot(off[:, :, 0], off[:, :, 1]) / pitch
         ids = self._point_ids
-        ok = (d <= self._zones[None, :]) & self._stands(token, heights) \
+        # (The distance given is still to the centre: along that stretch a pile's top at several
+        # heights lies as near it, and the height nearest the home's centre is told apart best.)
+        ok = (near <= self._zones[None, :]) & self._stands(token, heights) \
             & (self._busy_mask(busy) if busy_mask is None else busy_mask)[None, :]
         kinds = self._kinds()
         out = []
