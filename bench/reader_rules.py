@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game:<13}{row:<9}{len(paths):>7}{len(paper):>10}{paper.min():>9.2f}{np.percentile(paper, 0.1):>7.2f}"
               f"{int((paper <= INK_LEVEL).sum()):>6}{np.percentile(spread, 95):>11.2f}{spread.max():>6.2f}{stickers}",
               flush=True)
-    if colour:
+    if colour["own"]:
         own, other = np.array(colour["own"]), np.array(colour["other"])
         print(f"colour-read pieces: {len(own)}; their colour's share of the core at the plainest look: "
               f"min {own.min():.2f}, p5 {np.percentile(own, 5):.2f}, under CLASS_MIN {CLASS_MIN}: {int((own < CLASS_MIN).sum())}; "
