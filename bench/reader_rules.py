@@ -28,8 +28,8 @@ spaces (``OCCUPIED_MIN`` 0.6 names an unread piece "occupied" on that much: no e
 come near it); and DRIFT's ring markers — the grey contrast at each ring's markers and at the
 plain step positions (``CONTRAST_MIN`` 0.12: a marker is looked for over it), and a plain step's
 level against its brighter neighbour (``PAPER_LEVEL`` 0.85), ``vision/readers/drift_reader.py``;
-and the level of DRIFT's silver coins' faces (its ``shadow_max`` 0.85 was kept under the other
-games' 0.95 for them: "a silver coin is as grey as a light shadow").
+and the level of DRIFT's silver coins' faces (DRIFT kept ``shadow_max`` at 0.85 under the other
+games' 0.95 until the tenth session for them: "a silver coin is as grey as a light shadow").
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from vision.readers.drift_reader import CONTRAST_MIN, PAPER_LEVEL, DriftReader, 
 from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, OCCUPIED_MIN, VISIBLE_MIN, Occlusion  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 
-DRIFT_SHADOW_MAX = _TurnedReader.shadow_max
+LIGHT_SHADOW = (0.85, _TurnedReader.shadow_max)  # a light shadow's levels: where DRIFT's silver coins were said to lie
 COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced"
 DARKENED = 0.97  # a point this far under the board's own level is darkened (the light model's noise is ~2 %)
 
@@ -109,7 +109,7 @@ def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = (
         reader = next(reversed(reader._readers.values()))  # noqa: SLF001 - the rings' rotation read, its spaces
         grid = reader.grid
     level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
-    if drift:  # DRIFT's silver coins, as grey as a light shadow (its shadow_max 0.85): their faces' level
+    if drift:  # DRIFT's silver coins, said to be as grey as a light shadow: their faces' level
         for p in pieces:
             if p.get("token") == "silver":
                 d = np.hypot(grid.body.mm[:, 0] - p["x"], grid.body.mm[:, 1] - p["y"])
@@ -259,10 +259,9 @@ def main(argv: list[str] | None = None) -> int:
               f"(PAPER_LEVEL {PAPER_LEVEL}: {int((pl < PAPER_LEVEL).sum())} under)")
     if pooled["silver_face"]:
         sf = np.array(pooled["silver_face"])
+        lo, hi = LIGHT_SHADOW
         print(f"DRIFT silver coins: {len(sf)}; their face's median level min {sf.min():.2f}, median {np.median(sf):.2f}, "
-              f"max {sf.max():.2f} (DRIFT's shadow_max {DRIFT_SHADOW_MAX}: a face under it is shadow-like; "
-              f"{int((sf < DRIFT_SHADOW_MAX).sum())} under, {int(((sf >= DRIFT_SHADOW_MAX) & (sf < 0.95)).sum())} in "
-              f"{DRIFT_SHADOW_MAX}-0.95 that the other games' 0.95 would call shadow-like too)")
+              f"max {sf.max():.2f} ({int(((sf >= lo) & (sf < hi)).sum())} as grey as a light shadow, {lo}-{hi})")
     print(f"deepest paper anywhere {worst_paper:.2f} (INK_LEVEL {INK_LEVEL}: "
           f"{'confirmed' if worst_paper > INK_LEVEL else 'a shadow reaches ink'}); widest shadow spread "
           f"{worst_spread:.2f} (INK_RANGE {INK_RANGE}: {'confirmed' if worst_spread < INK_RANGE else 'exceeded'}); "

@@ -133,7 +133,6 @@ class _TurnedReader(TagsAtHeight, Reader):
     shadow_is_paper = False
     empty_needs_calm = True
     where_found = False  # a pair's tokens lie off the centre by its rules (its own placement)
-    shadow_max = 0.85  # a silver coin is as grey as a light shadow
     unnamed_read = (OCCUPIED, MORE)
     heights = True
 

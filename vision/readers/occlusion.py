@@ -52,8 +52,10 @@ class Occlusion:
     # The lightest a shadow leaves the paper. A point is dark (foreign) once it is TOLERANCE
     # below the empty board's range: at 0.80-0.88 of it, as the exposure goes. The camera
     # model's hard shadows were all under 0.85; a soft shadow's edge under area lights (the
-    # path-traced bench, issue 32) is dark at 0.85-0.88 and was read "something here".
-    # DRIFT keeps 0.85: its silver coins are as grey as a light shadow.
+    # path-traced bench, issue 32) is dark at 0.85-0.88 and was read "something here" (DRIFT
+    # too, round a pile six high at tilt 35; it had kept 0.85 for silver coins "as grey as a
+    # light shadow" — path-traced silver coins stand at 0.32-0.49, and the camera model's rows
+    # read the same either way).
     shadow_max = 0.95
 
     def _shadowy(self, v: np.ndarray, dark_pt: np.ndarray, cast_pt: np.ndarray) -> np.ndarray:
