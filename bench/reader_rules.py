@@ -52,7 +52,9 @@ from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
 from vision.readers.colour_rules import CLASS_MIN, OTHER_MAX  # noqa: E402
+import vision.readers.reader as reader_module  # noqa: E402
 from vision.read.sampling import sample  # noqa: E402
+from vision.readers.reader import LIGHT_SPREAD, SHADOW_SPREAD  # noqa: E402
 from vision.readers.drift_reader import CONTRAST_MIN, PAPER_LEVEL, DriftReader, _TurnedReader  # noqa: E402
 from vision.readers.occlusion import EMPTY_MAX, INK_LEVEL, INK_MIN, INK_RANGE, OCCUPIED_MIN, VISIBLE_MIN, Occlusion  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
@@ -89,6 +91,15 @@ def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = (
         return settle(self, pose, body_px, foreign_pt, *a, **kw)
 
     Occlusion._settle = recorded_settle  # noqa: SLF001 - measured, then put back
+    lights: list[tuple[np.ndarray, np.ndarray]] = []  # each judgement of the light: (spread, harsh) per space
+    judge_light = reader_module.light_gains
+
+    def recorded_light(*a, **kw):
+        gains, spread, harsh = judge_light(*a, **kw)
+        lights.append((spread.copy(), harsh.copy()))
+        return gains, spread, harsh
+
+    reader_module.light_gains = recorded_light
     classify = getattr(reader, "_classify", None)
     if classify is not None:
         def recorded(frame_, H_, busy, *a, **kw):
@@ -101,6 +112,7 @@ def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = (
         reader.read(frame, status.H)
     finally:
         Occlusion._settle = settle
+        reader_module.light_gains = judge_light
         if classify is not None:
             del reader._classify
     drift = isinstance(reader, DriftReader)
@@ -109,6 +121,13 @@ def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = (
         reader = next(reversed(reader._readers.values()))  # noqa: SLF001 - the rings' rotation read, its spaces
         grid = reader.grid
     level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
+    if lights:  # the light as the read last judged it (each space at its calmest judgement)
+        spread = np.minimum.reduce([sp for sp, _ in lights[-2:]]) if len(lights) > 1 else lights[0][0]
+        harsh = np.minimum.reduce([h for _, h in lights[-2:]]) if len(lights) > 1 else lights[0][1]
+        out["spread"].extend(spread[~grid.is_area].tolist())
+        out["harsh"].extend(harsh[~grid.is_area].tolist())
+        bare = np.array([not truth.get_tokens(sp.id) for sp in grid.spaces]) & ~grid.is_area
+        out["bare_over"].append(int(((harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD))[bare].sum()))
     if drift:  # DRIFT's silver coins, said to be as grey as a light shadow: their faces' level
         for p in pieces:
             if p.get("token") == "silver":
@@ -226,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
             worst_ink = min(worst_ink, float(np.nanmin(ink)))
         colour["own"].extend(got["colour_own"])
         colour["other"].extend(got["colour_other"])
-        for k in ("piece_foreign", "empty_foreign", "marker_contrast", "plain_contrast", "plain_level", "silver_face"):
+        for k in ("piece_foreign", "empty_foreign", "marker_contrast", "plain_contrast", "plain_level", "silver_face",
+                  "spread", "harsh", "bare_over"):
             pooled[k].extend(got[k])
         if got["piece_foreign"]:
             fg, ef = np.array(got["piece_foreign"]), np.array(got["empty_foreign"] or [0.0])
@@ -250,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{int((ef >= OCCUPIED_MIN).sum())} empty at or over)")
         for game, text in occupied.items():
             print(f"  {game}:{text}")
+    if pooled["spread"]:
+        sp, hs = np.array(pooled["spread"]), np.array(pooled["harsh"])
+        print(f"the light round each space, calm frames ({len(sp)} spaces): disturbed probes p99 {np.percentile(sp, 99):.2f}, "
+              f"max {sp.max():.2f} (SHADOW_SPREAD {SHADOW_SPREAD}: {int((sp > SHADOW_SPREAD).sum())} over); not only "
+              f"darkened p99 {np.percentile(hs, 99):.2f}, max {hs.max():.2f} (LIGHT_SPREAD {LIGHT_SPREAD}: "
+              f"{int((hs > LIGHT_SPREAD).sum())} over); over either on an empty space: {int(sum(pooled['bare_over']))}")
     if pooled["marker_contrast"]:
         mk, pc, pl = (np.array(pooled[k]) for k in ("marker_contrast", "plain_contrast", "plain_level"))
         print(f"DRIFT ring markers in view: {len(mk)}; their contrast min {mk.min():.2f}, p5 {np.percentile(mk, 5):.2f} "
