@@ -24,7 +24,7 @@ from rules import Fidelity
 from rules.view import View
 from vision.read.calibration import calibrate
 from vision.read.lock import BoardLock
-from vision.readers import drift_reader, drift_tags, reader as plain_reader
+from vision.readers import drift_places, drift_reader, drift_tags, reader as plain_reader
 from vision.readers.drift_tags import TagsAtHeight
 from vision.readers.for_game import reader_for
 
@@ -70,12 +70,12 @@ def test_a_token_put_down_off_its_centre_is_its_space_s(monkeypatch):
     (their spots 0.39 out, along the ring): with the zones fitted on the camera model (a lone
     token within 0.15, a pair's halves 0.3-0.48 out and 0.65 apart, tags within 0.5 of a
     centre) the tokens lie on no space and crowd every frame."""
-    for module in (drift_tags, drift_reader):
+    for module in (drift_places, drift_reader):
         monkeypatch.setattr(module, "SINGLE_ZONE", 0.15)
         monkeypatch.setattr(module, "PAIR_NEAR", 0.3)
         monkeypatch.setattr(module, "PAIR_FAR", 0.48)
         monkeypatch.setattr(module, "PAIR_APART", 0.65)
-    monkeypatch.setattr(drift_tags, "TOKEN_ZONE", 0.5)
+    monkeypatch.setattr(drift_places, "TOKEN_ZONE", 0.5)
     before = _unusable(_readings())
     assert len(before) == len(FRAMES)
     assert all(drift_tags.CROWDED in why.values() for why in before.values())
@@ -107,7 +107,7 @@ def test_the_set_is_seen_standing_by_its_tags_together(monkeypatch):
     assert not _unusable(_readings())
     assert verdicts and all(verdicts)
     verdicts.clear()
-    monkeypatch.setattr(drift_tags, "STANDING_TAGS", 10 ** 6)
+    monkeypatch.setattr(drift_places, "STANDING_TAGS", 10 ** 6)
     _readings()
     assert not all(verdicts), "every frame's set is seen standing by single tags alone"
 

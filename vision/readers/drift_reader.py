@@ -49,7 +49,8 @@ from vision.sheets.layout import Sheet, SpaceShape
 from vision.sheets.render import marker_image
 
 from .drift_markers import detect_in, quick_step
-from .drift_tags import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE, UNNAMED_SOME, TagsAtHeight
+from .drift_places import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE
+from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
 from .reader import Reader, Reading, covers_pairs
 
