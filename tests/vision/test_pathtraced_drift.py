@@ -85,7 +85,8 @@ def test_a_home_s_pile_stands_beside_its_repository_s_block(monkeypatch):
     """A pile put down on a home leans on the repository's block or stands pushed off it,
     0.28 pitch out: taken to stand on the home's centre (within 0.25), its top tag lies on no
     space."""
-    monkeypatch.setattr(TagsAtHeight, "_pile_ends", property(lambda self: {}))
+    monkeypatch.setattr(TagsAtHeight, "_pile_segments",
+                        property(lambda self: (np.zeros(0, int), np.zeros((0, 2)), np.zeros((0, 2)))))
     before = _unusable(_readings())
     assert before, "no frame shows a pile pushed off its home's centre"
     assert all(drift_tags.CROWDED in why.values() for why in before.values())

@@ -78,14 +78,12 @@ class TokenPlaces:
         judged again after each further look, each tag's places worked out once a read."""
         memo = self.__dict__.get("_candidates_memo")
         if memo is None or memo[0] is not self._pose or memo[1] != busy:
-            memo = self.__dict__["_candidates_memo"] = (self._pose, set(busy), {})
+            memo = self.__dict__["_candidates_memo"] = (self._pose, set(busy), self._busy_mask(busy), {})
+        _, _, mask, places = memo
         key = (tag, plane.tobytes())
-        if key not in memo[2]:
-            mask = memo[2].get("busy")
-            if mask is None:
-                mask = memo[2]["busy"] = self._busy_mask(busy)
-            memo[2][key] = self._candidates(self._tags[tag], plane.mean(axis=0), busy, mask)
-        return memo[2][key]
+        if key not in places:
+            places[key] = self._candidates(self._tags[tag], plane.mean(axis=0), busy, mask)
+        return places[key]
 
     def _busy_mask(self, busy: set[int]) -> np.ndarray:
         """Which point spaces (:attr:`_point_ids`) are in ``busy``."""
@@ -144,9 +142,10 @@ class TokenPlaces:
         cache = self.__dict__.setdefault("_stands_table", {})
         key = (token, heights)
         if key not in cache:
-            kinds = self._kinds()
-            cache[key] = np.array([[self._may_stand(token, kinds[int(i)], h) for i in self._point_ids]
-                                   for h in heights], bool).reshape(len(heights), len(self._point_ids))
+            kinds = [self._kinds()[int(i)] for i in self._point_ids]
+            tops = {k: self._heights_on(token, k) for k in set(kinds)}
+            cache[key] = np.array([[any(abs(h - t) < 0.05 for t in tops[k]) for k in kinds] for h in heights],
+                                  bool).reshape(len(heights), len(kinds))
         return cache[key]
 
     @functools.cached_property
@@ -158,53 +157,39 @@ class TokenPlaces:
 
     @functools.cached_property
     def _pile_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:attr:`_pile_ends` as arrays: the homes' columns, their centres, and each to its far end."""
-        ends = self._pile_ends
-        cols = np.array(sorted(ends), int)
-        a = np.array([ends[j][0] for j in cols], np.float64).reshape(-1, 2)
-        b = np.array([ends[j][1] for j in cols], np.float64).reshape(-1, 2)
-        return cols, a, b - a
-
-    @functools.cached_property
-    def _pile_ends(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """For each home (its column in :attr:`_point_xy`): where its pile may stand, from the
-        home's centre to the nearest spot clear of its repository's block. The sheet puts a
-        home 20 mm from its repository and the block covers the repository's circle (a
-        sticker's radius), so a 30 mm pile put down on the home leans on the block or stands
-        pushed off it, 0.28 pitch out (the camera model draws it on the centre, through the block)."""
+        """Where each home's pile may stand: the homes' columns in :attr:`_point_xy`, their
+        centres, and from each the stretch to the nearest spot clear of its repository's block.
+        The sheet puts a home 20 mm from its repository and the block covers the repository's
+        circle (the sheet's piece radius), so a 30 mm pile put down on the home leans on the
+        block or stands pushed off it, 0.28 pitch out (the camera model draws it on the centre,
+        through the block)."""
         kinds = self._kinds()
         ids = [int(i) for i in self._point_ids]
         blocks = [self._points[i].astype(np.float64) for i in ids if kinds[i] == "repository"]
         ps = self.pieceset
-        stack = ps.stack_for("home") if ps is not None else None
-        pile = max((ps.piece(t).radius_mm for t in stack.tokens), default=0.0) if stack is not None else 0.0
-        clear = self.sheet.piece_radius + pile
-        out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        home = ps.stack_for("home") if ps is not None else None
+        has_block = ps is not None and ps.stack_for("repository") is not None
+        clear = self.sheet.piece_radius + max((ps.piece(t).radius_mm for t in home.tokens), default=0.0) \
+            if home is not None else 0.0
+        cols, starts, spans = [], [], []
         for j, i in enumerate(ids):
             if kinds[i] != "home":
                 continue
             a = self._points[i].astype(np.float64)
-            far = a
-            if blocks and ps is not None and ps.stack_for("repository") is not None:
+            span = np.zeros(2)
+            if blocks and has_block:
                 b = min(blocks, key=lambda q: float(np.hypot(*(q - a))))
                 gap = float(np.hypot(*(a - b)))
                 if 0 < gap < clear:
-                    far = b + (a - b) / gap * clear
-            out[j] = (a, far)
-        return out
+                    span = (a - b) / gap * (clear - gap)
+            cols.append(j), starts.append(a), spans.append(span)
+        return (np.array(cols, int), np.array(starts, np.float64).reshape(-1, 2),
+                np.array(spans, np.float64).reshape(-1, 2))
 
     @functools.cached_property
     def _point_xy(self) -> np.ndarray:
         """The point spaces' centres (:attr:`_point_ids`' rows of :attr:`_points`)."""
         return self._points[self._point_ids]
-
-    def _may_stand(self, token: str, kind: str | None, h: float) -> bool:
-        """May a tag of ``token`` stand ``h`` mm up on a space of ``kind``?"""
-        cache = self.__dict__.setdefault("_stands_cache", {})
-        key = (token, kind, h)
-        if key not in cache:
-            cache[key] = any(abs(h - t) < 0.05 for t in self._heights_on(token, kind))
-        return cache[key]
 
     def _radial_off(self, i: int, c: np.ndarray) -> float:
         """How far ``c`` lies from space ``i``'s centre across the rings, in pitches."""
