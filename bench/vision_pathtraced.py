@@ -32,6 +32,7 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -198,8 +199,6 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     # did not make readable: docs/vision.md)
     lins = [seen(rendered(cache, "empty" if r == 0 else f"empty-r{r}", sheet, View(), setup, seed * 1000 + 999,
                              times, sample_seed=seed * 1000 + 999 + 7919 * r)[0]) for r in range(empty_renders)]
-    from vision.camera.exposure import metered_ev
-
     # the exposure compensation the service settles on, metering the locked sheet (set-up mode),
     # before the calibration: every frame of the row is then developed with it
     ev = sheet_ev(lins[0], sheet, seed, row.sensor) if metering else 0.0
@@ -208,16 +207,11 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     def develop(lin: np.ndarray, sensor, rng: np.random.Generator, at: float | None = None) -> np.ndarray:
         return develop_plain(lin, replace(sensor, ev=ev if at is None else at, **row.sensor), rng)
 
-    def metered(lin: np.ndarray, sensor, frame: np.ndarray) -> float:
+    def metered(lin: np.ndarray, sensor) -> float:
         # the service meters while it reads a still board, too (vision/camera/source.py): a
         # position whose pieces turn the camera's auto exposure up until a lamp's hot spot
         # clips is read, a second or two on, at the EV the meter steps to (never back up)
-        if not metering:
-            return ev
-        held = lock_on(sheet, [frame] * 3)
-        if not held:
-            return ev
-        return metered_ev(lambda e: develop(lin, sensor, np.random.default_rng(0), e), held[-1][1], sheet, start=ev)
+        return settled_ev(lambda e: develop(lin, sensor, np.random.default_rng(0), e), sheet, ev) if metering else ev
 
     empty = [develop(lins[i % empty_renders], random_sensor(np.random.default_rng(seed * 100 + i)), np.random.default_rng(i))
              for i in range(3)]
@@ -271,7 +265,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         view = View(meta["view"])  # the cached truth
         lin = seen(lin)
         sensor = random_sensor(rng)
-        at = metered(lin, sensor, develop(lin, sensor, np.random.default_rng(0)))
+        at = metered(lin, sensor)
         if at != ev:
             out.note = (out.note + " " if out.note else "") + f"frame {k} EV {at:+.1f}"
         frame = develop(lin, sensor, rng, at)
@@ -303,7 +297,6 @@ def sheet_ev(lin: np.ndarray, sheet: Sheet, seed: int, changed: dict | None = No
     """The EV the service's sheet metering (vision.camera.exposure) settles on over the empty
     board rendered ``lin``, its frames developed by the row's first calibration sensor
     (``changed``: its fields a row changes)."""
-    from vision.camera.exposure import metered_ev
     from vision.simulated.pathtraced.sensor import develop, random_sensor
 
     sensor = replace(random_sensor(np.random.default_rng(seed * 100)), **(changed or {}))
@@ -311,8 +304,16 @@ def sheet_ev(lin: np.ndarray, sheet: Sheet, seed: int, changed: dict | None = No
     def at(ev: float) -> np.ndarray:
         return develop(lin, replace(sensor, ev=ev), np.random.default_rng(0))
 
-    held = lock_on(sheet, [at(0.0)] * 3)
-    return metered_ev(at, held[-1][1], sheet) if held else 0.0
+    return settled_ev(at, sheet)
+
+
+def settled_ev(at: Callable[[float], np.ndarray], sheet: Sheet, start: float = 0.0) -> float:
+    """The EV the service's meter reaches on a still scene from ``start``, ``at(ev)`` its frame
+    at that compensation (``start`` when the sheet is not locked on)."""
+    from vision.camera.exposure import metered_ev
+
+    held = lock_on(sheet, [at(start)] * 3)
+    return metered_ev(at, held[-1][1], sheet, start=start) if held else start
 
 
 def as_exported(frame: np.ndarray) -> tuple[np.ndarray, bytes]:
