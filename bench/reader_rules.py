@@ -225,7 +225,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'game':<13}{'row':<9}{'frames':>7}{'paper pts':>10}{'deepest':>9}{'p0.1':>7}"
           f"{'≤INK':>6}{'spread p95':>11}{'max':>6}{'stickers':>9}{'ink p5':>7}{'<MIN':>5}")
     worst_paper, worst_spread, worst_ink = 1.0, 0.0, 1.0
-    colour: dict[str, list[float]] = defaultdict(list)
     pooled: dict[str, list[float]] = defaultdict(list)
     occupied: dict[str, str] = {}
     for (game, row), paths in sorted(rows.items()):
@@ -243,11 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         worst_spread = max(worst_spread, float(spread.max()))
         if got["sticker_ink"]:
             worst_ink = min(worst_ink, float(np.nanmin(ink)))
-        colour["own"].extend(got["colour_own"])
-        colour["other"].extend(got["colour_other"])
-        for k in ("piece_foreign", "empty_foreign", "marker_contrast", "plain_contrast", "plain_level", "silver_face",
-                  "spread", "harsh", "bare_over"):
-            pooled[k].extend(got[k])
+        for k, v in got.items():
+            pooled[k].extend(v)
         if got["piece_foreign"]:
             fg, ef = np.array(got["piece_foreign"]), np.array(got["empty_foreign"] or [0.0])
             occupied[game] = occupied.get(game, "") + f" {row}: pieces p5 {np.percentile(fg, 5):.2f}, empty max {ef.max():.2f};"
@@ -256,8 +252,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game:<13}{row:<9}{len(paths):>7}{len(paper):>10}{paper.min():>9.2f}{np.percentile(paper, 0.1):>7.2f}"
               f"{int((paper <= INK_LEVEL).sum()):>6}{np.percentile(spread, 95):>11.2f}{spread.max():>6.2f}{stickers}",
               flush=True)
-    if colour["own"]:
-        own, other = np.array(colour["own"]), np.array(colour["other"])
+    if pooled["colour_own"]:
+        own, other = np.array(pooled["colour_own"]), np.array(pooled["colour_other"])
         print(f"colour-read pieces: {len(own)}; their colour's share of the core at the plainest look: "
               f"min {own.min():.2f}, p5 {np.percentile(own, 5):.2f}, under CLASS_MIN {CLASS_MIN}: {int((own < CLASS_MIN).sum())}; "
               f"another colour's: p95 {np.percentile(other, 95):.2f}, max {other.max():.2f}, "
