@@ -238,8 +238,7 @@ class Reader(Occlusion, ColourReading):
                 # A piece put down off its space's centre (a hand does, by up to 15 % of the
                 # pitch) covers probes the guess above, round the centre, left counted: the
                 # light is judged once more without the probes round where the tags were found
-                # (whenever the light is unsure anywhere: the model is fitted to the whole board,
-                # so probes far off move it there too).
+                # (whenever it is unsure anywhere: the model, fitted to the whole board, moves).
                 gains, spread2, harsh2 = light_gains(g, self.cal, frame, pose, ignore=hide | more,
                                                      values=self._probe_values)
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
@@ -311,9 +310,8 @@ class Reader(Occlusion, ColourReading):
         and those in the light they throw round them (``own_light``). (Each token where its tag
         was found: DRIFT's too, whose spaces are judged by its own rules of where tokens lie.)"""
         probes = self.grid.probes
-        hide = np.zeros(len(probes), bool)
         if pose.camera is None:
-            return hide
+            return np.zeros(len(probes), bool)
         reach = self._radius + 6.0
         # and a band as wide as the piece is tall round it, where its own light falls: its
         # shadow, and the lamp or window its side reflects (a metal ring's: paper 10-15 %
