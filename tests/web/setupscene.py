@@ -169,4 +169,5 @@ def asked_for_less_exposure(camera, svc):
         yield
     finally:
         camera.takes_exposure_value = False
+        del camera.set_exposure_value  # the scene camera as it was: it takes no compensation
         svc.feed.camera.exposure.ev = 0.0
