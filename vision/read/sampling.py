@@ -95,6 +95,11 @@ def inside_convex(pts: np.ndarray, poly: np.ndarray) -> np.ndarray:
     return (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
 
 
+def tag_sides(corners: np.ndarray) -> np.ndarray:
+    """Each side's length of tags' corners (K, 4, 2): (K, 4)."""
+    return np.hypot(*(corners - corners[:, [1, 2, 3, 0]]).transpose(2, 0, 1))
+
+
 def near_rect(rect: tuple[float, float, float, float] | None, x: float, y: float, reach: float) -> bool:
     if rect is None:
         return False

@@ -61,7 +61,7 @@ from rules.view import HIDDEN, MORE, OCCUPIED
 
 from vision.read.lock import detect_all, small_tag_detector
 from vision.read.pose import as_pose
-from vision.read.sampling import inside_convex
+from vision.read.sampling import inside_convex, tag_sides
 
 from .drift_places import ROW_REACH, SNUG_ZONE, TokenPlaces
 from .occlusion import UNNAMED, standing_hull
@@ -77,6 +77,7 @@ PATIENT_SPACES = 4  # spaces given the patient look, at most (more: a hand, glar
 PATIENT_AGREE = 2  # looks that must decode the same tag at one place
 CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
 UPSCALE_CELL_PX = 5.0  # a tag cell under this many pixels is read from an enlarged crop
+QUICK_CELL_PX = 5.0  # ... enlarged for the one-pass look until a cell is this many pixels
 BEHIND_SEEN = 0.1  # share of the land's body in view behind a standing token foreign: a token there
 MIN_OUTLINE = 1.2  # the detector skips outlines shorter than this many of the smallest tag side on the board
 
@@ -123,7 +124,11 @@ class TagsAtHeight(TokenPlaces):
         # one-pass detector on the frame's own pixels finds about half).
         up = self.upscale(H)
         crops: dict = {}  # the further looks' crops, each cut and enlarged once (the patient look's three windows)
-        self._scan(frame, H, [int(i) for i in busy], self._quick_tags(H, up), found, upscale=up)
+        # The one-pass look enlarges less (a 2.9 px cell 2x, not 3x: under half the pixels): the
+        # camera model's DRIFT rows and the path-traced ones read as before, and a coin 3x
+        # missed is read. The further looks enlarge as before.
+        quick = min(up, max(1, math.ceil(QUICK_CELL_PX / self._cell_px(H))))
+        self._scan(frame, H, [int(i) for i in busy], self._quick_tags(H, quick), found, upscale=quick)
         out_tokens, out_why = self._judge_tags(busy, found, foreign_pt)
         for scale in (up, up - 1 if up > 2 else up + 1):
             # A pile's top seen obliquely is squeezed to two pixels a cell across the view: a
@@ -167,18 +172,28 @@ class TagsAtHeight(TokenPlaces):
             return  # many such spaces: a hand or glare, the next still frame will do
         cell = self._cell_px(H)
         half = self.sheet.tag_mm / 2
+        looks = patient_looks(cell)
         for i in unread:
             seen: list[tuple[int, np.ndarray]] = []
-            for up, window in patient_looks(cell):
+            for up, window in looks:
+                if up > looks[0][0] and all(self._among(t, mm, found) for t, mm in seen):
+                    # The least enlarged looks showed no tag not read already: the larger ones
+                    # are not taken (on the camera model's bench they never found one then; a
+                    # look enlarged 5x costs three of one at 3x).
+                    break
                 looked: list[tuple[int, np.ndarray]] = []
                 self._scan(grey, H, [i], self._window_tags(window), looked, upscale=up, crops=crops)
                 seen += [(t, mm) for t, mm in looked if t in self._tags]
             centres = [mm.mean(axis=0) for _, mm in seen]
             for (tag, mm), c in zip(seen, centres):
                 there = [t for (t, _), m in zip(seen, centres) if math.hypot(*(m - c)) < half]
-                if there.count(tag) >= PATIENT_AGREE and len(set(there)) == 1 and not any(
-                        t == tag and math.hypot(*(m.mean(axis=0) - c)) < half for t, m in found):
+                if there.count(tag) >= PATIENT_AGREE and len(set(there)) == 1 and not self._among(tag, mm, found):
                     found.append((tag, mm))
+
+    def _among(self, tag: int, mm: np.ndarray, found: list[tuple[int, np.ndarray]]) -> bool:
+        """Is ``tag`` at ``mm`` one of ``found`` (the same tag, its centre within half a tag)?"""
+        c = mm.mean(axis=0)
+        return any(t == tag and math.hypot(*(m.mean(axis=0) - c)) < self.sheet.tag_mm / 2 for t, m in found)
 
     def _window_tags(self, window: int) -> cv2.aruco.ArucoDetector:
         cache = self.__dict__.setdefault("_window_detectors", {})
@@ -233,19 +248,23 @@ class TagsAtHeight(TokenPlaces):
         astray: list[np.ndarray] = []
         self._found, self._tops_seen = [], []
         self._crowd_cause: set[int] = set()
-        tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags and not self._speck(plane)]
+        tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
+        corners = np.stack([plane for _, plane in tags]) if tags else np.zeros((0, 4, 2), np.float32)
+        seen = ~self._specks(corners)
+        tags, corners = [t for t, k in zip(tags, seen) if k], corners[seen]
+        centres, sides = corners.mean(axis=1), tag_sides(corners)
+        # A pile's top is nearer the camera: its tag seen up to ~6 % larger on the plane.
+        sized = (0.7 * sheet.tag_mm <= sides.mean(axis=1)) & (sides.mean(axis=1) <= 1.4 * sheet.tag_mm) \
+            & (sides.max(axis=1) <= 1.4 * sides.min(axis=1))
         every = [self._candidates_of(tag, plane, busy_set) if tag in self._tags else [] for tag, plane in tags]
         if self._standing(every, self._shared(every)):
             # The frame shows the set standing at its heights: none of its tags is laid flat.
             every = [[c for c in cands if c[1] > 0] or cands for cands in every]
         shared = self._shared(every)
-        for tag_cands, (tag, plane) in zip(every, tags):
-            centre = plane.mean(axis=0)
-            sides = np.linalg.norm(plane - np.roll(plane, -1, axis=0), axis=1)
-            # A pile's top is nearer the camera: its tag seen up to ~6 % larger on the plane.
-            sized = 0.7 * sheet.tag_mm <= sides.mean() <= 1.4 * sheet.tag_mm and sides.max() <= 1.4 * sides.min()
+        for k, (tag_cands, (tag, _)) in enumerate(zip(every, tags)):
+            centre = centres[k]
             token = self._tags.get(tag)
-            if token is None or not sized:
+            if token is None or not sized[k]:
                 for i in self._near(centre):
                     why[g.spaces[i].id] = f"tag {tag} is not one of this game's pieces"
                 continue

@@ -37,7 +37,7 @@ from vision.read.pose import Pose, as_pose, pose_from_homography
 from vision.read.samples import SampleGrid, segment_distance
 from vision.read.sampling import (
     SATURATED, any_channel, default_pieceset, group_share, light_gains, merge_boxes, probe_values, remap_px, row_mean,
-    scaled_to,
+    scaled_to, tag_sides,
 )
 from vision.sheets import layout
 
@@ -116,7 +116,7 @@ class Reader(Occlusion, ColourReading):
     scan_reach = 1.45
     on_space = 0.3  # a tag further than this many pitches from its space is off it
     own_light = 1.0  # round a piece found, paper this many of its heights wide lies in its own light
-    speck = 0.5  # a tag seen smaller than this share of a sticker is noise (see _speck)
+    speck = 0.5  # a tag seen smaller than this share of a sticker is noise (see _specks)
     ignored_tags: frozenset[int] = frozenset()  # ids read elsewhere (DRIFT's ring markers)
 
     # A piece seen but not named is read OCCUPIED, and shadowed paper by a piece read empty (DRIFT:
@@ -509,11 +509,14 @@ class Reader(Occlusion, ColourReading):
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         placed: dict[int, list[tuple[str, np.ndarray]]] = {}
-        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags and not self._speck(mm)]
+        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags]
         if kept:
             corners = np.stack([mm for _, mm in kept])  # (K, 4, 2) sheet mm
+            seen = ~self._specks(corners)
+            kept, corners = [t for t, k in zip(kept, seen) if k], corners[seen]
+        if kept:
             centres = corners.mean(axis=1)
-            sides = np.linalg.norm(corners - np.roll(corners, -1, axis=1), axis=2)
+            sides = tag_sides(corners)
             sized = (sides.mean(axis=1) >= 0.7 * sheet.tag_mm) & (sides.mean(axis=1) <= 1.35 * sheet.tag_mm) \
                 & (sides.max(axis=1) <= 1.4 * sides.min(axis=1))
             targets, off = self._place_all(centres)
@@ -547,14 +550,14 @@ class Reader(Occlusion, ColourReading):
                 why[s.id] = "something here that is not a readable piece"
         return tokens, why
 
-    def _speck(self, corners: np.ndarray) -> bool:
-        """A detection under half a sticker's size wherever it lies (its corners are placed at
-        the height of a piece, which makes a tag larger, never smaller): a pattern in noise or
-        print that happened to pass the bit check, not a piece's tag. Dropped, so its space is
-        judged by what its probes see (on path-traced frames: "tag 17" of 1-3 mm sides beside a
-        corner space, "tag 37" of 3-5 mm; a real sticker reads 0.9-1.1 of its size)."""
-        sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-        return bool(sides.mean() < self.speck * self.sheet.tag_mm)
+    def _specks(self, corners: np.ndarray) -> np.ndarray:
+        """Of tags' corners (K, 4, 2), which are a detection under half a sticker's size wherever
+        it lies (its corners are placed at the height of a piece, which makes a tag larger, never
+        smaller): a pattern in noise or print that happened to pass the bit check, not a piece's
+        tag. Dropped, so its space is judged by what its probes see (on path-traced frames: "tag
+        17" of 1-3 mm sides beside a corner space, "tag 37" of 3-5 mm; a real sticker reads
+        0.9-1.1 of its size)."""
+        return tag_sides(corners).mean(axis=1) < self.speck * self.sheet.tag_mm
 
     def _place_all(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The space each tag centred at ``centres`` (K×2 sheet mm) belongs to (-1: near none),
