@@ -152,7 +152,7 @@ class PTFilm:
         self.render_s.append(dt)
         self.cache.put(name, channels, {"render_s": round(dt, 1), "view": {s: list(view.get_tokens(s)) for s in view},
                                         "hands": [[asdict(h) for h in hs] for hs in hands_over_exposure]})
-        return channels
+        return self.cache.get(name)[0]  # as stored (float16): a film played on its first run as on every later one
 
     def _empty(self, r: int) -> np.ndarray:
         """The ``r``-th render of the empty board, denoised."""

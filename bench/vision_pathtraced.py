@@ -163,7 +163,7 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
             "pieces": [{"x": p.solid.x, "y": p.solid.y, "tag": p.solid.tag, "angle": p.solid.tag_angle,
                         "tiers": p.tiers, "token": p.token} for p in pieces]}
     cache.put(name, lin, meta)
-    return lin, meta
+    return cache.get(name)  # as stored (float16): a row read on its first run as on every later one
 
 
 def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root: Path, size: tuple[int, int],
