@@ -122,8 +122,8 @@ def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = (
         grid = reader.grid
     level = reader._level_pt  # noqa: SLF001 - what the reader judged by, measured here
     if lights:  # the light as the read last judged it (each space at its calmest judgement)
-        spread = np.minimum.reduce([sp for sp, _ in lights[-2:]]) if len(lights) > 1 else lights[0][0]
-        harsh = np.minimum.reduce([h for _, h in lights[-2:]]) if len(lights) > 1 else lights[0][1]
+        spread = np.minimum.reduce([sp for sp, _ in lights[-2:]])
+        harsh = np.minimum.reduce([h for _, h in lights[-2:]])
         out["spread"].extend(spread[~grid.is_area].tolist())
         out["harsh"].extend(harsh[~grid.is_area].tolist())
         bare = np.array([not truth.get_tokens(sp.id) for sp in grid.spaces]) & ~grid.is_area

@@ -61,7 +61,7 @@ from rules.view import HIDDEN, MORE, OCCUPIED
 
 from vision.read.lock import detect_all, small_tag_detector
 from vision.read.pose import as_pose
-from vision.read.sampling import inside_convex, tag_sides
+from vision.read.sampling import inside_convex
 
 from .drift_places import ROW_REACH, SNUG_ZONE, TokenPlaces
 from .occlusion import UNNAMED, standing_hull
@@ -248,11 +248,8 @@ class TagsAtHeight(TokenPlaces):
         astray: list[np.ndarray] = []
         self._found, self._tops_seen = [], []
         self._crowd_cause: set[int] = set()
-        tags = [(tag, plane) for tag, plane in found if tag not in self.ignored_tags]
-        corners = np.stack([plane for _, plane in tags]) if tags else np.zeros((0, 4, 2), np.float32)
-        seen = ~self._specks(corners)
-        tags, corners = [t for t, k in zip(tags, seen) if k], corners[seen]
-        centres, sides = corners.mean(axis=1), tag_sides(corners)
+        tags, corners, sides = self._seen_tags(found)
+        centres = corners.mean(axis=1)
         # A pile's top is nearer the camera: its tag seen up to ~6 % larger on the plane.
         sized = (0.7 * sheet.tag_mm <= sides.mean(axis=1)) & (sides.mean(axis=1) <= 1.4 * sheet.tag_mm) \
             & (sides.max(axis=1) <= 1.4 * sides.min(axis=1))

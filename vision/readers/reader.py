@@ -116,7 +116,7 @@ class Reader(Occlusion, ColourReading):
     scan_reach = 1.45
     on_space = 0.3  # a tag further than this many pitches from its space is off it
     own_light = 1.0  # round a piece found, paper this many of its heights wide lies in its own light
-    speck = 0.5  # a tag seen smaller than this share of a sticker is noise (see _specks)
+    speck = 0.5  # a tag seen smaller than this share of a sticker is noise (see _seen_tags)
     ignored_tags: frozenset[int] = frozenset()  # ids read elsewhere (DRIFT's ring markers)
 
     # A piece seen but not named is read OCCUPIED, and shadowed paper by a piece read empty (DRIFT:
@@ -509,14 +509,9 @@ class Reader(Occlusion, ColourReading):
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         placed: dict[int, list[tuple[str, np.ndarray]]] = {}
-        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags]
-        if kept:
-            corners = np.stack([mm for _, mm in kept])  # (K, 4, 2) sheet mm
-            seen = ~self._specks(corners)
-            kept, corners = [t for t, k in zip(kept, seen) if k], corners[seen]
+        kept, corners, sides = self._seen_tags(found)
         if kept:
             centres = corners.mean(axis=1)
-            sides = tag_sides(corners)
             sized = (sides.mean(axis=1) >= 0.7 * sheet.tag_mm) & (sides.mean(axis=1) <= 1.35 * sheet.tag_mm) \
                 & (sides.max(axis=1) <= 1.4 * sides.min(axis=1))
             targets, off = self._place_all(centres)
@@ -550,14 +545,18 @@ class Reader(Occlusion, ColourReading):
                 why[s.id] = "something here that is not a readable piece"
         return tokens, why
 
-    def _specks(self, corners: np.ndarray) -> np.ndarray:
-        """Of tags' corners (K, 4, 2), which are a detection under half a sticker's size wherever
-        it lies (its corners are placed at the height of a piece, which makes a tag larger, never
-        smaller): a pattern in noise or print that happened to pass the bit check, not a piece's
-        tag. Dropped, so its space is judged by what its probes see (on path-traced frames: "tag
-        17" of 1-3 mm sides beside a corner space, "tag 37" of 3-5 mm; a real sticker reads
-        0.9-1.1 of its size)."""
-        return tag_sides(corners).mean(axis=1) < self.speck * self.sheet.tag_mm
+    def _seen_tags(self, found: list[tuple[int, np.ndarray]]) -> tuple[list[tuple[int, np.ndarray]], np.ndarray, np.ndarray]:
+        """Of ``found``, the tags judged: not ignored, and not a speck — a detection under half a
+        sticker's size wherever it lies (its corners are placed at the height of a piece, which
+        makes a tag larger, never smaller): a pattern in noise or print that passed the bit
+        check, dropped so its space is judged by its probes (on path-traced frames: "tag 17" of
+        1-3 mm sides beside a corner space, "tag 37" of 3-5 mm; a real sticker reads 0.9-1.1 of
+        its size). With their corners (K, 4, 2 sheet mm) and sides (K, 4)."""
+        kept = [(tag, mm) for tag, mm in found if tag not in self.ignored_tags]
+        corners = np.stack([mm for _, mm in kept]) if kept else np.zeros((0, 4, 2), np.float32)
+        sides = tag_sides(corners)
+        seen = sides.mean(axis=1) >= self.speck * self.sheet.tag_mm
+        return [t for t, k in zip(kept, seen) if k], corners[seen], sides[seen]
 
     def _place_all(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The space each tag centred at ``centres`` (K×2 sheet mm) belongs to (-1: near none),
