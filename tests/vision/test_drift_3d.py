@@ -21,7 +21,7 @@ from vision.readers.for_game import grid_for, reader_for
 from vision.sheets.layout import Sheet
 from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
 
-from vision_support import bench_frame
+from vision_support import assert_read_right, drift_bench_frame
 
 FHD = (1920, 1080)
 SCENE = Scene(heights=1.0, jpeg=80)
@@ -60,15 +60,6 @@ def _read(board, tilt, view, seed=3):
     return reader, reader.read(frame, status.H), frame, status.H
 
 
-def _right(truth: View, reading) -> None:
-    """Nothing read wrong: every space read is the truth (or a pile/unnamed token it may be)."""
-    seen = reading.view.resolved(truth)
-    for sp in set(truth) | set(seen):
-        if sp in reading.unreadable:
-            continue
-        assert seen.get_tokens(sp) == truth.get_tokens(sp), (sp, truth.get_tokens(sp), reading.view.get_tokens(sp))
-
-
 def test_the_ready_to_play_start_reads_whole_with_piles_six_high(board):
     """Tilt 20: each player's home a pile of six (72 mm), coins on the land: read whole, each
     pile as its top and ``more``; the outer ring's marker lies behind the far home's pile."""
@@ -76,7 +67,7 @@ def test_the_ready_to_play_start_reads_whole_with_piles_six_high(board):
     truth = start.view(Fidelity.KIND)
     _, reading, _, _ = _read(board, 20.0, truth, seed=5)
     assert reading.complete, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     homes = [h for h in ("O0", "O4", "O8", "O12", "O16", "O20") if truth.get_tokens(h)]
     assert len(homes) >= 2 and all(MORE in reading.view.get_tokens(h) for h in homes)
 
@@ -114,7 +105,7 @@ def test_a_hand_over_the_near_marker_with_the_far_one_behind_a_pile_leaves_the_r
     assert status.readable
     reading = reader.read(frame, status.H)
     assert "rotation:outer" in reading.unreadable and "OR5" in reading.unreadable
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_markers_that_disagree_leave_the_rotation_unread(board, monkeypatch):
@@ -137,7 +128,7 @@ def test_markers_that_disagree_leave_the_rotation_unread(board, monkeypatch):
     reader, reading, frame, H = _read(board, 20.0, truth, seed=5)
     assert "rotation:middle" in reading.unreadable and "MR3" in reading.unreadable
     assert reading.why["rotation:middle"] == "the ring's markers give different rotations"
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_one_marker_a_ring_hidden_behind_a_pile_is_found_by_elimination(monkeypatch):
@@ -235,7 +226,7 @@ def test_a_token_whose_tag_is_not_read_is_occupied_never_left_out(board, monkeyp
     monkeypatch.setattr(drift_tags.TagsAtHeight, "_judge_tags", drop)
     _, reading, _, _ = _read(board, 20.0, truth, seed=7)
     assert victim in reading.unreadable or sorted(reading.view.get_tokens(victim)) == sorted((OCCUPIED, MORE)), reading.why.get(victim)
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_no_drift_move_is_wrongly_accepted_from_views_read_unnamed():
@@ -322,20 +313,12 @@ def test_the_board_contrast_learned_at_step_positions_never_hides_a_marker(board
     assert not reader._plain["outer"][5] and reader._plain["outer"].sum() >= 20
 
 
-def _bench_frame(monkeypatch, setup: dict, seed: int, k: int, lens: bool = False):
-    """The shelf bench's own ``k``-th DRIFT frame (its row with ``setup`` changed, at ``seed``;
-    ``lens``: read through a ChArUco-measured lens file): (truth, reader, frame, the lock)."""
-    import bench.vision_real as vr
-
-    return bench_frame(monkeypatch, "drift", vr.Setting("frame", setup, lens=lens), seed, k, vr.FHD)
-
-
 def test_both_markers_agreeing_give_the_rotation_beside_repositories_that_show_contrast(monkeypatch):
     """The shelf bench's frame (bench/vision_real.py, tilt 35, k1 -0.2, seed 5, its 2nd frame):
     repositories' coins and blocks by three step positions of the outer ring show contrast where
     no tag is, as a hand would; with both of the ring's markers seen and agreeing, the ring is
     not taken as covered. (A hand over a marker leaves the rotation unread: the test above.)"""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 2)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 2)
     rots, why = reader.rotations(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), reader._base.pose(frame, H))
     assert truth.get_tokens("rotation:outer") == ("3",) and rots[0] == 3 and "outer" not in why, why
 
@@ -345,80 +328,11 @@ def test_a_lone_tag_lying_as_one_of_a_pair_beside_an_unread_token_reads_it_occup
     coin whose tag is too blurred to decode. green-I's tag lies as one of a pair, and the coin
     plainly shows where its partner lies: O15 reads green-I and one token not named — not a crowd
     making six spaces round it unreadable."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 1, 7)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0}, 1, 7)
     reading = reader.read(frame, H)
     assert truth.get_tokens("O15") == ("copper", "green-I")
     assert reading.view.get_tokens("O15") == tuple(sorted((OCCUPIED, "green-I"))) and not reading.unreadable, reading.why
-    _right(truth, reading)
-
-
-def test_a_blurred_coin_tag_is_read_by_the_patient_look(monkeypatch):
-    """The shelf bench's frame (tilt 35, seed 1, its 6th frame): a lone copper coin on O3 and
-    red-II on OR22, their tags 3 px a cell, are missed by the one-pass look and the thorough
-    detector at the reader's enlargements (its many windows' outlines merged into one that does
-    not decode), read by single windows of the patient look; without that look neither is named
-    (O3 at best read occupied by its ink, OR22 unreadable)."""
-    import vision.readers.drift_tags as drift_tags
-
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 1, 6)
-    assert truth.get_tokens("O3") == ("copper",) and truth.get_tokens("OR22") == ("red-II",)
-    reading = reader.read(frame, H)
-    assert reading.view.get_tokens("O3") == ("copper",) and reading.view.get_tokens("OR22") == ("red-II",)
-    assert not reading.unreadable, reading.why
-    _right(truth, reading)
-    monkeypatch.setattr(drift_tags, "PATIENT_SPACES", 0)
-    without = reader.read(frame, H)
-    assert without.view.get_tokens("O3") != ("copper",) and "OR22" in without.unreadable
-
-
-def test_the_one_pass_look_reads_a_blurred_coin_from_a_crop_enlarged_twice(monkeypatch):
-    """The shelf bench's frame (tilt 30, k1 -0.2, seed 5, its 1st frame): a lone copper coin on
-    O22, its tag 2.9 px a cell, is read by the one-pass look on crops enlarged 2x (a cell 5.8 px),
-    which cost under half the 3x crops' pixels; at 3x that look and the thorough one missed it,
-    and only the patient look read it."""
-    import vision.readers.drift_tags as drift_tags
-
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 30.0, "k1": -0.2}, 5, 1)
-    assert truth.get_tokens("O22") == ("copper",)
-    monkeypatch.setattr(drift_tags, "PATIENT_SPACES", 0)
-    reading = reader.read(frame, H)
-    assert reading.view.get_tokens("O22") == ("copper",) and not reading.unreadable, reading.why
-    _right(truth, reading)
-    monkeypatch.setattr(drift_tags, "QUICK_CELL_PX", 8.0)  # 3x, as before
-    assert reader.read(frame, H).view.get_tokens("O22") != ("copper",)
-
-
-def test_the_patient_look_enlarges_further_only_where_its_least_enlarged_looks_show_a_new_tag(monkeypatch):
-    """The patient look's larger enlargements (4-5x, each look up to three times the cost of
-    one at 3x) are taken only where its least enlarged looks decoded a tag not read already:
-    round O3's blurred coin every look is taken; round an empty space, only the first three."""
-    from vision.readers.reader import Reader
-    from vision.readers.drift_tags import UNNAMED, patient_looks
-
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 1, 6)
-    reader.read(frame, H)
-    turned = list(reader._readers.values())[-1]
-    pose, grey = turned._pose, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    looks = patient_looks(turned._cell_px(pose))
-    assert len({up for up, _ in looks}) > 1
-    scans = []
-    real = Reader._scan
-
-    def counted(self, *args, **kw):
-        scans.append(kw.get("upscale"))
-        return real(self, *args, **kw)
-
-    read: list = []  # the tags the read's thorough look finds everywhere (not O3's coin)
-    turned._scan(grey, pose, list(range(len(turned.grid.spaces))), turned._small_tags, read, upscale=turned.upscale(pose))
-    monkeypatch.setattr(Reader, "_scan", counted)
-    empty = next(s.id for s in turned.grid.spaces if s.kind != "area" and not truth.get_tokens(s.id)
-                 and s.id.startswith("M"))
-    for sid, taken in (("O3", len(looks)), (empty, sum(up == looks[0][0] for up, _ in looks))):
-        scans.clear()
-        found = list(read)
-        turned._patient_look(grey, pose, np.array([turned.grid.index[sid]]), found, {sid: UNNAMED}, {})
-        assert len(scans) == taken, (sid, scans)
-        assert [turned._tags[t] for t, _ in found[len(read):]] == (["copper"] if sid == "O3" else [])
+    assert_read_right(truth, reading)
 
 
 def test_a_coin_half_behind_a_piece_reads_occupied_by_the_light_round_it_without_that_piece(monkeypatch):
@@ -428,11 +342,11 @@ def test_a_coin_half_behind_a_piece_reads_occupied_by_the_light_round_it_without
     round O17 in the frame, so the light there looked disturbed (a hand?) and the coin stayed
     unreadable; judged without the probes the pieces read cover, the light is calm and the coin
     is read (occupied, more) — the referee names it from the history."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 30.0, "k1": -0.2}, 5, 19, lens=True)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 30.0, "k1": -0.2}, 5, 19, lens=True)
     assert truth.get_tokens("O17") == ("copper",)
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("O17") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_the_probes_a_token_lying_off_its_centre_covers_say_nothing_of_the_light(monkeypatch):
@@ -440,10 +354,10 @@ def test_the_probes_a_token_lying_off_its_centre_covers_say_nothing_of_the_light
     O17 is covered by a token lying as one of a pair, off its space's centre — not where a
     piece on that centre would cover. Where each token was found counts too: O17's coin reads
     (occupied, more)."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 19)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 19)
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("O17") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_coin_whose_blurred_tag_reads_shadow_grey_is_read_occupied_by_its_ink(monkeypatch):
@@ -453,11 +367,11 @@ def test_a_coin_whose_blurred_tag_reads_shadow_grey_is_read_occupied_by_its_ink(
     says a sticker is there: read (occupied, more)."""
     import vision.readers.occlusion as occlusion
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 0, 7)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 0, 7)
     assert truth.get_tokens("O3") == ("copper",)
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("O3") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     monkeypatch.setattr(occlusion, "INK_MIN", 2.0)  # no ink ever enough: as before
     assert "O3" in reader.read(frame, H).unreadable
 
@@ -485,12 +399,12 @@ def test_a_piece_by_one_marker_does_not_spoil_a_rotation_its_other_marker_gives(
     by the middle ring's second marker, which it hides, and another by the inner ring's marker.
     Each ring's other marker is seen: it gives the rotation whatever stands by the hidden one,
     so the rings are read, not "tag N on the ring is not its marker"."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 0, 3)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 0, 3)
     rots, why = reader.rotations(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), reader._base.pose(frame, H))
     assert rots == [int(truth.get_tokens(f"rotation:{r}")[0]) for r in ("outer", "middle", "inner")], why
     reading = reader.read(frame, H)
     assert not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_lone_tag_whose_partner_a_pile_in_front_half_hides_reads_it_and_maybe_more(monkeypatch):
@@ -501,11 +415,11 @@ def test_a_lone_tag_whose_partner_a_pile_in_front_half_hides_reads_it_and_maybe_
     seven spaces round it unreadable. With nothing in front, such a tag is still astray."""
     import vision.readers.drift_tags as drift_tags
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 1)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 1)
     assert truth.get_tokens("O17") == ("copper", "green-III")
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("O17") == ("green-III", MORE) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     monkeypatch.setattr(drift_tags, "PARTNER_HIDDEN", 1.01)  # never hidden enough: astray
     assert reader.read(frame, H).why.get("O17") == drift_tags.CROWDED
 
@@ -516,12 +430,12 @@ def test_one_marker_seen_and_something_where_its_pair_stands_gives_the_rotation(
     contrast but is not read, and repositories' coins by other step positions show contrast
     too. That is no sign of a hand: the ring reads 3, not "the ring is covered". (With no
     marker seen at all, nothing is placed: the hand test above.)"""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 14)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 14)
     rots, why = reader.rotations(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), reader._base.pose(frame, H))
     assert truth.get_tokens("rotation:outer") == ("3",) and rots[0] == 3 and "outer" not in why, why
     reading = reader.read(frame, H)
     assert "rotation:outer" not in reading.unreadable and "OR23" not in reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_coin_half_behind_a_piece_showing_its_ink_reads_occupied_on_less_of_its_body(monkeypatch):
@@ -531,11 +445,11 @@ def test_a_coin_half_behind_a_piece_showing_its_ink_reads_occupied_on_less_of_it
     read (occupied, more)."""
     import vision.readers.occlusion as occlusion
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 15)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 15)
     assert truth.get_tokens("O17") == ("copper",)
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("O17") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     monkeypatch.setattr(occlusion, "INKED_SHARE", occlusion.OCCUPIED_MIN)
     assert "O17" in reader.read(frame, H).unreadable
 
@@ -545,12 +459,12 @@ def test_a_blurred_marker_is_read_by_its_cells_away_from_a_piece_by_its_pair(mon
     is under a piece (its tag by that step position), and its first marker, on the far side, is
     too blurred for the detector. Its cells, read where the step puts them, give the rotation;
     the step position by the piece's tag is not read (what shows there is not the marker)."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 0, 3)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0}, 0, 3)
     rots, why = reader.rotations(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), reader._base.pose(frame, H))
     assert rots[1] == int(truth.get_tokens("rotation:middle")[0]) and "middle" not in why, why
     reading = reader.read(frame, H)
     assert not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_an_unread_piece_is_judged_by_the_light_round_it_without_the_probes_it_hides_itself(monkeypatch):
@@ -560,11 +474,11 @@ def test_an_unread_piece_is_judged_by_the_light_round_it_without_the_probes_it_h
     the five probes it leaves in view, all calm, it reads (occupied, more). The outer ring's
     marker spot nearby, read by the marker and not as a space, no longer counts as an unread
     neighbour (a hand spans several spaces)."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 2, 2)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 2, 2)
     assert truth.get_tokens("OR20") == ("red-II",)
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("OR20") == tuple(sorted((OCCUPIED, MORE))) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_pair_lying_wide_shows_its_unread_coin_past_the_piece_in_front(monkeypatch):
@@ -575,11 +489,11 @@ def test_a_pair_lying_wide_shows_its_unread_coin_past_the_piece_in_front(monkeyp
     crowd making eight spaces unreadable."""
     import vision.readers.drift_tags as drift_tags
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0}, 5, 7)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0}, 5, 7)
     assert truth.get_tokens("O1") == ("copper", "red-I")
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("O1") == tuple(sorted((OCCUPIED, "red-I"))) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     monkeypatch.setattr(drift_tags, "PARTNER_WIDE", 0.0)  # the core alone: as before
     assert reader.read(frame, H).why.get("O1") == drift_tags.CROWDED
 
@@ -589,11 +503,11 @@ def test_a_pair_whose_coin_lies_behind_its_piece_reads_the_piece_and_maybe_more(
     and a silver coin behind it from the camera, its tag half hidden by the piece. Every point
     of I9's body round the coin's place lies behind the piece: the body cannot tell whether
     anything is there. I9 reads green-III and maybe more."""
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 14)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0, "k1": -0.2}, 5, 14)
     assert truth.get_tokens("I9") == ("green-III", "silver")
     reading = reader.read(frame, H)
     assert reading.view.get_tokens("I9") == ("green-III", MORE) and not reading.unreadable, reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_sliver_of_even_shadow_on_an_empty_space_is_read_empty(monkeypatch):
@@ -603,11 +517,11 @@ def test_a_sliver_of_even_shadow_on_an_empty_space_is_read_empty(monkeypatch):
     centre and covers most of it: the sliver is a shadow, I8 is empty."""
     import vision.readers.occlusion as occlusion
 
-    truth, reader, frame, H = _bench_frame(monkeypatch, {"tilt_deg": 10.0}, 5, 17)
+    truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 10.0}, 5, 17)
     assert truth.get_tokens("I8") == ()
     reading = reader.read(frame, H)
     assert "I8" not in reading.unreadable and reading.view.get_tokens("I8") == (), reading.why
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     monkeypatch.setattr(occlusion, "SHADOW_SMALL", 0.0)
     assert "I8" in reader.read(frame, H).unreadable
 

@@ -22,6 +22,8 @@ from vision.readers.for_game import grid_for, reader_for
 from vision.sheets.layout import Sheet
 from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
 
+from vision_support import assert_read_right
+
 FHD = (1920, 1080)
 SCENE = Scene(heights=1.0, jpeg=80)
 ROTATIONS = {f"rotation:{ring}": ("0",) for ring in ("outer", "middle", "inner")}
@@ -56,14 +58,6 @@ def _read(board, tilt, view, seed=3, heights=1.0, k1=-0.1):
     return reader, reader.read(frame, status.H), status.H
 
 
-def _right(truth: View, reading) -> None:
-    """Nothing read wrong: every space read is the truth (or a pile/unnamed token it may be)."""
-    seen = reading.view.resolved(truth)
-    for sp in set(truth) | set(seen):
-        if sp not in reading.unreadable:
-            assert seen.get_tokens(sp) == truth.get_tokens(sp), (sp, truth.get_tokens(sp), reading.view.get_tokens(sp))
-
-
 def _tag_at(pose, plane_centre, height: float) -> np.ndarray:
     """A tag's corners on the board's plane, as the camera shows one ``height`` mm up."""
     side = 19.1 * pose.camera[2] / (pose.camera[2] - height) / 2
@@ -95,12 +89,12 @@ def test_side_homes_piles_read_over_the_arrow_behind_once_the_set_is_seen_standi
         assert reading.why.get(home) != UNCERTAIN
         assert MORE in reading.view.get_tokens(home), (home, reading.why.get(home))
     assert not {"OR3", "OR20"} & set(reading.unreadable)
-    _right(truth, reading)
+    assert_read_right(truth, reading)
     _, flat, _ = _read(board, 25.0, truth, seed=5, heights=0.0)
-    _right(truth, flat)
+    assert_read_right(truth, flat)
     assert all(MORE in flat.view.get_tokens(h) for h in ("O4", "O20"))
     _, steep, _ = _read(board, 30.0, truth, seed=5)
-    _right(truth, steep)
+    assert_read_right(truth, steep)
     assert all(steep.view.get_tokens(s) == (HIDDEN,) for s in ("O4", "O20", "OR3", "OR20")), steep.view
 
 
@@ -144,7 +138,7 @@ def test_a_coin_on_the_near_home_is_not_taken_for_a_repositorys_pile(board):
     assert "copper" in reading.view.get_tokens("O12"), reading.why.get("O12")
     assert max(reader._base.pieceset.top_heights("repository")) == 10 + 3 * 3
     assert "repo-pentagon" not in reading.unreadable
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_pairs_tag_missed_at_first_is_looked_for_again_not_given_up_for_the_crowd(board, monkeypatch):
@@ -181,7 +175,7 @@ def test_a_pairs_tag_missed_at_first_is_looked_for_again_not_given_up_for_the_cr
     _, reading, _ = _read(board, 30.0, truth, seed=4)
     assert reading.view.get_tokens("M6") and sorted(reading.view.get_tokens("M6")) == ["gold", "green-II"], \
         reading.why.get("M6")
-    _right(truth, reading)
+    assert_read_right(truth, reading)
 
 
 def test_a_coin_behind_a_homes_pile_is_never_read_empty(board):

@@ -43,6 +43,14 @@ def wrong_spaces(truth, got) -> dict:
     return out
 
 
+def assert_read_right(truth, reading) -> None:
+    """Nothing read wrong: every space read is the truth (or a pile/unnamed token it may be)."""
+    seen = reading.view.resolved(truth)
+    for sp in set(truth) | set(seen):
+        if sp not in reading.unreadable:
+            assert seen.get_tokens(sp) == truth.get_tokens(sp), (sp, truth.get_tokens(sp), reading.view.get_tokens(sp))
+
+
 def locked_read(reader, frame, lock):
     """``frame`` read through a fresh ``lock`` given it twice (a still camera's two looks);
     the lock must hold."""
@@ -86,3 +94,11 @@ def bench_frame(monkeypatch, game: str, setting, seed: int, k: int, size: tuple[
     monkeypatch.setattr(vr, "score_frame", keep)
     vr.run_setting(game, size, setting, k, seed)
     return got[0]
+
+
+def drift_bench_frame(monkeypatch, setup: dict, seed: int, k: int, lens: bool = False):
+    """The shelf bench's own ``k``-th DRIFT frame at 1080p (its row with ``setup`` changed, at
+    ``seed``; ``lens``: read through a ChArUco-measured lens file): (truth, reader, frame, the lock)."""
+    import bench.vision_real as vr
+
+    return bench_frame(monkeypatch, "drift", vr.Setting("frame", setup, lens=lens), seed, k, vr.FHD)
