@@ -70,3 +70,24 @@ def test_a_side_s_two_colours_keep_their_edge():
     out = denoise(ch)
     assert np.allclose(out[:, 12:, 0], 0.04, atol=0.005)
     assert np.allclose(out[:, :12, 0], 0.5, atol=0.01)
+
+
+def test_a_glossy_bar_s_gloss_stays_on_the_bar():
+    """An orange bar's top 4 mm above the paper (it faces up, like the paper) mirrors the ceiling
+    panel: in its blue channel, where its albedo is 0.02, nearly all it sends is that gloss. Its
+    "light" there (radiance over albedo) was 5x the paper's; a pixel on its outline, half bar,
+    half paper, took that light and came out violet, and a JPEG's half-resolution colour averaged
+    the violet with the orange into grey: an Annelids segment read as bare paper."""
+    ch = _channels()
+    bar = np.array([0.65, 0.23, 0.02], np.float32)  # RGB albedo
+    gloss = 0.1  # the panel's mirror image, white
+    ch[:, 8:12, :3] = 0.6 * bar + gloss
+    ch[:, 8:12, 3:6] = bar
+    ch[:, 8:12, 9] = 596.0
+    ch[:, 12, :3] = 0.5 * (0.6 * bar + gloss) + 0.5 * 0.6  # the outline: half bar, half paper
+    ch[:, 12, 3:6] = 0.5 * bar + 0.5 * 0.85
+    ch[:, 12, 9] = 598.0
+    out = denoise(ch)
+    assert np.allclose(out[:, 12], ch[:, 12, :3], atol=0.03), out[5, 12]  # not violet
+    assert np.allclose(out[:, 9:11], ch[:, 9:11, :3], atol=0.01)  # the bar keeps its colour and gloss
+    assert np.allclose(out[:, 16:], 0.6, atol=0.02)  # the paper its own light

@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 
 LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
-ALBEDO_STEP = 0.1  # two sides' albedos this far apart (a channel) are two materials: never mixed
+ALBEDO_STEP = 0.1  # two pixels' albedos this far apart (a channel) are two materials: never mixed
+ALBEDO_FLOOR = 0.1  # a channel this dark is smoothed as radiance, not as light times albedo
 
 
 def despeckle(img: np.ndarray, ratio: float = 2.5) -> np.ndarray:
@@ -42,7 +43,11 @@ def denoise(channels: np.ndarray, sigma_px: float = 2.5, sigma_mm: float = 3.0, 
     # unnormalised, it matched no neighbour, itself included, and came out black.
     normal = normal / np.maximum(np.linalg.norm(normal, axis=2, keepdims=True), 1e-6)
     flat = (albedo.mean(axis=2) > 0.02) & (np.abs(normal[..., 2]) > 0.9)  # diffuse, facing up
-    light = np.where(flat[..., None], rgb / np.maximum(albedo, 1e-3), 0).astype(np.float32)
+    # A channel whose albedo is near 0 (an orange bar's blue) carries little but the gloss it
+    # mirrors: divided by its albedo that became "light" many times the paper's, which spread into
+    # the next pixels. Below ALBEDO_FLOOR the radiance itself is smoothed.
+    base = np.maximum(albedo, ALBEDO_FLOOR)
+    light = np.where(flat[..., None], rgb / base, 0).astype(np.float32)
     light = np.where(flat[..., None], despeckle(light, ratio=2.0), 0)
     h, w = flat.shape
     r = radius
@@ -58,7 +63,7 @@ def denoise(channels: np.ndarray, sigma_px: float = 2.5, sigma_mm: float = 3.0, 
     side = ~flat
     other = np.where(side[..., None], despeckle(rgb), 0).astype(np.float32)
     alb = cv2.medianBlur(np.ascontiguousarray(albedo, np.float32), 5)
-    lp, op, dp, npad, ap = pad(light), pad(other), pad(depth), pad(normal), pad(alb)
+    lp, op, dp, npad, ap, rp = pad(light), pad(other), pad(depth), pad(normal), pad(alb), pad(albedo)
     fp, sp = pad(flat.astype(np.float32)), pad(side.astype(np.float32))
     acc, acc2 = np.zeros_like(light), np.zeros_like(light)
     wsum, wsum2 = np.zeros((h, w), np.float32), np.zeros((h, w), np.float32)
@@ -67,11 +72,18 @@ def denoise(channels: np.ndarray, sigma_px: float = 2.5, sigma_mm: float = 3.0, 
             sl = (slice(r + dy, r + dy + h), slice(r + dx, r + dx + w))
             near = np.float32(np.exp(-(dx * dx + dy * dy) / (2 * sigma_px ** 2))) \
                 * np.exp(-((dp[sl] - depth) / sigma_mm) ** 2) * ((npad[sl] * normal).sum(axis=2) > 0.95)
-            wt, wt2 = near * fp[sl], near * sp[sl] * (np.abs(ap[sl] - alb).max(axis=2) < ALBEDO_STEP)
+            # Light is smoothed only within one material (its albedo, raw where the surface
+            # faces up: a printed line is its own texture). A glossy orange bar's top mirrors
+            # the ceiling into its blue channel, where its albedo is 0.02: its "light" there is
+            # 5x the paper's, and a pixel half bar, half paper that took its neighbours' light
+            # came out violet, which a JPEG's half-resolution colour then averaged with the bar's
+            # orange into grey (Annelids at tilt 10: a segment read as bare paper).
+            wt = near * fp[sl] * (np.abs(rp[sl] - albedo).max(axis=2) < ALBEDO_STEP)
+            wt2 = near * sp[sl] * (np.abs(ap[sl] - alb).max(axis=2) < ALBEDO_STEP)
             acc += wt[..., None] * lp[sl]
             wsum += wt
             acc2 += wt2[..., None] * op[sl]
             wsum2 += wt2
     smooth = acc / np.maximum(wsum, 1e-6)[..., None]
     smooth2 = acc2 / np.maximum(wsum2, 1e-6)[..., None]
-    return np.where(flat[..., None], smooth * albedo, smooth2).astype(np.float32)
+    return np.where(flat[..., None], smooth * base, smooth2).astype(np.float32)
