@@ -1,4 +1,4 @@
-"""The reader's outline tests worked out all at once (vision/readers/reader.py: covers_pairs,
+"""The reader's outline tests worked out all at once (vision/read/samples.py: covers_pairs,
 Reader.covers_any, Reader._probes_under; issue 32, DRIFT's read on a Pi Zero 2 W's budget)
 against the one-piece-at-a-time code they replaced, on random pieces round random points —
 many of them on the reach's very edge: equal, point for point."""

@@ -158,6 +158,38 @@ def segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, fl
     return np.hypot(pts[:, 0] - ax - t * dx, pts[:, 1] - ay - t * dy)
 
 
+def covers_pairs(pts: np.ndarray, k: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray) -> np.ndarray:
+    """Pairs of a point ``pts[k[j]]`` and a piece (``c[j]`` its place, ``top[j]`` where its top is
+    seen, ``reach[j]``): may the piece cover the point? :meth:`vision.readers.reader.Reader.covers_to` for every pair
+    at once, with its arithmetic pair by pair — the box round the piece in float64, the distance
+    from the segment base-to-top in the points' own type, as
+    :func:`segment_distance` works it out with the piece's numbers as
+    Python floats (``tests/vision/test_covers_pairs.py`` holds the two equal)."""
+    p = pts[k]
+    c = np.asarray(c).astype(np.float64)  # exact from float32 or float64, as float(c[0]) was
+    top = np.asarray(top, np.float64)
+    reach = np.asarray(reach, np.float64)
+    lo, hi = np.minimum(c, top) - reach[:, None], np.maximum(c, top) + reach[:, None]
+    px, py = p[:, 0], p[:, 1]
+    out = (px >= lo[:, 0]) & (px <= hi[:, 0]) & (py >= lo[:, 1]) & (py <= hi[:, 1])
+    j = np.flatnonzero(out)  # only the pairs in the box are measured
+    if len(j):
+        out[j] = within_pairs(p[j], c[j], top[j], reach[j], pts.dtype)
+    return out
+
+
+def within_pairs(p: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Each point ``p[j]`` within ``reach[j]`` of the segment ``c[j]``-``top[j]`` (float64), worked
+    out in ``dt`` as segment_distance does for points of that type."""
+    px, py = p[:, 0], p[:, 1]
+    d = top - c
+    ax, ay, dx, dy = c[:, 0].astype(dt), c[:, 1].astype(dt), d[:, 0].astype(dt), d[:, 1].astype(dt)
+    denom = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9).astype(dt)
+    t = np.clip(((px - ax) * dx + (py - ay) * dy) / denom, 0, 1)
+    dist = np.hypot(px - ax - t * dx, py - ay - t * dy)
+    return dist <= reach.astype(dt)
+
+
 def sample(frame: np.ndarray, H: np.ndarray, mm: np.ndarray) -> np.ndarray:
     """The frame's colour at sheet points ``mm`` seen through ``H`` (bilinear): (N, 3) float32."""
     n = len(mm)

@@ -41,7 +41,7 @@ from vision.pieces.pieceset import PieceSet
 from vision.read.empty_board import Calibration, CalibrationError
 from vision.read.lens import Lens
 from vision.read.pose import Pose
-from vision.read.samples import Group, SampleGrid
+from vision.read.samples import Group, SampleGrid, covers_pairs
 from vision.read.sampling import inside_convex, sample
 from vision.sheets import layout
 from vision.sheets.annuli import Annuli, Ring
@@ -52,7 +52,7 @@ from .drift_markers import detect_in, quick_step
 from .drift_places import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE
 from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
-from .reader import Reader, Reading, covers_pairs
+from .reader import Reader, Reading
 
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
 BOARD_SLACK = 0.03  # contrast over the board's own at a step position still plain (a marker shows 0.3-0.5)

@@ -34,7 +34,7 @@ from vision.read.empty_board import Calibration, CalibrationError
 from vision.read.lens import Lens
 from vision.read.lock import detect_all, make_sized_detector, make_thorough_detector
 from vision.read.pose import Pose, as_pose, pose_from_homography
-from vision.read.samples import SampleGrid, segment_distance
+from vision.read.samples import SampleGrid, covers_pairs, segment_distance, within_pairs
 from vision.read.sampling import (
     SATURATED, any_channel, default_pieceset, group_share, light_gains, merge_boxes, probe_values, remap_px, row_mean,
     scaled_to, tag_sides,
@@ -48,6 +48,7 @@ from .tag_reading import first_look, look_budget, second_looks
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
 SHADOW_SPREAD = 0.75  # ... counting probes only darkened (a shadow), beyond which it is unsure all the same
+GLARE_MAX = 0.01  # share of a space's body clipped (glare) beyond which its light is unsure
 OWN_LIGHT_MAX = 28.0  # mm: a piece's own light measured round rings this tall (a taller pile's band would hide an arm)
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
@@ -68,36 +69,10 @@ class Reading:
 
 
 
-def covers_pairs(pts: np.ndarray, k: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray) -> np.ndarray:
-    """Pairs of a point ``pts[k[j]]`` and a piece (``c[j]`` its place, ``top[j]`` where its top is
-    seen, ``reach[j]``): may the piece cover the point? :meth:`Reader.covers_to` for every pair
-    at once, with its arithmetic pair by pair — the box round the piece in float64, the distance
-    from the segment base-to-top in the points' own type, as
-    :func:`~vision.read.samples.segment_distance` works it out with the piece's numbers as
-    Python floats (``tests/vision/test_covers_pairs.py`` holds the two equal)."""
-    p = pts[k]
-    c = np.asarray(c).astype(np.float64)  # exact from float32 or float64, as float(c[0]) was
-    top = np.asarray(top, np.float64)
-    reach = np.asarray(reach, np.float64)
-    lo, hi = np.minimum(c, top) - reach[:, None], np.maximum(c, top) + reach[:, None]
-    px, py = p[:, 0], p[:, 1]
-    out = (px >= lo[:, 0]) & (px <= hi[:, 0]) & (py >= lo[:, 1]) & (py <= hi[:, 1])
-    j = np.flatnonzero(out)  # only the pairs in the box are measured
-    if len(j):
-        out[j] = _within(p[j], c[j], top[j], reach[j], pts.dtype)
-    return out
-
-
-def _within(p: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """Each point ``p[j]`` within ``reach[j]`` of the segment ``c[j]``-``top[j]`` (float64), worked
-    out in ``dt`` as segment_distance does for points of that type."""
-    px, py = p[:, 0], p[:, 1]
-    d = top - c
-    ax, ay, dx, dy = c[:, 0].astype(dt), c[:, 1].astype(dt), d[:, 0].astype(dt), d[:, 1].astype(dt)
-    denom = np.maximum(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], 1e-9).astype(dt)
-    t = np.clip(((px - ax) * dx + (py - ay) * dy) / denom, 0, 1)
-    dist = np.hypot(px - ax - t * dx, py - ay - t * dy)
-    return dist <= reach.astype(dt)
+def light_unsure(harsh: np.ndarray, spread: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+    """Spaces whose light is unsure: probes a piece's shadow darkens (the paper only darker,
+    no cast) do not make it so; a hand, an arm or glare (brighter, or another colour) does."""
+    return (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > GLARE_MAX)
 
 
 class Reader(Occlusion, ColourReading):
@@ -223,9 +198,7 @@ class Reader(Occlusion, ColourReading):
                 foreign = group_share(foreign_pt, starts, counts)
         clipped_pt = any_channel(body >= SATURATED)
         clipped = group_share(clipped_pt, starts, counts)
-        # Probes a piece's shadow darkens (the paper only darker, no cast) do not make the light
-        # unsure; a hand, an arm or glare (brighter, or another colour) does.
-        unsure = (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > 0.01)
+        unsure = light_unsure(harsh, spread, clipped)
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
         # An area is large: one piece there is a small share of it, so any cluster counts.
@@ -244,20 +217,20 @@ class Reader(Occlusion, ColourReading):
                 spread, harsh = np.minimum(spread, spread2), np.minimum(harsh, harsh2)
                 v, dark_pt, cast_pt, foreign_pt = self._foreign(body, gains)
                 foreign = group_share(foreign_pt, starts, counts)
-                unsure = (harsh > LIGHT_SPREAD) | (spread > SHADOW_SPREAD) | (clipped > 0.01)
+                unsure = light_unsure(harsh, spread, clipped)
                 shadowy = self._shadow_pt = self._shadowy(v, dark_pt, cast_pt)
         else:
             self._read_colours(frame, pose, busy, gains, foreign_pt, tokens, why, unsure, clipped)
         # A hand, an arm or glare near (not shadows): with DRIFT's long excuses (a pile's shadow
         # reaches two spaces), a space read empty though much of it is foreign is not read empty
         # there — an arm's shadow over a coin looked like a pile's.
-        handy = ((harsh > LIGHT_SPREAD) | (clipped > 0.01)) if self.empty_needs_calm else np.zeros(len(g.spaces), bool)
+        handy = ((harsh > LIGHT_SPREAD) | (clipped > GLARE_MAX)) if self.empty_needs_calm else np.zeros(len(g.spaces), bool)
         for i, s in enumerate(g.spaces):
             if s.id in why or s.id in tokens and (tokens[s.id] or foreign[i] <= empty_max[i] or not handy[i]):
                 continue
             tokens.pop(s.id, None)
             if unsure[i]:
-                why[s.id] = "glare or shadow" if clipped[i] > 0.01 else "light uneven here (hand or glare near)"
+                why[s.id] = "glare or shadow" if clipped[i] > GLARE_MAX else "light uneven here (hand or glare near)"
             elif foreign[i] > empty_max[i]:
                 why[s.id] = UNNAMED
         # A piece is named "occupied" only where the paper round it is as calm as the model of
@@ -469,7 +442,7 @@ class Reader(Occlusion, ColourReading):
         box = (px >= lo[:, 0, None]) & (px <= hi[:, 0, None]) & (py >= lo[:, 1, None]) & (py <= hi[:, 1, None])
         piece, k = np.nonzero(box)  # (piece, point) pairs in the piece's box: only they are measured
         if len(k):
-            out[k[_within(pts[k], c[piece], top[piece], reach[piece], pts.dtype)]] = True
+            out[k[within_pairs(pts[k], c[piece], top[piece], reach[piece], pts.dtype)]] = True
         return out
 
     def covers_to(self, pts: np.ndarray, c: np.ndarray, top: np.ndarray, reach: float) -> np.ndarray:
