@@ -409,9 +409,9 @@ def main(argv: list[str] | None = None) -> int:
                          "metered on the sheet: vision/camera/exposure.py)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    from vision.simulated.sessions import CAMERA
+    from vision.camera.capture import read_size
 
-    size = tuple(int(v) for v in args.size.split("x")) if args.size else CAMERA.get(args.game, (1280, 720))
+    size = tuple(int(v) for v in args.size.split("x")) if args.size else read_size(args.game)
     rows = [r for r in ROWS if (args.rows is None and r.game in (None, args.game))
             or (args.rows is not None and r.name in args.rows.split(","))]
     if any(r.game not in (None, args.game) for r in rows):

@@ -285,9 +285,9 @@ def run_row(game: str, size: tuple[int, int], s: Setting, frames: int, seed: int
 def synthetic_row(game: str, frames: int, seed: int) -> Row:
     """bench/vision_accuracy.py's synthetic frames (vision/simulated/synth.py), as one row."""
     from bench.vision_accuracy import run_game
-    from vision.simulated.sessions import CAMERA
+    from vision.camera.capture import read_size
 
-    size = CAMERA.get(game, HD)
+    size = read_size(game)
     t = run_game(game, frames, max(1, frames), seed)
     return Row(game, f"{size[0]}x{size[1]}", "synthetic (synth.py)", frames=t.frames, lock=t.frames - t.no_lock,
                whole=t.perfect, usable=t.frames - t.abstained, seen=t.frames - t.abstained,  # (hidden not told apart)

@@ -122,6 +122,7 @@ class CameraConfig:
     geometry: Path | None = None  # an own board's fit (the set-up page writes it); None: beside the calibration
     rings: Path | None = None  # Gygès's rings read without stickers: the lines `tableref calibrate --rings` learned
     loop: bool = False  # a video file starts again at its end, as a new game (demo-video: for a late viewer)
+    size: tuple[int, int] | None = None  # the frame size read (a camera's main stream); None: the game's
 
 
 @dataclass(frozen=True)
@@ -473,7 +474,19 @@ class _Reader:
         paced = t.get("paced", bool, False)
         return CameraConfig(calibration, backend, device, self.fidelity(t, Fidelity.KIND), paced,  # type: ignore[arg-type]
                             lens=self.path(t, "lens"), pieceset=self.path(t, "pieceset"), geometry=self.path(t, "geometry"),
-                            rings=self.path(t, "rings"), loop=t.get("loop", bool, False))
+                            rings=self.path(t, "rings"), loop=t.get("loop", bool, False), size=self.frame_size(t, "size"))
+
+    def frame_size(self, t: _Table, name: str) -> tuple[int, int] | None:
+        value = t.get(name, list, expect="[width, height] in pixels, e.g. [1920, 1080]")
+        if value is None:
+            return None
+        if len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            raise self.error(t.path(name), f"expected [width, height] in whole pixels, e.g. [1920, 1080], got {value!r}")
+        w, h = value
+        if not (320 <= w <= 4608 and 240 <= h <= 2592) or w % 2 or h % 2:
+            raise self.error(t.path(name), f"expected an even width 320-4608 and height 240-2592 (a camera's "
+                                           f"modes), got {w}x{h}")
+        return (w, h)
 
     def replay(self, t: _Table) -> ReplayConfig:
         return ReplayConfig(self.path(t, "file", required=True), self.number(t, "speed", 1.0))  # type: ignore[arg-type]

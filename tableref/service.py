@@ -453,7 +453,9 @@ def _open_camera(source: Any, game: str) -> Feed:
     missing = camera_available()
     if missing:
         raise SourceError(f"source.kind is \"camera\", but {missing}")
-    from vision.camera.capture import OpenCVCapture, Picamera2Capture, picamera2_available
+    from vision.camera.capture import (
+        OpenCVCapture, Picamera2Capture, Picamera2DualCapture, picamera2_available, read_size, watch_size,
+    )
     from vision.read.empty_board import CalibrationError
 
     from vision.pieces.pieceset import PieceSetError, load_pieceset
@@ -496,6 +498,10 @@ def _open_camera(source: Any, game: str) -> Feed:
     except (CalibrationError, KeyError, ValueError) as exc:
         raise SourceError(f"source.camera.calibration: {exc}") from None
     device = source.device
+    # The size read: DRIFT's tags need 1080p (vision/camera/capture.py: READ_SIZES). A size
+    # larger than 720p is watched at 720p (the lock, the motion gate) and read in crops.
+    size = getattr(source, "size", None) or read_size(game)
+    watch = watch_size(size)
     if source.backend == "picamera" or (source.backend == "auto" and picamera2_available()
                                         and not isinstance(device, str)):
         number = device or 0
@@ -505,12 +511,14 @@ def _open_camera(source: Any, game: str) -> Feed:
 
             return Picamera2(number)
 
-        return CameraFeed(Picamera2Capture(camera), reader, fidelity=source.fidelity, name=f"picamera {number}",
+        capture = Picamera2DualCapture(camera, main=size, lores=watch) if watch else Picamera2Capture(camera, size=size)
+        return CameraFeed(capture, reader, fidelity=source.fidelity, name=f"picamera {number}",
                           lock=BoardLock(sheet, lens=lens), spec=spec, live=True)
     target = 0 if device is None else device
     # A camera number, a device node or a stream is live; any other path is a video file.
     live = isinstance(target, int) or target.startswith("/dev/") or "://" in target
-    return CameraFeed(OpenCVCapture(target, paced=source.paced, loop=getattr(source, "loop", False) and not live),
+    return CameraFeed(OpenCVCapture(target, paced=source.paced, loop=getattr(source, "loop", False) and not live,
+                                    size=size, watch=watch),
                       reader, fidelity=source.fidelity,
                       name=f"opencv {target}", lock=BoardLock(sheet, lens=lens), spec=spec, live=live)
 

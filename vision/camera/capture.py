@@ -23,6 +23,23 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 
+WATCH_SIZE = (1280, 720)  # the lock and the motion gate watch frames of this size
+# Games whose pieces show too little at 720p (the sheet filling 60 % of the frame's height) are
+# read from a larger main stream, in crops round the spaces, while the lock and the motion gate
+# watch it shrunk to WATCH_SIZE: DRIFT's 19 mm tags are 2 px a cell at 720p, 3 px at 1080p.
+READ_SIZES = {"drift": (1920, 1080)}
+
+
+def read_size(game: str) -> tuple[int, int]:
+    """The frame size ``game``'s pieces are read at (a camera's main stream)."""
+    return READ_SIZES.get(game, WATCH_SIZE)
+
+
+def watch_size(size: tuple[int, int]) -> tuple[int, int] | None:
+    """The smaller size frames of ``size`` are watched at, or None: watched as read."""
+    return WATCH_SIZE if size[0] > WATCH_SIZE[0] and size[1] > WATCH_SIZE[1] else None
+
+
 class CaptureError(RuntimeError):
     """The camera or video cannot be opened or read; the message names the source."""
 

@@ -17,6 +17,7 @@ from rules.game import State
 from rules.registry import get_game
 from rules.view import Fidelity, View
 
+from vision.camera.capture import READ_SIZES
 from vision.read.calibration import calibrate, colour_layout
 from vision.read.empty_board import Calibration
 from vision.read.samples import SampleGrid
@@ -26,11 +27,6 @@ from vision.sheets import layout
 from vision.sheets.layout import Sheet
 
 from .synth import FRAME_SIZE, Effects, Pose, Renderer
-
-
-# DRIFT's board is 64 cm across: at 720p its tags are under 3 px a cell, too few to read
-# reliably, so it is filmed at 1080p (a mode every Pi camera and most webcams have).
-CAMERA = {"drift": (1920, 1080)}
 
 
 @dataclass
@@ -51,7 +47,7 @@ class Session:
         grid = grid if grid is not None and grid.sheet.board == board else grid_for(Sheet.for_board(board))
         sheet = grid.sheet
         mode = mode or layout.DEFAULT_MODE.get(game, "tags")
-        renderer = Renderer(sheet, mode=mode, size=CAMERA.get(game, FRAME_SIZE))
+        renderer = Renderer(sheet, mode=mode, size=READ_SIZES.get(game, FRAME_SIZE))  # DRIFT filmed at 1080p
         pose = renderer.random_pose(rng, rotation=rotation, fill=fill)
         blur = float(rng.uniform(0.3, 1.2))
         calm = lambda: replace(Effects.random(rng, hard=False, size=renderer.size), blur=blur)  # noqa: E731
