@@ -166,7 +166,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision.camera.capture import CaptureError, open_capture
+    from vision.camera.capture import CaptureError, open_capture, read_size
     from vision.read.calibration import lock_on
     from vision.read.empty_board import Calibration, CalibrationError
     from vision.read.lock import draw_lock
@@ -199,7 +199,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         except (RulesError, OSError, ValueError) as exc:
             return _fail("--position", str(exc))
     try:
-        with open_capture(args.source) as cap:
+        with open_capture(args.source, read_size(args.game)) as cap:  # learned at the size the service reads
             frames = []
             for f in cap.frames():
                 frames.append(f.image)
@@ -357,7 +357,7 @@ def parse_handles(text: str) -> dict[str, tuple[float, float]]:
 def cmd_fit_board(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.camera.capture import CaptureError, open_capture
+    from vision.camera.capture import CaptureError, open_capture, read_size
     from vision.read.lock import detect, make_detector
     from vision.sheets.geometry import GeometryError, fit_geometry, reference_spaces
     from vision.sheets.layout import CORNER_IDS
@@ -391,7 +391,7 @@ def cmd_fit_board(args: argparse.Namespace) -> int:
             shots = [img]
         else:
             shots = []
-            with open_capture(args.source) as cap:
+            with open_capture(args.source, read_size(args.game)) as cap:
                 for f in cap.frames():
                     shots.append(f.image)
                     if len(shots) >= max(1, args.frames):

@@ -121,3 +121,32 @@ def test_the_pi_camera_gives_drift_two_streams_and_other_games_one(tmp_path, pic
     assert not isinstance(image, WatchFrame) and image.shape == (720, 1280, 3)
     _first_frame(_open_camera(_config(tmp_path, "anacund", "size = [2304, 1296]\n"), "anacund"))
     assert picamera2.made[-1].config["main"]["size"] == (2304, 1296)
+
+
+def test_the_pi_camera_is_asked_the_size_asked(picamera2):
+    from vision.camera.capture import open_capture, read_size
+
+    with open_capture("picamera", read_size("drift")) as cap:
+        assert cap.read().image.shape == (1080, 1920, 3)
+    assert picamera2.made[-1].config["main"]["size"] == (1920, 1080)
+
+
+@pytest.mark.parametrize("command", ["calibrate", "fit-board"])
+@pytest.mark.parametrize("game, size", [("drift", (1920, 1080)), ("annihilation", (1280, 720))])
+def test_the_board_is_calibrated_and_fitted_at_the_size_it_is_read(monkeypatch, tmp_path, capsys, command, game, size):
+    """`tableref calibrate` and `fit-board` ask the camera for the size the service reads the game at."""
+    import vision.camera.capture as capture
+    from tableref.cli import vision as vision_cli
+
+    asked = []
+
+    def refuse(spec, size=capture.WATCH_SIZE):
+        asked.append(size)
+        raise capture.CaptureError(f"{spec}: no camera here")
+
+    monkeypatch.setattr(capture, "open_capture", refuse)
+    args = [command, "--source", "0", "--game", game, "--out", str(tmp_path / "out")]
+    if command == "fit-board":
+        args += ["--handles", "a1=0,0"]
+    assert vision_cli.main(args) != 0
+    assert asked == [size], capsys.readouterr()

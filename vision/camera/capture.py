@@ -250,7 +250,8 @@ class Picamera2Capture(_Base):
             except ImportError as exc:
                 raise CaptureError(f"picamera2: not installed ({exc})") from None
             cam = Picamera2
-        made = callable(cam) and not hasattr(cam, "capture_array")
+        # A factory (the library's class itself has capture_array, as a method: it is made too)
+        made = isinstance(cam, type) or (callable(cam) and not hasattr(cam, "capture_array"))
         if made:
             cam = cam()
         try:
@@ -368,17 +369,17 @@ def why_unopened(source: int | str) -> str:
     return "cannot open the video: not a video OpenCV can read (not a video, or its format or codec is not supported)"
 
 
-def open_capture(spec: str) -> _Base:
+def open_capture(spec: str, size: tuple[int, int] = WATCH_SIZE) -> _Base:
     """A capture for ``--source``: ``picamera`` (the Pi camera), a webcam index (``0``), a
     video file or a stream URL; ``auto`` is the Pi camera when Picamera2 is importable,
-    else webcam 0."""
+    else webcam 0. A camera is asked for ``size`` (a game's :func:`read_size`)."""
     if spec == "picamera" or (spec == "auto" and picamera2_available()):
-        return Picamera2Capture()
+        return Picamera2Capture(size=size)
     if spec == "auto":
-        return OpenCVCapture(0)
+        return OpenCVCapture(0, size=size)
     if spec.isdigit():
-        return OpenCVCapture(int(spec))
-    return OpenCVCapture(spec)
+        return OpenCVCapture(int(spec), size=size)
+    return OpenCVCapture(spec, size=size)
 
 
 def _bgr(img: np.ndarray, name: str) -> np.ndarray:
