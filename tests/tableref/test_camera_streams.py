@@ -1,7 +1,8 @@
 """The frame size each game is read at, through the service's own camera opening
-(``tableref.service._open_camera``): DRIFT's 19 mm tags are read from a 1080p main stream while
-the lock and the motion gate watch it at 720p (vision/camera/capture.py: READ_SIZES); every other
-game is read at 720p as watched; ``[source.camera] size`` asks another size of any game."""
+(``tableref.service._open_camera``): DRIFT's 19 mm tags and Annelids' 3 mm caps are read from a
+1080p main stream while the lock and the motion gate watch it at 720p (vision/camera/capture.py:
+READ_SIZES); every other game is read at 720p as watched; ``[source.camera] size`` asks another
+size of any game."""
 
 from __future__ import annotations
 
@@ -132,7 +133,8 @@ def test_the_pi_camera_is_asked_the_size_asked(picamera2):
 
 
 @pytest.mark.parametrize("command", ["calibrate", "fit-board"])
-@pytest.mark.parametrize("game, size", [("drift", (1920, 1080)), ("annihilation", (1280, 720))])
+@pytest.mark.parametrize("game, size", [("drift", (1920, 1080)), ("annelids", (1920, 1080)),
+                                        ("annihilation", (1280, 720))])
 def test_the_board_is_calibrated_and_fitted_at_the_size_it_is_read(monkeypatch, tmp_path, capsys, command, game, size):
     """`tableref calibrate` and `fit-board` ask the camera for the size the service reads the game at."""
     import vision.camera.capture as capture

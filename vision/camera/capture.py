@@ -26,8 +26,10 @@ log = logging.getLogger(__name__)
 WATCH_SIZE = (1280, 720)  # the lock and the motion gate watch frames of this size
 # Games whose pieces show too little at 720p (the sheet filling 60 % of the frame's height) are
 # read from a larger main stream, in crops round the spaces, while the lock and the motion gate
-# watch it shrunk to WATCH_SIZE: DRIFT's 19 mm tags are 2 px a cell at 720p, 3 px at 1080p.
-READ_SIZES = {"drift": (1920, 1080)}
+# watch it shrunk to WATCH_SIZE: DRIFT's 19 mm tags are 2 px a cell at 720p, 3 px at 1080p;
+# Annelids' 47 cm board puts a tail's 3 mm dark cap on 3 px at 720p (1 px/mm; at 40 % framing a
+# 4 mm bar is 2.5 px), where the path-traced bench read tails read empty and caps not seen.
+READ_SIZES = {"drift": (1920, 1080), "annelids": (1920, 1080)}
 
 
 def read_size(game: str) -> tuple[int, int]:
