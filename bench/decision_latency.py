@@ -24,7 +24,7 @@ read is left undecided (the ``decided`` column), a wait rather than an error.
 barrel distortion, a lamp and shadows, 3-D pieces at the set's heights, an arm that reaches in,
 lifts the piece, holds it still over ``--stops`` spaces on the way for 0.4 s each and over its
 destination, puts it down and withdraws), calibrated as ``tableref calibrate`` does: Gygès and
-Anacund by default (``--only``), board 60 % of 1280x720 (DRIFT 1920x1080), k1 -0.1, at
+Anacund by default (``--only``), board 60 % of 1280x720 (DRIFT and Annelids 1920x1080: ``read_size``), k1 -0.1, at
 ``--tilts``. An intermediate accept there is any board reported that is one of the film's
 in-between positions (a piece in the hand). The hand has left once neither the arm nor its
 shadow covers a pixel of the sheet (a shadow sweeping the board is movement to any camera); the
@@ -54,7 +54,7 @@ from decisions import StableView  # noqa: E402
 from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
-from vision.camera.capture import ArrayCapture  # noqa: E402
+from vision.camera.capture import ArrayCapture, read_size  # noqa: E402
 from vision.camera.source import CameraSource  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
@@ -163,7 +163,7 @@ def play(session: Session, start, played, script: HandScript, fps: float, *, old
 
 # -- filmed by the camera model ------------------------------------------------------------
 
-FILM_HD, FILM_FHD = (1280, 720), (1920, 1080)
+FILM_HD = (1280, 720)
 SLOW = FilmTiming(fps=30.0, stops=2, hover_s=0.4, still_s=1.0, opening_s=1.0, closing_s=1.5)
 
 
@@ -224,7 +224,7 @@ def filmed_game(game: str, *, tilt: float = 25.0, moves: int = 3, seed: int = 0,
     on frames of the empty board (and the colour layout, for colour games) from that camera."""
     sheet = Sheet.for_board(get_game(game).board())
     grid = grid_for(sheet)
-    size = FILM_FHD if game == "drift" else FILM_HD
+    size = read_size(game)  # as the service reads it: DRIFT and Annelids 1920x1080
     model = CameraModel(grid.sheet, CameraSetup(size=size, tilt_deg=tilt, fill=fill, k1=k1, yaw_deg=3.0))
     base = Scene(heights=heights, jpeg=80)
     mode = DEFAULT_MODE.get(game, "tags")
@@ -284,7 +284,7 @@ def main_filmed(args: argparse.Namespace) -> int:
     engines = args.only.split(",") if args.only else ["gyges", "anacund"]
     tilts = [float(t) for t in args.tilts.split(",")]
     timing = replace(SLOW, fps=args.fps, stops=args.stops)
-    print(f"camera model films at {args.fps:g} fps: board 60 % of 1280x720 (DRIFT 1080p), k1 -0.1, the lamp, "
+    print(f"camera model films at {args.fps:g} fps: board 60 % of 1280x720 (DRIFT, Annelids 1920x1080), k1 -0.1, the lamp, "
           f"real piece heights; {args.games} games x {args.moves} moves per engine and tilt; slow moves "
           f"(held 0.4 s over {args.stops} spaces on the way and over the destination)")
     print(f"{'engine':<13} {'tilt':>4} {'moves':>5} {'decided':>7} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} "
