@@ -51,15 +51,7 @@ class AnnelidBars:
             # seeing the frame up to EDGE_SHIFTS_MM off where the pose puts them (a barrel lens).
             reach = CAP_BLUR_PX * mm_per_px(H, np.array([s.x, s.y]), self._colour_bleed(H) / BLEED_PX) \
                 + (EDGE_SHIFTS_MM[-1] if self.lens is None else 0.0)
-            pts = grp.mm[grp.of(i)] + across
-            if near_outline(pts, cap, reach).mean() >= CAP_SEEN:
-                del looks[1].headings[i]
-                continue
-            # Nor is the bar's other end face, where it faces the camera: a vertical face lit
-            # less than the top (the camera model's 1080p tilt-35 frames: a blue tail's near end
-            # read dark at the foot, its cap plain on top, in 5 of 6).
-            face = self._end_face(H, i, other)
-            if face is not None and near_outline(pts, face, reach).mean() >= CAP_SEEN:
+            if near_outline(grp.mm[grp.of(i)] + across, cap, reach).mean() >= CAP_SEEN:
                 del looks[1].headings[i]
 
     def _edges_beside(self, H: Pose, spaces: np.ndarray, foreign_pt: np.ndarray, read: dict[int, str],
@@ -182,23 +174,6 @@ class AnnelidBars:
         if h > 0 and float(u @ (np.array(H.camera[:2]) - outer[0])) > 0:
             pts.append(np.array(outer))  # the end face, from the board up to the band
         return cv2.convexHull(np.concatenate(pts).astype(np.float32)).reshape(-1, 2).astype(np.float64)
-
-    def _end_face(self, H: Pose, i: int, end: int) -> np.ndarray | None:
-        """Where a bar on edge ``i`` shows its end face at ``ends[end]``, on the board's plane,
-        when that face is turned to the camera (None otherwise)."""
-        h = float(self._max_top[i])
-        if H.camera is None or h <= 0:
-            return None
-        s = self.grid.spaces[i]
-        tip = np.asarray(s.ends[end], np.float64)
-        c = np.array([s.x, s.y])
-        u = (tip - c) / max(float(np.hypot(*(tip - c))), 1e-9)
-        n = np.array([-u[1], u[0]])
-        length, width = self._bar_dims()
-        outer = np.array([c + u * length / 2 + b * n * width / 2 for b in (-1, 1)])
-        if float(u @ (np.array(H.camera[:2]) - outer[0])) <= 0:
-            return None  # it faces away: the camera sees the top beyond it
-        return cv2.convexHull(np.concatenate([outer, H.lift(outer, h)]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
 
     def _bar_dims(self) -> tuple[float, float]:
         """An edge piece's length and width (mm): the piece set's bars, else the sheet's."""
