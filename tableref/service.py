@@ -498,8 +498,9 @@ def _open_camera(source: Any, game: str) -> Feed:
     except (CalibrationError, KeyError, ValueError) as exc:
         raise SourceError(f"source.camera.calibration: {exc}") from None
     device = source.device
-    # The size read: DRIFT's tags need 1080p (vision/camera/capture.py: READ_SIZES). A size
-    # larger than 720p is watched at 720p (the lock, the motion gate) and read in crops.
+    # The size read: the game's (vision/camera/capture.py: READ_SIZES; DRIFT's tags and Annelids'
+    # caps need 1080p) unless the config asks. Larger than 720p, it is watched at 720p (the
+    # lock, the motion gate) and read in crops.
     size = getattr(source, "size", None) or read_size(game)
     watch = watch_size(size)
     if source.backend == "picamera" or (source.backend == "auto" and picamera2_available()

@@ -160,11 +160,11 @@ def segment_distance(pts: np.ndarray, a: tuple[float, float], b: tuple[float, fl
 
 def covers_pairs(pts: np.ndarray, k: np.ndarray, c: np.ndarray, top: np.ndarray, reach: np.ndarray) -> np.ndarray:
     """Pairs of a point ``pts[k[j]]`` and a piece (``c[j]`` its place, ``top[j]`` where its top is
-    seen, ``reach[j]``): may the piece cover the point? :meth:`vision.readers.reader.Reader.covers_to` for every pair
-    at once, with its arithmetic pair by pair — the box round the piece in float64, the distance
-    from the segment base-to-top in the points' own type, as
-    :func:`segment_distance` works it out with the piece's numbers as
-    Python floats (``tests/vision/test_covers_pairs.py`` holds the two equal)."""
+    seen, ``reach[j]``): may the piece cover the point? ``Reader.covers_to`` for every pair at
+    once, with its arithmetic pair by pair — the box round the piece in float64, the distance
+    from the segment base-to-top in the points' own type, as :func:`segment_distance` works it
+    out with the piece's numbers as Python floats (``tests/vision/test_covers_pairs.py`` holds
+    the two equal)."""
     p = pts[k]
     c = np.asarray(c).astype(np.float64)  # exact from float32 or float64, as float(c[0]) was
     top = np.asarray(top, np.float64)

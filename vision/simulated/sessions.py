@@ -17,7 +17,7 @@ from rules.game import State
 from rules.registry import get_game
 from rules.view import Fidelity, View
 
-from vision.camera.capture import READ_SIZES
+from vision.camera.capture import read_size
 from vision.read.calibration import calibrate, colour_layout
 from vision.read.empty_board import Calibration
 from vision.read.samples import SampleGrid
@@ -26,7 +26,7 @@ from vision.readers.reader import Reader
 from vision.sheets import layout
 from vision.sheets.layout import Sheet
 
-from .synth import FRAME_SIZE, Effects, Pose, Renderer
+from .synth import Effects, Pose, Renderer
 
 
 @dataclass
@@ -47,7 +47,7 @@ class Session:
         grid = grid if grid is not None and grid.sheet.board == board else grid_for(Sheet.for_board(board))
         sheet = grid.sheet
         mode = mode or layout.DEFAULT_MODE.get(game, "tags")
-        renderer = Renderer(sheet, mode=mode, size=READ_SIZES.get(game, FRAME_SIZE))  # DRIFT filmed at 1080p
+        renderer = Renderer(sheet, mode=mode, size=read_size(game))  # filmed at the size the service reads
         pose = renderer.random_pose(rng, rotation=rotation, fill=fill)
         blur = float(rng.uniform(0.3, 1.2))
         calm = lambda: replace(Effects.random(rng, hard=False, size=renderer.size), blur=blur)  # noqa: E731
