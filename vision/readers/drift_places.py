@@ -42,6 +42,23 @@ STANDING_TAGS = 6  # lone tags, at least, that tell together whether the set sta
 STANDING_SURE = 2.5  # standard errors over half way to standing that they must lie (a flat set: 6 or more)
 
 
+class SetStance:
+    """Whether the set on the board stands at its heights or lies flat, as the last frame that
+    could tell showed it (None: none could yet). A set does not change from frame to frame, and
+    a frame whose tags cannot tell (tilt 10: a 15 mm piece's tag moves 0.07 pitch between its two
+    heights, and people put tokens up to 0.21 off) is read as the last one that could; one that
+    tells otherwise replaces it (another set put out). Shared by every turned grid's reader."""
+
+    def __init__(self) -> None:
+        self.stands: bool | None = None
+
+    def seen(self, verdict: bool | None) -> bool | None:
+        """This frame's verdict (None: it cannot tell) → the one to read it by."""
+        if verdict is not None:
+            self.stands = verdict
+        return self.stands
+
+
 class TokenPlaces:
     """DRIFT's candidate places for a tag, and how a space's tokens lie (a mixin on
     :class:`vision.readers.reader.Reader`: it uses the reader's grid, sheet, pose and piece set)."""
@@ -247,8 +264,9 @@ class TokenPlaces:
                 best, best_cost = list(combo), cost
         return (best, True) if best is not None else (firsts, False)
 
-    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]], shared: dict[int, list]) -> bool:
-        """Does the frame show the set standing at its heights (not laid flat)? Each tag that
+    def _standing(self, every: list[list[tuple[int, float, np.ndarray, float]]], shared: dict[int, list]) -> bool | None:
+        """Does the frame show the set standing at its heights (True), laid flat (False), or
+        can it not tell (None)? Each tag that
         can be on one space only and lies on its centre at one of its heights — its token's
         own, or 0 — and clearly further off it at the other tells which (a coin's 3 mm tell
         nothing); the set stands when at least :data:`STANDING_VOTES` tags say so and fewer
@@ -258,7 +276,8 @@ class TokenPlaces:
         15 mm piece's tag moves between its two heights, so few tags tell alone. Together they
         do: of the tags alone on a point space, the share of the way from laid flat to standing
         that puts them nearest their centres (least squares) — standing when it is over a half,
-        :data:`STANDING_SURE` standard errors clear of it."""
+        :data:`STANDING_SURE` standard errors clear of it (flat as far under). At tilt 10 that
+        move is 0.07 pitch and a frame often cannot tell."""
         stand = flat = 0
         lone: list[tuple[int, list]] = []  # (space, its candidates there) per tag on one space
         for cands in every:
@@ -285,12 +304,14 @@ class TokenPlaces:
                 lifts.append(np.asarray(up_at[0], np.float64) - flat_at[0])
                 offs.append(np.array([s.x, s.y]) - flat_at[0])
         if len(lifts) < STANDING_TAGS:
-            return False
+            return None
         lift, off = np.array(lifts), np.array(offs)
         scale = float((lift * lift).sum())
         if scale <= 0:
-            return False
+            return None
         share = float((lift * off).sum()) / scale
         resid = off - share * lift
         err = math.sqrt(float((resid * resid).sum()) / (2 * len(lift) - 1) / scale)
-        return share - 0.5 >= STANDING_SURE * err
+        if abs(share - 0.5) < STANDING_SURE * err:
+            return None
+        return share > 0.5

@@ -49,7 +49,7 @@ from vision.sheets.layout import Sheet, SpaceShape
 from vision.sheets.render import marker_image
 
 from .drift_markers import detect_in, quick_step
-from .drift_places import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE
+from .drift_places import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE, SetStance
 from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
 from .reader import Reader, Reading
@@ -136,6 +136,10 @@ class _TurnedReader(TagsAtHeight, Reader):
     where_found = False  # a pair's tokens lie off the centre by its rules (its own placement)
     unnamed_read = (OCCUPIED, MORE)
     heights = True
+
+    def __init__(self, *args, stance: SetStance | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.stance = stance if stance is not None else SetStance()
 
     @functools.cached_property
     def _rotation_space(self) -> np.ndarray:
@@ -269,6 +273,7 @@ class DriftReader:
         self._strays: dict[str, list[np.ndarray]] = {}  # per ring: pieces' tags seen at its step positions
         self._marker_ids = frozenset(t for ring in self.annuli.rings for t in ring.tags)
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
+        self._stance = SetStance()  # the set stands or lies flat in every frame alike
         self._base = self._reader((0, 0, 0))
         r = 0.3 * self.sheet.tag_mm
         ax = np.arange(-r, r + 1e-6, 1.0)
@@ -287,7 +292,8 @@ class DriftReader:
             index = getattr(grid, "cal_index", None)
             if index is not None:  # each arrow against the learned board where it now is
                 cal = dataclasses.replace(cal, lo=cal.lo[index], hi=cal.hi[index], tint=cal.tint[index])
-            self._readers[rots] = _TurnedReader(grid, cal, Fidelity.KIND, lens=self.lens, pieceset=self.pieceset)
+            self._readers[rots] = _TurnedReader(grid, cal, Fidelity.KIND, lens=self.lens, pieceset=self.pieceset,
+                                                stance=self._stance)
             if len(self._readers) > GRIDS_KEPT:
                 self._readers.popitem(last=False)
         self._readers.move_to_end(rots)

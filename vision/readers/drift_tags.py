@@ -258,7 +258,7 @@ class TagsAtHeight(TokenPlaces):
         sized = (0.7 * sheet.tag_mm <= sides.mean(axis=1)) & (sides.mean(axis=1) <= 1.4 * sheet.tag_mm) \
             & (sides.max(axis=1) <= 1.4 * sides.min(axis=1))
         every = [self._candidates_of(tag, plane, busy_set) if tag in self._tags else [] for tag, plane in tags]
-        if self._standing(every, self._shared(every)):
+        if self.stance.seen(self._standing(every, self._shared(every))):
             # The frame shows the set standing at its heights: none of its tags is laid flat.
             every = [[c for c in cands if c[1] > 0] or cands for cands in every]
         shared = self._shared(every)
