@@ -238,9 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, metavar="FILE")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    import vision.readers.drift_reader  # noqa: F401 - every module a rule lives in, loaded before patching
-    import vision.readers.colour_rules  # noqa: F401
-    import vision.readers.tag_reading  # noqa: F401
+    import importlib
+
+    for r in RULES:  # every module a rule lives in, and those importing it, loaded before patching
+        importlib.import_module(r.module)
+    importlib.import_module("vision.readers.drift_reader")
 
     chosen = [r for r in RULES if args.rules is None or r.name in args.rules.split(",")]
     if args.rules is not None:
