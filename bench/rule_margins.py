@@ -80,6 +80,7 @@ RULES: tuple[Rule, ...] = (
     Rule("BLEED_PX", "vision.readers.colour_rules", COLOUR),
     Rule("DOUBT_SAT", "vision.readers.colour_rules", COLOUR, values=(0.5, 0.6, 0.75, 0.9, 1.0)),
     Rule("CLIPPED_MAX", "vision.readers.colour_rules", COLOUR),
+    Rule("SHIFT_FROM", "vision.readers.colour_rules", ("annelids",), values=(0.05, 0.1, 0.2, 0.3, 0.45)),
     Rule("EDGE_SPILL_MAX", "vision.readers.colour_rules", ("annelids",)),
     Rule("EDGE_MIDDLE", "vision.readers.colour_rules", ("annelids",)),
     Rule("FOOT_HIDDEN", "vision.readers.colour_rules", ("annelids",)),
