@@ -64,13 +64,20 @@ COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "patht
 DARKENED = 0.97  # a point this far under the board's own level is darkened (the light model's noise is ~2 %)
 
 
-def row_reader(directory: Path, game: str, row: str):
+def row_calibration(directory: Path, game: str, row: str):
+    """An exported row's grid and calibration: its empty-board exposures (and a colour game's
+    layout), as the bench calibrated it."""
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     empty = [cv2.imread(str(p)) for p in sorted(directory.glob(f"{game}-{row}-empty*.jpg"))]
     mode = DEFAULT_MODE.get(game, "tags")
     layout = directory / f"{game}-{row}-layout.jpg"
     shots = [(cv2.imread(str(layout)), colour_layout(grid.sheet))] if mode == "colour" and layout.exists() else []
-    return grid, reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots), Fidelity.KIND)
+    return grid, calibrate(grid, empty, mode=mode, shots=shots)
+
+
+def row_reader(directory: Path, game: str, row: str):
+    grid, cal = row_calibration(directory, game, row)
+    return grid, reader_for(grid, cal, Fidelity.KIND)
 
 
 def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = ()) -> dict[str, list]:

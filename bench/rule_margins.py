@@ -23,6 +23,7 @@ locked once (two looks, as a still camera gives). The rows read through a measur
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -35,13 +36,12 @@ if __package__ in (None, ""):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from rules import Fidelity, get_game  # noqa: E402
+from rules import Fidelity  # noqa: E402
 from rules.view import View  # noqa: E402
-from vision.read.calibration import calibrate, colour_layout  # noqa: E402
-from vision.read.lock import BoardLock  # noqa: E402
-from vision.readers.for_game import grid_for, reader_for  # noqa: E402
-from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
+from vision.read.calibration import lock_on  # noqa: E402
+from vision.readers.for_game import reader_for  # noqa: E402
 
+from bench.reader_rules import row_calibration  # noqa: E402
 from bench.vision_real import judge  # noqa: E402
 
 COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced"
@@ -142,24 +142,16 @@ def load_rows(dirs: list[Path]) -> list[FrameRow]:
                 found.setdefault((game, row), d)
     out = []
     for (game, row), d in sorted(found.items()):
-        grid = grid_for(Sheet.for_board(get_game(game).board()))
-        empty = [cv2.imread(str(p)) for p in sorted(d.glob(f"{game}-{row}-empty*.jpg"))]
-        if not empty:
+        if not any(d.glob(f"{game}-{row}-empty*.jpg")):
             print(f"{d}: {game} {row}: no empty-board exposures, left out", file=sys.stderr)
             continue
-        mode = DEFAULT_MODE.get(game, "tags")
-        layout = d / f"{game}-{row}-layout.jpg"
-        shots = [(cv2.imread(str(layout)), colour_layout(grid.sheet))] if mode == "colour" and layout.exists() else []
-        cal = calibrate(grid, empty, mode=mode, shots=shots)
+        grid, cal = row_calibration(d, game, row)
         frames = []
         for p in sorted(d.glob(f"{game}-{row}-[0-9].json")):
-            frame = cv2.imread(str(p.with_suffix(".jpg")))
-            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-            lock = BoardLock(grid.sheet)
-            lock.update(grey)
-            status = lock.update(grey)
-            if status.readable:
-                frames.append((frame, View(json.loads(p.read_text())["view"]), status.H))
+            locked = lock_on(grid.sheet, [cv2.imread(str(p.with_suffix(".jpg")))] * 2)  # a fresh lock, two looks
+            if locked:
+                frame, H = locked[-1]
+                frames.append((frame, View(json.loads(p.read_text())["view"]), H))
         out.append(FrameRow(game, row, grid, cal, frames))
     return out
 
@@ -179,43 +171,40 @@ def read_rows(rows: list[FrameRow]) -> Tally:
     return t
 
 
+def bound(rule: Rule) -> list[tuple[object, str]]:
+    """Where ``rule`` is bound, its own module (or class) first: a class's knob on its class; a
+    module's constant there and in every loaded ``vision`` module that imported it by name."""
+    mod = importlib.import_module(rule.module)
+    if "." in rule.name:
+        cls, attr = rule.name.split(".")
+        return [(getattr(mod, cls), attr)]
+    own = getattr(mod, rule.name)
+    return [(mod, rule.name)] + [(m, rule.name) for name, m in list(sys.modules.items())
+                                 if name.startswith("vision.") and m is not mod and getattr(m, rule.name, None) is own]
+
+
+def own_value(rule: Rule) -> float:
+    holder, attr = bound(rule)[0]
+    return getattr(holder, attr)
+
+
 class Patched:
-    """A rule set to ``value`` wherever it is bound: its own module (or class) and every
-    ``vision`` module that imported the same object by name; put back on exit."""
+    """A rule set to ``value`` wherever it is bound (:func:`bound`); put back on exit."""
 
     def __init__(self, rule: Rule, value: float) -> None:
         self.rule, self.value = rule, value
         self.saved: list[tuple[object, str, object]] = []
 
     def __enter__(self) -> "Patched":
-        mod = sys.modules[self.rule.module]
-        if "." in self.rule.name:
-            cls, attr = self.rule.name.split(".")
-            holder = getattr(mod, cls)
-            self.saved.append((holder, attr, holder.__dict__[attr]))
-            setattr(holder, attr, type(holder.__dict__[attr])(self.value))
-            return self
-        own = getattr(mod, self.rule.name)
-        new = type(own)(self.value)
-        for name, m in list(sys.modules.items()):
-            if (name == self.rule.module or name.startswith("vision.")) and getattr(m, self.rule.name, None) is own:
-                self.saved.append((m, self.rule.name, own))
-                setattr(m, self.rule.name, new)
+        for holder, attr in bound(self.rule):
+            old = getattr(holder, attr)
+            self.saved.append((holder, attr, old))
+            setattr(holder, attr, type(old)(self.value))
         return self
 
     def __exit__(self, *exc) -> None:
         for holder, attr, old in self.saved:
             setattr(holder, attr, old)
-
-
-def own_value(rule: Rule) -> float:
-    import importlib
-
-    mod = importlib.import_module(rule.module)
-    if "." in rule.name:
-        cls, attr = rule.name.split(".")
-        return getattr(getattr(mod, cls), attr)
-    return getattr(mod, rule.name)
 
 
 def values_for(rule: Rule) -> list[float]:
@@ -239,8 +228,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None, metavar="FILE")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    import importlib
-
     for r in RULES:  # every module a rule lives in, and those importing it, loaded before patching
         importlib.import_module(r.module)
     importlib.import_module("vision.readers.drift_reader")
