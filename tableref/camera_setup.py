@@ -277,6 +277,7 @@ class CalibrationJob:
 
     def _calibrate(self) -> Value:
         from vision.read.empty_board import Calibration
+        from vision.read.lock import BoardLock
         from vision.readers.for_game import reader_for
 
         setup, spec = self.setup, self.setup.spec
@@ -292,7 +293,14 @@ class CalibrationJob:
             if not spec.calibration.exists():
                 raise SetupError(P("learn the empty board first"))
             view = position_view(spec.game, self.position, setup.sheet)
-        locked = self._locked(self._frames())
+        frames = self._frames()
+        bent: Value = ""
+        if self.step == "empty" and spec.lens is None:
+            from .lens_setup import from_board
+
+            bent = from_board(self, frames)  # a lens measured from the board: the board learned through it
+            spec = setup.spec
+        locked = self._locked(frames)
         self._say(P("learning the empty board" if self.step == "empty" else "learning the piece colours"), 0.7)
         if self.step == "empty":
             # kept with it: the exposure the camera was asked for, asked again at the next start
@@ -301,10 +309,11 @@ class CalibrationJob:
             cal = Calibration.load(spec.calibration, grid).learn_colours(grid, [(f, H, view) for f, H in locked])
         self._say(P("saving"), 0.85)
         save_calibration(cal, spec.calibration)
+        lock = {"lock": BoardLock(setup.sheet, lens=spec.lens)} if bent else {}  # the markers fitted through it
         if cal.mode == "colour" and not cal.classes:
-            setup.source.use(None)  # the old colours belong to the old light: learn them again
-            return P("empty board learned from {n} frames and saved to {path}; now lay out the pieces and learn "
-                     "their colours", n=len(locked), path=str(spec.calibration))
+            setup.source.use(None, **lock)  # the old colours belong to the old light: learn them again
+            return P("empty board learned from {n} frames and saved to {path}{bent}; now lay out the pieces and learn "
+                     "their colours", n=len(locked), path=str(spec.calibration), bent=bent)
         reader = reader_for(grid, cal, spec.fidelity, lens=spec.lens, pieceset=spec.pieceset, rings=spec.rings)
         detail: Value = ""
         if self.step == "colours":
@@ -314,8 +323,10 @@ class CalibrationJob:
             detail = P("; read back {right}/{all} pieces of the layout right", right=len(view) - len(wrong), all=len(view))
             if wrong:
                 detail = Joined((detail, P(" (not {spaces})", spaces=", ".join(wrong[:6]))), "")
-        setup.source.use(reader)
+        setup.source.use(reader, **lock)
         what = P("empty board") if self.step == "empty" else P("{n} piece colours", n=len(cal.classes))
+        if bent:
+            detail = Joined((bent, detail), "")
         return P("{what} learned from {n} frames and saved to {path}; reading with it now{detail}", what=what,
                  n=len(locked), path=str(spec.calibration), detail=detail)
 

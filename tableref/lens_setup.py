@@ -173,6 +173,26 @@ def measure(job: "CalibrationJob") -> Value:
              verdict=P(verdict(lens.error_px)), fov=f"{lens.hfov_deg:.0f}", path=str(path), again=again)
 
 
+def from_board(job: "CalibrationJob", frames: list[np.ndarray]) -> Value:
+    """The empty-board step without a lens file: a wide lens's barrel measured from the board's
+    printed lines (:func:`vision.read.board_lens.lens_from_board`). When they bow, the lens is
+    saved where the lens step saves it and used from now on (the board is then learned through
+    it); the phrase says so. Straight lines: nothing saved, an empty phrase."""
+    from vision.read.board_lens import lens_from_board
+
+    from .camera_setup import save_calibration
+
+    setup = job.setup
+    board = lens_from_board(setup.sheet, frames)
+    if board.lens is None:
+        return ""
+    path = lens_file(setup.spec.calibration, setup.spec.lens_path)
+    save_calibration(board.lens, path, "the lens")
+    setup.spec = replace(setup.spec, lens=board.lens, lens_path=path)
+    return P("; the board's printed lines bow by up to {px} px (a wide lens's barrel): the lens was measured "
+             "from them and saved to {path}", px=f"{board.shift_px:.1f}", path=str(path))
+
+
 def state(spec: "CameraSpec") -> dict[str, Any]:
     """The page's lens line: the file in use, its error and whether the board needs learning again."""
     lens = spec.lens

@@ -60,7 +60,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--frames", type=int, default=10, help="frames to average (default 10)")
     p.add_argument("--snapshot", type=Path, default=None, help="write a PNG of the frame with the lock drawn")
     p.add_argument("--lens", type=Path, default=None,
-                   help="the camera's lens file (tableref calibrate-lens): give the same one as [source.camera] lens")
+                   help="the camera's lens file (tableref calibrate-lens): give the same one as [source.camera] lens; "
+                        "without it, a wide lens's barrel is measured from the board's printed lines and saved "
+                        "beside --out as <name>-lens.json, where the service finds it")
     p.add_argument("--geometry", type=Path, default=None,
                    help="an own board's geometry (tableref fit-board): give the same one as [source.camera] geometry")
     p.add_argument("--rings", type=Path, default=None,
@@ -207,6 +209,31 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                     break
     except CaptureError as exc:
         return _fail("--source", str(exc))
+    board_lens = None
+    if lens is None:
+        from vision.read.lens import Lens, LensError
+
+        from ..lens_setup import beside, lens_file
+
+        saved = beside(args.out)
+        if saved is not None:  # measured from the board when it was learned empty: the colours too through it
+            try:
+                lens = Lens.load(saved)
+            except LensError as exc:
+                return _fail(str(saved), str(exc))
+        elif view is None and args.rings is None:
+            from vision.read.board_lens import lens_from_board
+
+            # No lens file: a wide lens's barrel measured from the board's printed lines, saved beside
+            # the calibration (where the service looks for it) when they bow.
+            board_lens = lens_from_board(sheet, frames[-args.frames:])
+            lens = board_lens.lens
+            if lens is not None:
+                try:
+                    args.out.parent.mkdir(parents=True, exist_ok=True)
+                    lens.save(lens_file(args.out))
+                except OSError as exc:
+                    return _fail("--out", str(exc))
     locked = lock_on(sheet, frames, lens=lens)
     if not locked:
         return _fail("--source", f"the four corner markers of the {args.game} board are not all in view "
@@ -236,7 +263,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(json.dumps({"game": args.game, "calibration": str(args.out), "mode": cal.mode,
                       "frames": len(locked[-args.frames:]),
                       "sheet_corners_px": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
-                      "colours": [c.name for c in cal.classes]}))
+                      "colours": [c.name for c in cal.classes],
+                      **({"lens_from_board": board_lens.why} if board_lens is not None else {}),
+                      **({"lens": str(lens_file(args.out))} if board_lens is not None and lens is not None else {})}))
     if args.snapshot is not None:
         cv2.imwrite(str(args.snapshot), draw_lock(frame, sheet, H))
     return EXIT_OK

@@ -31,6 +31,9 @@ def test_calibrate_empty_board_then_colours(sessions, tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["mode"] == "colour" and report["colours"] == [] and len(report["sheet_corners_px"]) == 4
     assert (tmp_path / "lock.png").exists()
+    # A straight lens: its printed lines lie where the markers put them, no lens file is made.
+    assert "lie where the markers put them" in report["lens_from_board"] and "lens" not in report
+    assert not (tmp_path / "cal-lens.json").exists()
     args = ["calibrate", "--source", str(layout), "--game", "anacund", "--out", str(out), "--frames", "3",
             "--position", "layout"]
     assert vision_cli.main(args) == 0
@@ -52,3 +55,24 @@ def test_calibrate_reports_bad_sources_and_positions(tmp_path, capsys):
     assert vision_cli.main(["calibrate", "--source", str(blank), "--game", "gyges", "--out", out,
                             "--position", str(bad)]) == 2
     assert "pos.json: line 1: not valid JSON" in capsys.readouterr().err
+
+
+def test_calibrate_through_a_wide_lens_measures_it_from_the_board(tmp_path, capsys):
+    """No --lens, a barrel (k1 -0.1): the lens is measured from the board's printed lines and
+    saved beside the calibration, where the service looks for it; the board is learned through it."""
+    from rules import get_game
+    from vision.read.lens import Lens
+    from vision.sheets.layout import Sheet
+    from vision.simulated.camera_model import CameraModel, CameraSetup, Scene
+
+    model = CameraModel(Sheet.for_board(get_game("gyges").board()), CameraSetup(tilt_deg=25, fill=0.6, k1=-0.1))
+    video = tmp_path / "empty.avi"
+    write_video(video, [model.render(Scene(jpeg=90, seed=i)) for i in range(8)], fps=10)
+    out = tmp_path / "cal.npz"
+    assert vision_cli.main(["calibrate", "--source", str(video), "--game", "gyges", "--out", str(out),
+                            "--frames", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "bow by up to" in report["lens_from_board"], report
+    assert report["lens"] == str(tmp_path / "cal-lens.json")
+    lens = Lens.load(tmp_path / "cal-lens.json")
+    assert lens.dist[0] < 0 and lens.size == (1280, 720)

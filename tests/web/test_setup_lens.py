@@ -192,3 +192,54 @@ def test_the_service_loads_the_lens_the_page_saved(tmp_path):
     from tableref.lens_setup import state
 
     assert state(feed.spec)["saves_to"] == str(tmp_path / "mine.json")
+
+
+class BarrelCamera(SceneCamera):
+    """The board filmed by the camera model through a wide lens's barrel (k1 -0.1), no lens file."""
+
+    def __init__(self) -> None:
+        from rules import get_game
+        from vision.sheets.layout import Sheet
+        from vision.simulated.camera_model import CameraModel
+
+        sheet = Sheet.for_board(get_game(GAME).board())
+        self.model = CameraModel(sheet, CameraSetup(size=(1280, 720), tilt_deg=25, fill=0.6, k1=-0.1, yaw_deg=3.0))
+        super().__init__(GAME, sheet=sheet, renderer=Renderer(sheet, size=(1280, 720)))
+
+    def show(self, view: View, **_: object) -> None:
+        from vision.simulated.camera_model import Scene
+
+        clean = self.model.render(Scene(view=view, heights=1.0, seed=7))
+        with self._lock:
+            self._clean = clean
+
+
+def test_the_empty_board_step_measures_a_wide_lens_from_the_board(tmp_path):
+    """No lens file, a barrel: learning the empty board measures the lens from its printed
+    lines, saves it where the lens step would, and the lock and reader use it at once; the
+    board's position is then read right, space by space."""
+    from rules import Fidelity, get_game
+    from setupscene import reads
+
+    camera = BarrelCamera()
+    svc = setup_service(tmp_path, camera, tmp_path / "cal" / "gyges.npz", GAME)
+    try:
+        client, post = admin_client(svc)
+        source = svc.camera_setup.source
+        until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+        assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+        job = finished(client)
+        path = tmp_path / "cal" / "gyges-lens.json"
+        assert job["state"] == "done" and "printed lines bow by up to" in job["result"], job
+        assert f"saved to {path}" in job["result"]
+        lens = Lens.load(path)
+        assert lens.dist[0] < 0
+        until(lambda: source.lock.lens is not None and source.reader is not None and source.reader.lens is not None)
+        assert np.allclose(source.lock.lens.dist, lens.dist) and np.allclose(source.reader.lens.dist, lens.dist)
+        state = client.get("/api/setup").get_json()
+        assert state["lens"] == str(path) and not state["lens_step"]["relearn"]
+        view = get_game(GAME).default_setup().view(Fidelity.KIND)
+        camera.show(view)
+        reads(client, view)
+    finally:
+        svc.close()
