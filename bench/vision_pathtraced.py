@@ -48,6 +48,7 @@ from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout, lock_on  # noqa: E402
 from vision.read.empty_board import CalibrationError  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
+from vision.read.board_lens import lens_from_board  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
 from vision.readers.ring_reading import learn_rings  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
@@ -218,6 +219,11 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
     jpegs: list[bytes] = []
     if export is not None:  # read what is committed: the camera's JPEG written again at quality 95
         empty, jpegs = (list(t) for t in zip(*(as_exported(e) for e in empty)))
+    if lens is None:  # no lens file: a barrel measured from the empty board's printed lines, as the set-up page does
+        board = lens_from_board(sheet, empty)
+        lens = board.lens
+        if lens is not None:
+            out.note = (out.note + " " if out.note else "") + f"lens from the board: {100 * board.bend:+.0f} % at the corner"
     mode = DEFAULT_MODE.get(game, "tags")
     shots = []
     if mode == "colour":  # colour reading learns the pieces' colours from a frame of a known layout
@@ -250,7 +256,7 @@ def run_row(game: str, row: PTRow, frames: int, spp: int, seed: int, cache_root:
         out.note = (out.note + " " if out.note else "") + "lines: " + " ".join(f"t{j + 1} {a:.2f}/{p:.2f}" for j, (a, p) in
                                         enumerate(zip(rings.absent, rings.present)))
     reader = reader_for(grid, cal, Fidelity.KIND, rings=rings, lens=lens)
-    if lens is not None:
+    if row.lens_file and lens is not None:
         out.note = (out.note + " " if out.note else "") + f"lens measured: RMS {lens.error_px:.2f} px"
     centred = None
     if export is not None:

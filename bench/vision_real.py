@@ -49,6 +49,7 @@ import numpy as np  # noqa: E402
 
 from rules import Fidelity, get_game  # noqa: E402
 from rules.view import OCCUPIED, View  # noqa: E402
+from vision.read.board_lens import lens_from_board  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.empty_board import CalibrationError  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
@@ -204,6 +205,11 @@ def run_setting(game: str, size: tuple[int, int], s: Setting, frames: int, seed:
         row.note = (f"lens measured: RMS {lens.error_px:.2f} px; given to "
                     + ", ".join(f.__name__ for f in (BoardLock, calibrate, reader_for) if _takes_lens(f)))
     empty = [model.render(replace(base, seed=seed * 10 + i)) for i in range(3)]
+    if lens is None:  # no lens file: a barrel measured from the empty board's printed lines, as the set-up page does
+        lens = lens_from_board(grid.sheet, empty).lens
+        lens_kw = {"lens": lens} if lens is not None else {}
+        if lens is not None:
+            row.note = "lens measured from the board"
     shots = []
     if mode == "colour":
         lay = colour_layout(grid.sheet)
