@@ -169,7 +169,7 @@ def test_the_camera_set_up_page_in_french(browser, tmp_path):
         page.wait_for_selector("#lock-state:has-text('Plateau repéré')")
         text = check(page, "the camera's set-up page")
         assert "Réglage de la caméra" in text and "Apprendre le plateau vide" in text
-        assert "Annélides en a besoin avec une telle caméra" in text  # the lens step, from the catalog
+        assert "ce dont Annélides a besoin" in text  # the lens step, from the catalog
         # on a phone, as the admin, with the exposure asked for the sheet said beside the lock
         page.set_viewport_size({"width": 360, "height": 740})
         with asked_for_less_exposure(camera, svc):

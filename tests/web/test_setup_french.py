@@ -64,10 +64,11 @@ def test_the_set_up_steps_speak_the_admins_language(svc):
 
 
 def test_the_lens_step_says_annelids_needs_it_with_a_wide_lens(svc):
-    """Annelids' 4 mm bars through a wide lens's bend with no lens file: 0 % of path-traced
-    frames usable (docs/vision.md); the set-up page's lens step says so, in both languages."""
+    """Annelids' 4 mm bars through a wide lens's bend with no lens at all: 0 % of path-traced
+    frames usable (docs/vision.md); learning the empty board measures it from the board's lines.
+    The set-up page's lens step says so, in both languages."""
     service, _ = svc
     client, _ = admin_client(service)
-    assert "Annelids needs it with such a camera" in client.get("/setup").get_data(as_text=True)
+    assert "printed lines, which Annelids needs" in client.get("/setup").get_data(as_text=True)
     client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
-    assert "Annélides en a besoin avec une telle caméra" in client.get("/setup").get_data(as_text=True)
+    assert "sur les lignes imprimées du plateau, ce dont Annélides a besoin" in client.get("/setup").get_data(as_text=True)
