@@ -16,7 +16,7 @@ from vision.read.sampling import gather, group_share, inside_convex, sample
 from .colour_geometry import lower_quartiles, mm_per_px, near_outline
 from .colour_rules import (
     BAND_OTHER_MIN, BAND_OWN_MAX, BAND_PEAK_RATIO, BAND_RATIO, BLEED_PX, CAP_BLUR_PX, CAP_MM, CAP_REST_MIN, CAP_SEEN,
-    COVER_MIN, EDGE_LEFT_MAX, EDGE_MIDDLE, EDGE_SHIFTS_MM, EDGE_SPILL_MAX, OTHER_SAY, SPILL_PX,
+    COVER_MIN, EDGE_LEFT_MAX, EDGE_MIDDLE, EDGE_SHIFTS_MM, EDGE_SPILL_MAX, NEAR_FACE_OWN, OTHER_SAY, SPILL_PX,
     VISIBLE_SHARE,
 )
 
@@ -52,6 +52,38 @@ class AnnelidBars:
             reach = CAP_BLUR_PX * mm_per_px(H, np.array([s.x, s.y]), self._colour_bleed(H) / BLEED_PX) \
                 + (EDGE_SHIFTS_MM[-1] if self.lens is None else 0.0)
             if near_outline(grp.mm[grp.of(i)] + across, cap, reach).mean() >= CAP_SEEN:
+                del looks[1].headings[i]
+
+    def _near_face(self, frame: np.ndarray, H: Pose, busy: np.ndarray, gains: np.ndarray, looks: list[Look]) -> None:
+        """A tail whose cap faces away from the camera: the foot look sees the bar's other end's
+        face, upright and so lit less than its top (under a desk lamp alone, 0.58 of the other
+        end), as a dark end towards the camera. A cap is a band of dark paint; that face is the
+        body's own colour in shade. A foot look's dark end towards the camera, against the top
+        look's heading, with :data:`NEAR_FACE_OWN` more of the body's colour than its other end,
+        is that face, not another heading."""
+        g = self.grid
+        if H.camera is None:
+            return
+        camera = np.array(H.camera[:2], np.float64)
+        for k, i in enumerate(busy):
+            i = int(i)
+            top, foot = looks[0].headings.get(i), looks[1].headings.get(i)
+            if top is None or foot is None or top == foot or not g.is_edge[i]:
+                continue
+            s = g.spaces[i]
+            dark = next((d for d in (0, 1) if s.heading_to(d) == foot), None)
+            if dark is None:
+                continue
+            end, other = np.asarray(s.ends[dark], np.float64), np.asarray(s.ends[1 - dark], np.float64)
+            if float((end - other) @ (camera - end)) <= 0:
+                continue  # the dark end faces away from the camera: no face of the bar's seen there
+            own = []
+            for grp in (g.end0, g.end1):
+                pts, starts, counts = gather(grp, np.array([i]))
+                px = sample(frame, H, pts + looks[1].shift[k], np.zeros(len(pts), np.float32)) / gains[i]
+                vote, _ = votes(px / self._paper[i], self._hues)
+                own.append(float(group_share(vote == int(looks[1].best[k]), starts, counts)[0]))
+            if own[dark] - own[1 - dark] >= NEAR_FACE_OWN:
                 del looks[1].headings[i]
 
     def _edges_beside(self, H: Pose, spaces: np.ndarray, foreign_pt: np.ndarray, read: dict[int, str],

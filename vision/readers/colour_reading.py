@@ -212,6 +212,7 @@ class ColourReading(AnnelidBars):
             for look in looks:
                 look.clear[lean] = True
             self._one_cap(H, busy, looks)
+            self._near_face(frame, H, busy, gains, looks)
         return looks
 
     def _covered(self, frame: np.ndarray, H: Pose, spaces: np.ndarray, gains: np.ndarray,

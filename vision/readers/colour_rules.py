@@ -47,3 +47,7 @@ CAP_MM = 3.0  # an Annelids tail's dark cap: this long at its flat end (samples.
 CAP_SEEN = 0.5  # share of the foot look's dark end lying within the cap the top look sees at the other end
 CAP_REST_MIN = 0.25  # the body outside a cap, to judge it by (tilt 35, far side: a cap over 2/3 of it)
 CAP_BLUR_PX = 1.5  # pixels the cap's dark edge spreads in the frame (lens blur; a JPEG halves colour, not grey)
+# A foot look's dark end toward the camera, against the top look's heading, showing this much more of
+# the body's colour than its other end: the bar's own end face in shade, not a cap (path-traced, 313
+# foot headings read right: at most 0.2 more; a face under the desk lamp alone: 0.4)
+NEAR_FACE_OWN = 0.3
