@@ -50,6 +50,7 @@ from rules import Fidelity, get_game  # noqa: E402
 from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
+from vision.read.board_lens import lens_from_board  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
 from vision.readers.colour_rules import CLASS_MIN, OTHER_MAX  # noqa: E402
 import vision.readers.reader as reader_module  # noqa: E402
@@ -65,25 +66,27 @@ DARKENED = 0.97  # a point this far under the board's own level is darkened (the
 
 
 def row_calibration(directory: Path, game: str, row: str):
-    """An exported row's grid and calibration: its empty-board exposures (and a colour game's
-    layout), as the bench calibrated it."""
+    """An exported row's grid, calibration and lens: its empty-board exposures (and a colour
+    game's layout), as the bench calibrated it — a barrel measured from the board's printed
+    lines as the set-up page does (None through a straight lens)."""
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     empty = [cv2.imread(str(p)) for p in sorted(directory.glob(f"{game}-{row}-empty*.jpg"))]
+    lens = lens_from_board(grid.sheet, empty).lens
     mode = DEFAULT_MODE.get(game, "tags")
     layout = directory / f"{game}-{row}-layout.jpg"
     shots = [(cv2.imread(str(layout)), colour_layout(grid.sheet))] if mode == "colour" and layout.exists() else []
-    return grid, calibrate(grid, empty, mode=mode, shots=shots)
+    return grid, calibrate(grid, empty, mode=mode, shots=shots, lens=lens), lens
 
 
 def row_reader(directory: Path, game: str, row: str):
-    grid, cal = row_calibration(directory, game, row)
-    return grid, reader_for(grid, cal, Fidelity.KIND)
+    grid, cal, lens = row_calibration(directory, game, row)
+    return grid, reader_for(grid, cal, Fidelity.KIND, lens=lens)
 
 
 def measure(grid, reader, frame: np.ndarray, truth: View, pieces: list[dict] = ()) -> dict[str, list]:
     """The levels of one frame's body points, sorted by its truth."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    lock = BoardLock(grid.sheet)
+    lock = BoardLock(grid.sheet, lens=reader.lens)
     lock.update(grey)
     status = lock.update(grey)
     out: dict[str, list] = defaultdict(list)

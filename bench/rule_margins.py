@@ -93,6 +93,7 @@ RULES: tuple[Rule, ...] = (
     Rule("BAND_OWN_MAX", "vision.readers.colour_rules", ("annelids",)),
     Rule("BAND_OTHER_MIN", "vision.readers.colour_rules", ("annelids",), values=(0.4, 0.5, 0.6, 0.75, 0.9)),
     Rule("CAP_SEEN", "vision.readers.colour_rules", ("annelids",), values=(0.3, 0.4, 0.5, 0.65, 0.8)),
+    Rule("NEAR_FACE_OWN", "vision.readers.colour_rules", ("annelids",), values=(0.1, 0.2, 0.3, 0.5, 2.0)),
     Rule("CAP_REST_MIN", "vision.readers.colour_rules", ("annelids",)),
     Rule("CAP_BLUR_PX", "vision.readers.colour_rules", ("annelids",)),
     Rule("EXPLAIN", "vision.readers.drift_reader", ("drift",), values=(1.0, 1.1, 1.25, 1.4, 1.6)),
@@ -131,6 +132,7 @@ class FrameRow:
     grid: object
     calibration: object
     frames: list[tuple[np.ndarray, View, np.ndarray]]
+    lens: object = None  # measured from the board's printed lines (None: a straight lens)
 
 
 def load_rows(dirs: list[Path]) -> list[FrameRow]:
@@ -145,21 +147,21 @@ def load_rows(dirs: list[Path]) -> list[FrameRow]:
         if not any(d.glob(f"{game}-{row}-empty*.jpg")):
             print(f"{d}: {game} {row}: no empty-board exposures, left out", file=sys.stderr)
             continue
-        grid, cal = row_calibration(d, game, row)
+        grid, cal, lens = row_calibration(d, game, row)
         frames = []
         for p in sorted(d.glob(f"{game}-{row}-[0-9].json")):
-            locked = lock_on(grid.sheet, [cv2.imread(str(p.with_suffix(".jpg")))] * 2)  # a fresh lock, two looks
+            locked = lock_on(grid.sheet, [cv2.imread(str(p.with_suffix(".jpg")))] * 2, lens=lens)  # a fresh lock, two looks
             if locked:
                 frame, H = locked[-1]
                 frames.append((frame, View(json.loads(p.read_text())["view"]), H))
-        out.append(FrameRow(game, row, grid, cal, frames))
+        out.append(FrameRow(game, row, grid, cal, frames, lens))
     return out
 
 
 def read_rows(rows: list[FrameRow]) -> Tally:
     t = Tally()
     for r in rows:
-        reader = reader_for(r.grid, r.calibration, Fidelity.KIND)  # a fresh reader: rules read at its making hold
+        reader = reader_for(r.grid, r.calibration, Fidelity.KIND, lens=r.lens)  # a fresh reader: rules read at its making hold
         for frame, truth, H in r.frames:
             got = reader.read(frame, H)
             wrong, _ = judge(truth, got.view, got.unreadable)
