@@ -87,3 +87,20 @@ def test_calibrate_lens_from_rendered_charuco_shots():
     assert abs(lens.K[0, 0] - setup.K[0, 0]) / setup.K[0, 0] < 0.03
     with pytest.raises(LensError, match="found in 0"):
         calibrate_lens([np.full((720, 1280, 3), 200, np.uint8)] * 3)
+
+
+@pytest.mark.parametrize("dist", [[-0.1, 0, 0, 0, 0], [-0.2, 0.05, 0, 0, 0.01], [-0.2, 0.05, 0.001, -0.002, 0.01],
+                                  [-0.3, 0.1, 0, 0, -0.02, 0.01, 0.002, 0.0003]])
+def test_distort_points_is_opencv_s_own_model(dist):
+    """Lens.distort_points (its radial-only path folds the focal lengths away) puts every point
+    where cv2.projectPoints does, tangential and rational terms too."""
+    import cv2
+
+    K = np.array([[1000.0, 0, 959.5], [0, 1010.0, 539.5], [0, 0, 1]])
+    lens = Lens(K, np.array(dist, np.float64), (1920, 1080))
+    px = np.random.default_rng(1).uniform([-300, -200], [2200, 1300], (5000, 2))
+    rays = cv2.undistortPoints(px.reshape(-1, 1, 2), K, None).reshape(-1, 2)
+    truth = cv2.projectPoints(np.c_[rays, np.ones(len(rays))], np.zeros(3), np.zeros(3), K,
+                              np.array(dist, np.float64))[0].reshape(-1, 2)
+    assert np.abs(lens.distort_points(px) - truth).max() < 1e-6
+    assert lens.distort_points(np.zeros((0, 2))).shape == (0, 2)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -65,22 +66,52 @@ class Lens:
         return cv2.undistortPoints(pts, self.K, self.dist, R=None, P=self.K,
                                    criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-6)).reshape(-1, 2)
 
+    @cached_property
+    def _model(self) -> tuple[np.ndarray, np.ndarray, tuple[float, ...], bool, bool]:
+        """:meth:`distort_points`' constants: focal lengths, centre, the eight coefficients, and
+        whether the tangential and rational terms are there at all (a reader maps a hundred
+        small sets of points a read: each numpy step left out counts)."""
+        d = np.zeros(8)
+        d[: min(8, len(self.dist))] = self.dist[:8]
+        k = tuple(float(v) for v in d)
+        return (np.array([self.K[0, 0], self.K[1, 1]]), np.array([self.K[0, 2], self.K[1, 2]]), k,
+                bool(k[2] or k[3]), bool(k[5] or k[6] or k[7]))
+
     def distort_points(self, ideal: np.ndarray) -> np.ndarray:
-        """Ideal pinhole pixels → frame pixels through the distortion (N, 2)."""
+        """Ideal pinhole pixels → frame pixels through the distortion (N, 2), as
+        ``cv2.projectPoints`` (a reader maps tens of thousands of points a read: each pass over
+        them counts, so the focal lengths cancel where they can)."""
         pts = np.asarray(ideal, np.float64).reshape(-1, 2)
         if len(pts) == 0:
             return np.zeros((0, 2))
-        fx, fy, cx, cy = self.K[0, 0], self.K[1, 1], self.K[0, 2], self.K[1, 2]
-        x = (pts[:, 0] - cx) / fx
-        y = (pts[:, 1] - cy) / fy
-        d = np.zeros(8)
-        d[: min(8, len(self.dist))] = self.dist[:8]
-        k1, k2, p1, p2, k3, k4, k5, k6 = d
-        r2 = x * x + y * y
-        radial = (1 + r2 * (k1 + r2 * (k2 + r2 * k3))) / (1 + r2 * (k4 + r2 * (k5 + r2 * k6)))
-        xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
-        yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
-        return np.stack([xd * fx + cx, yd * fy + cy], axis=1)
+        focal, centre, (k1, k2, p1, p2, k3, k4, k5, k6), tangential, rational = self._model
+        if tangential:
+            return self._distorted(pts)
+        d = pts - centre
+        r2 = (d * d) @ (1.0 / (focal * focal))
+        radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3)) if k2 or k3 else 1 + k1 * r2
+        if rational:
+            radial /= 1 + r2 * (k4 + r2 * (k5 + r2 * k6))
+        d *= radial[:, None]
+        d += centre
+        return d
+
+    def _distorted(self, pts: np.ndarray) -> np.ndarray:
+        """OpenCV's distortion model itself (as ``cv2.projectPoints``), on (N, 2) ideal pixels."""
+        if len(pts) == 0:
+            return np.zeros((0, 2))
+        focal, centre, (k1, k2, p1, p2, k3, k4, k5, k6), tangential, rational = self._model
+        xy = (pts - centre) / focal
+        r2 = np.einsum("ij,ij->i", xy, xy)
+        radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
+        if rational:
+            radial /= 1 + r2 * (k4 + r2 * (k5 + r2 * k6))
+        out = xy * radial[:, None]
+        if tangential:
+            x, y = xy[:, 0], xy[:, 1]
+            out[:, 0] += 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+            out[:, 1] += p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+        return out * focal + centre
 
     @property
     def hfov_deg(self) -> float:
