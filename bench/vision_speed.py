@@ -52,6 +52,7 @@ import numpy as np  # noqa: E402
 from bench.vision_accuracy import CAMERA_GAMES, start_of  # noqa: E402
 from rules import Fidelity, game_names, get_game  # noqa: E402
 from vision.camera.capture import watch_frame  # noqa: E402
+from vision.read.board_lens import lens_from_board  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.read.lock import BoardLock  # noqa: E402
 from vision.read.motion import MotionGate  # noqa: E402
@@ -228,7 +229,8 @@ WATCH = (1280, 720)
 
 def shelf_camera(game: str, size: tuple[int, int]):
     """The camera model on a shelf (board 60 % of ``size``, tilt 20°, k1 −0.1, real heights,
-    JPEG 80), calibrated as `tableref calibrate` does: (grid, model, base scene, reader)."""
+    JPEG 80), calibrated as `tableref calibrate` does — its barrel measured from the board's
+    printed lines, the reader reading through it: (grid, model, base scene, reader)."""
     grid = grid_for(Sheet.for_board(get_game(game).board()))
     model = CameraModel(grid.sheet, CameraSetup(size=size, tilt_deg=20.0, fill=0.6, k1=-0.1, yaw_deg=3.0))
     base = Scene(heights=1.0, jpeg=80)
@@ -236,7 +238,8 @@ def shelf_camera(game: str, size: tuple[int, int]):
     empty = [model.render(replace(base, seed=i)) for i in range(3)]
     lay = colour_layout(grid.sheet) if mode == "colour" else None
     shots = [(model.render(replace(base, view=lay, seed=5)), lay)] if lay is not None else []
-    return grid, model, base, reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots))
+    lens = lens_from_board(grid.sheet, empty).lens
+    return grid, model, base, reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots, lens=lens), lens=lens)
 
 
 def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int,
@@ -246,7 +249,7 @@ def bench_main(game: str, size: tuple[int, int], n_reads: int, n_watch: int,
     grid, model, base, reader = shelf_camera(game, size)
     views = [random_position(game, 11 + k, 30, start_of(game)).view(Fidelity.KIND) for k in range(3)]
     frames = [watch_frame(model.render(replace(base, view=v, seed=20 + k)), WATCH) for k, v in enumerate(views)]
-    lock, gate = BoardLock(grid.sheet), MotionGate(grid.sheet)
+    lock, gate = BoardLock(grid.sheet, lens=reader.lens), MotionGate(grid.sheet)
     watch, watch_cpu, status, run0 = [], [], None, 0.0
     with quota.inside():
         for k in range(max(n_watch, 4)):

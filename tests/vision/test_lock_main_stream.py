@@ -57,7 +57,7 @@ def _setup(game):
     grid, model, base, reader = shelf_camera(game, MAIN)
     view = random_position(game, 3, 20).view(Fidelity.KIND)
     watch = watch_frame(model.render(replace(base, view=view, seed=9)), WATCH)
-    lock = BoardLock(grid.sheet)
+    lock = BoardLock(grid.sheet, lens=reader.lens)  # the barrel measured from the board, as the service locks
     grey = cv2.cvtColor(watch, cv2.COLOR_BGR2GRAY)
     lock.update(grey)
     status = lock.update(grey)
