@@ -30,6 +30,13 @@ INK_MIN = 0.1  # share of a space's visible body that ink before a sticker is pl
 INK_RANGE = 0.35  # ...and its ink and white that far apart (a shadow's darkness is even)
 SHADOW_SMALL = 0.35  # share of a space's visible body at most that a shadow-only sliver covers (DRIFT)
 INKED_SHARE = 0.45  # share of the visible body foreign enough when a sticker's ink shows there
+# DRIFT: grey, darker than a shadow is taken to be (under INK_LEVEL), and beside a named piece
+# within this many of its heights (a desk lamp 27° up casts a shadow twice a piece's height): a
+# deep shadow, or a grey token whose tag cannot be read — not told apart, never read "occupied".
+DEEP_CAST = 2.0
+DEEP_LIKE = 0.9  # share of the foreign points shadow-like or deep grey for that
+INK_BESIDE_WHITE = 0.5  # ... unless this share of the deep grey has white within a tag's cell: a sticker
+WHITE_LEVEL = 0.6  # of the paper: a sticker's white (or lit paper)
 # (a coin, 20 mm across, on a body sized for 30 mm pieces, half hidden behind one: its white
 # sticker reads as paper)
 
@@ -63,6 +70,7 @@ class Occlusion:
         shadow gives (0.3 to ``shadow_max`` of the board's own value): a shadow, or a grey piece."""
         ratio = row_mean(v)[:, 0] / np.maximum(row_mean(self._mid)[:, 0], 1.0)
         self._level_pt = ratio
+        self._deep_pt = dark_pt & ~cast_pt & (ratio <= 0.3)  # grey and deeper: ink, or a deep shadow
         return dark_pt & ~cast_pt & (ratio > 0.3) & (ratio < self.shadow_max)
 
     where_found = True  # DRIFT: False (its pairs and piles stand where its own rules put them)
@@ -116,7 +124,8 @@ class Occlusion:
             if verdict in ("in front", "shadow"):
                 del why[sid]  # nothing here: the piece in front, or a neighbour's shadow
             elif share >= INKED_SHARE and self.names_unread and not unsure[i] and g.spaces[i].kind == "point" \
-                    and (share >= OCCUPIED_MIN and shadowy[sl][seen][fg].mean() < 0.5 or self._inked(sl, seen, fg)):
+                    and (share >= OCCUPIED_MIN and shadowy[sl][seen][fg].mean() < 0.5 or self._inked(sl, seen, fg)) \
+                    and not (not self.shadow_is_paper and self._deep_shadow(i, sl, seen, fg, shadowy, solid, tokens)):
                 del why[sid]
                 tokens[sid] = list(self.unnamed_read)
                 named.append(i)
@@ -200,6 +209,45 @@ class Occlusion:
         level = self._level_pt[sl][seen]
         return bool((level <= INK_LEVEL).mean() >= INK_MIN
                     and np.percentile(level[fg], 90) - np.percentile(level[fg], 10) >= INK_RANGE)
+
+    def _deep_shadow(self, i: int, sl: slice, seen: np.ndarray, fg: np.ndarray, shadowy: np.ndarray,
+                     solid: list[tuple[int, np.ndarray]], tokens: dict[str, list[str]]) -> bool:
+        """DRIFT: may what is foreign on space ``i`` be a named piece's deep shadow? Grey (like
+        shadowed paper, or darker than :data:`INK_LEVEL` with no colour cast: a lamp alone in a
+        dark room throws shadows at 0.2 of the paper, and DRIFT's piles stand 80 mm tall) over
+        :data:`DEEP_LIKE` of it, with a named piece within :data:`DEEP_CAST` of its height (and a
+        pitch and a half). A silver coin whose tag cannot be read looks the same (its face at
+        0.30-0.49 of the paper): the space is left unreadable, never guessed."""
+        deep = getattr(self, "_deep_pt", None)
+        if deep is None or len(deep) == 0:
+            return False
+        if (shadowy[sl][seen][fg] | deep[sl][seen][fg]).mean() < DEEP_LIKE:
+            return False
+        if self._ink_beside_white(sl, seen, deep[sl]) >= INK_BESIDE_WHITE:
+            return False  # a sticker's ink: its cells lie between white ones, a shadow's dark is whole
+        s = self.grid.spaces[i]
+        for j, _ in solid:
+            if j == i:
+                continue
+            o = self.grid.spaces[j]
+            reach = max(1.5 * self.sheet.pitch, DEEP_CAST * self._top_of(j, tokens.get(o.id, ())) + self._radius)
+            if math.hypot(o.x - s.x, o.y - s.y) <= reach:
+                return True
+        return False
+
+    def _ink_beside_white(self, sl: slice, seen: np.ndarray, deep: np.ndarray) -> float:
+        """Of a space's deep grey points in view, the share with white (over :data:`WHITE_LEVEL`
+        of the paper) within a tag's cell and a fifth: a sticker's ink, or a shadow's edge."""
+        pts = self.grid.body.mm[sl][seen]
+        level = self._level_pt[sl][seen]
+        dark, white = deep[seen], level >= WHITE_LEVEL
+        if not dark.any():
+            return 0.0
+        if not white.any():
+            return 0.0
+        reach = 1.2 * self.sheet.tag_mm / 6
+        d = np.hypot(*(pts[dark][:, None, :] - pts[white][None, :, :]).transpose(2, 0, 1))
+        return float((d.min(axis=1) <= reach).mean())
 
     def _caster_near(self, i: int, solid: list[tuple[int, np.ndarray]]) -> bool:
         s = self.grid.spaces[i]

@@ -130,6 +130,7 @@ class Reader(Occlusion, ColourReading):
         self._poses: dict[tuple[bytes, tuple[int, int]], Pose] = {}
         self._pose: Pose | None = None  # the frame being read's
         self._shadow_pt = np.zeros(0, bool)  # the frame being read's shadow-like body points
+        self._deep_pt = np.zeros(0, bool)  # ... and its grey ones darker than a shadow is taken to be
         self._body_px = np.zeros((0, 2), np.float32)  # ... and its body points in the frame
         self._tops_seen: list[tuple[np.ndarray, float]] = []  # the frame's tags: centre mm, height found
         self._K: dict[tuple[int, int], np.ndarray] = {}
