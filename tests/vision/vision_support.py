@@ -77,12 +77,18 @@ def accuracy_frame(game: str, session: int, frames: int):
     return s, reader, view, frame, effects
 
 
-def bench_frame(monkeypatch, game: str, setting, seed: int, k: int, size: tuple[int, int]):
+def bench_frame(monkeypatch, game: str, setting, seed: int, k: int, size: tuple[int, int], board_lens: bool = True):
     """The shelf bench's own ``k``-th frame (bench/vision_real.py's ``game`` row under
     ``setting``, a ``bench.vision_real.Setting``, at ``seed`` and ``size``): (truth, reader,
-    frame, the lock's homography on it, two looks as a still camera gives)."""
+    frame, the lock's homography on it, two looks as a still camera gives). ``board_lens``
+    False: read with no lens at all, as before the board measured a barrel (the frame a rule
+    was written for)."""
     import bench.vision_real as vr
 
+    if not board_lens:
+        from vision.read.board_lens import BoardLens
+
+        monkeypatch.setattr(vr, "lens_from_board", lambda sheet, frames: BoardLens(None, 0.0, 1.0, 1.0, 0.0, 0))
     got = []
 
     def keep(row, reader, view, frame, lock):
@@ -96,9 +102,10 @@ def bench_frame(monkeypatch, game: str, setting, seed: int, k: int, size: tuple[
     return got[0]
 
 
-def drift_bench_frame(monkeypatch, setup: dict, seed: int, k: int, lens: bool = False):
+def drift_bench_frame(monkeypatch, setup: dict, seed: int, k: int, lens: bool = False, board_lens: bool = True):
     """The shelf bench's own ``k``-th DRIFT frame at 1080p (its row with ``setup`` changed, at
-    ``seed``; ``lens``: read through a ChArUco-measured lens file): (truth, reader, frame, the lock)."""
+    ``seed``; ``lens``: read through a ChArUco-measured lens file; ``board_lens``: see
+    :func:`bench_frame`): (truth, reader, frame, the lock)."""
     import bench.vision_real as vr
 
-    return bench_frame(monkeypatch, "drift", vr.Setting("frame", setup, lens=lens), seed, k, vr.FHD)
+    return bench_frame(monkeypatch, "drift", vr.Setting("frame", setup, lens=lens), seed, k, vr.FHD, board_lens)

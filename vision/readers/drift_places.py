@@ -49,8 +49,8 @@ class SetStance:
     heights, and people put tokens up to 0.21 off) is read as the last one that could; one that
     tells otherwise replaces it (another set put out). Shared by every turned grid's reader."""
 
-    def __init__(self) -> None:
-        self.stands: bool | None = None
+    def __init__(self, stands: bool | None = None) -> None:
+        self.stands = stands  # before any frame tells: the piece set's word (DriftReader)
 
     def seen(self, verdict: bool | None) -> bool | None:
         """This frame's verdict (None: it cannot tell) → the one to read it by."""

@@ -42,7 +42,7 @@ from vision.read.empty_board import Calibration, CalibrationError
 from vision.read.lens import Lens
 from vision.read.pose import Pose
 from vision.read.samples import Group, SampleGrid, covers_pairs
-from vision.read.sampling import inside_convex, sample
+from vision.read.sampling import default_pieceset, inside_convex, sample
 from vision.sheets import layout
 from vision.sheets.annuli import Annuli, Ring
 from vision.sheets.layout import Sheet, SpaceShape
@@ -273,7 +273,12 @@ class DriftReader:
         self._strays: dict[str, list[np.ndarray]] = {}  # per ring: pieces' tags seen at its step positions
         self._marker_ids = frozenset(t for ring in self.annuli.rings for t in ring.tags)
         self._cells: dict[tuple[str, int], tuple[np.ndarray, ...]] = {}  # ring marker cell points per step
-        self._stance = SetStance()  # the set stands or lies flat in every frame alike
+        # The set stands or lies flat in every frame alike. Until a frame tells, it stands if the
+        # piece set gives its pieces height, as a real set's do: a fresh reader's first frame that
+        # cannot tell (tilt 35 through a lens: a silver coin's tag then free to lie flat, taken to
+        # the next space, and the pair read as one token with nothing unreadable) reads standing.
+        ps = self.pieceset or default_pieceset(self.sheet.game)
+        self._stance = SetStance(True if ps is not None and all(p.height_mm > 0 for p in ps.pieces) else None)
         self._base = self._reader((0, 0, 0))
         r = 0.3 * self.sheet.tag_mm
         ax = np.arange(-r, r + 1e-6, 1.0)
