@@ -34,8 +34,12 @@ def lock_on(sheet: Sheet, frames: Iterable[np.ndarray], *, lock: BoardLock | Non
     for frame in frames:
         status = lock.update(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         if status.readable and status.H is not None:
-            out.append((frame, status.H if lock.lens is None else Pose(status.H, lock.lens.for_size(
-                (frame.shape[1], frame.shape[0])))))
+            if lock.lens is None:
+                out.append((frame, status.H))
+            elif status.pose is not None and status.pose.camera is not None and np.allclose(status.pose.H, status.H):
+                out.append((frame, status.pose))  # the lock's pose: the lens and the camera's place (the parallax)
+            else:
+                out.append((frame, Pose(status.H, lock.lens.for_size((frame.shape[1], frame.shape[0])))))
     return out
 
 
