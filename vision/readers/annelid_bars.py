@@ -28,17 +28,24 @@ class AnnelidBars:
     """Mixed into :class:`~vision.readers.colour_reading.ColourReading` (and so into the Reader):
     the bar-shaped pieces' own looks."""
 
+    def _headed_apart(self, busy: np.ndarray, looks: list[Look]) -> list[tuple[int, int, str, str]]:
+        """(look index, edge, top look's heading, foot look's) where the two looks head an edge's
+        bar opposite ways: what :meth:`_one_cap` and :meth:`_near_face` may explain."""
+        out = []
+        for k, i in enumerate(busy):
+            i = int(i)
+            top, foot = looks[0].headings.get(i), looks[1].headings.get(i)
+            if top is not None and foot is not None and top != foot and self.grid.is_edge[i]:
+                out.append((k, i, top, foot))
+        return out
+
     def _one_cap(self, H: Pose, busy: np.ndarray, looks: list[Look]) -> None:
         """A tail whose dark cap faces the camera: the foot look sees its end face, and the band
         on its top beyond it, over where the bar's other end meets the board (at tilt 35 the end
         face is 4 mm tall, seen across 3-4 mm of the board). A foot look's dark end lying within
         that cap, as the pose shows it, is the top look's band seen again, not another heading."""
         g = self.grid
-        for k, i in enumerate(busy):
-            i = int(i)
-            top, foot = looks[0].headings.get(i), looks[1].headings.get(i)
-            if top is None or foot is None or top == foot or not g.is_edge[i]:
-                continue
+        for k, i, top, foot in self._headed_apart(busy, looks):
             s = g.spaces[i]
             dark = next((d for d in (0, 1) if s.heading_to(d) == top), None)
             other = next((d for d in (0, 1) if s.heading_to(d) == foot), None)
@@ -65,11 +72,7 @@ class AnnelidBars:
         if H.camera is None:
             return
         camera = np.array(H.camera[:2], np.float64)
-        for k, i in enumerate(busy):
-            i = int(i)
-            top, foot = looks[0].headings.get(i), looks[1].headings.get(i)
-            if top is None or foot is None or top == foot or not g.is_edge[i]:
-                continue
+        for k, i, _, foot in self._headed_apart(busy, looks):
             s = g.spaces[i]
             dark = next((d for d in (0, 1) if s.heading_to(d) == foot), None)
             if dark is None:

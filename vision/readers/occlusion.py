@@ -241,9 +241,7 @@ class Occlusion:
         pts = self.grid.body.mm[sl][seen]
         level = self._level_pt[sl][seen]
         dark, white = deep[seen], level >= WHITE_LEVEL
-        if not dark.any():
-            return 0.0
-        if not white.any():
+        if not dark.any() or not white.any():
             return 0.0
         reach = 1.2 * self.sheet.tag_mm / 6
         d = np.hypot(*(pts[dark][:, None, :] - pts[white][None, :, :]).transpose(2, 0, 1))
