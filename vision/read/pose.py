@@ -19,7 +19,9 @@ With a lens, the homography maps to *ideal* (undistorted) pixels and :meth:`Pose
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -28,6 +30,8 @@ from .lens import Lens
 
 DEFAULT_HFOV_DEG = 66.0  # a webcam or Camera Module 3 (standard); used when the focal length is unobservable
 MIN_TILT_FOR_FOCAL_DEG = 12.0  # below this the markers' homography cannot tell the focal length
+T = TypeVar("T")
+KEPT_MAX = 4096  # results a pose keeps (Pose.kept): DRIFT's reads keep a few hundred
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,9 +47,27 @@ class Pose:
     focal_estimated: bool = False
     error_px: float = 0.0  # the pose's reprojection error on the markers' corners
     _H_inv: np.ndarray = field(init=False, repr=False)
+    _kept: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_H_inv", np.linalg.inv(self.H))
+
+    def kept(self, key: Hashable, work: Callable[[], T], of: object = None) -> T:
+        """``work()``, worked out once for this pose (arrays read-only): what depends on the
+        pose alone — the fixed sample points' pixels, a space's outline at a height, the pose
+        for the main stream. A still board
+        keeps its lock's pose for every read (the reader caches it per homography), so a
+        read projects only what the frame changes. ``key`` names the work and its inputs;
+        ``of``: the object whose points are projected (``key`` then holds its ``id``: the
+        object is kept with the result, so its id names no other while the result stands)."""
+        got = self._kept.get(key)
+        if got is None or got[0] is not of:
+            if len(self._kept) >= KEPT_MAX:
+                self._kept.clear()  # poses do not last long enough to need more than a bound
+            got = self._kept[key] = (of, work())
+            if isinstance(got[1], np.ndarray):
+                got[1].setflags(write=False)
+        return got[1]
 
     @classmethod
     def flat(cls, H: np.ndarray) -> "Pose":

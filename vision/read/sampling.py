@@ -32,9 +32,13 @@ def scaled_to(H: "np.ndarray | Pose", small: np.ndarray, big: np.ndarray) -> "np
     if isinstance(H, Pose):
         # The camera's place over the board is the same whatever the stream: kept (without it
         # a pose read no parallax, and DRIFT's piles' tags landed astray on the main stream).
-        lens = H.lens.for_size((big.shape[1], big.shape[0])) if H.lens is not None else None
-        return Pose(S @ H.H, lens, H.camera, None if H.K is None else S @ H.K, H.rvec, H.tvec,
-                    H.focal_estimated, H.error_px * max(sx, sy))
+        # One main-stream pose per watch pose: what it works out once is kept with it.
+        def work() -> Pose:
+            lens = H.lens.for_size((big.shape[1], big.shape[0])) if H.lens is not None else None
+            return Pose(S @ H.H, lens, H.camera, None if H.K is None else S @ H.K, H.rvec, H.tvec,
+                        H.focal_estimated, H.error_px * max(sx, sy))
+
+        return H.kept(("for stream", small.shape[:2], big.shape[:2]), work)
     return S @ np.asarray(H, np.float64)
 
 
@@ -125,26 +129,29 @@ def row_mean(v: np.ndarray) -> np.ndarray:
 
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
     """Pixel boxes (x0, y0, x1, y1) merged pairwise wherever their union is no larger than the
-    two apart (overlapping crops of neighbouring spaces)."""
+    two apart (overlapping crops of neighbouring spaces): the first such pair in order, again
+    and again, until none is left."""
     out = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
 
     def area(b: tuple[int, int, int, int]) -> int:
         return (b[2] - b[0]) * (b[3] - b[1])
 
-    merged = True
-    while merged:
-        merged = False
-        for a in range(len(out)):
-            for b in range(a + 1, len(out)):
-                u = (min(out[a][0], out[b][0]), min(out[a][1], out[b][1]),
-                     max(out[a][2], out[b][2]), max(out[a][3], out[b][3]))
-                if area(u) <= area(out[a]) + area(out[b]):
-                    out[a] = u
-                    del out[b]
-                    merged = True
-                    break
-            if merged:
+    def union(p: tuple[int, int, int, int], q: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        return min(p[0], q[0]), min(p[1], q[1]), max(p[2], q[2]), max(p[3], q[3])
+
+    a = 0
+    while a < len(out):
+        for b in range(a + 1, len(out)):
+            u = union(out[a], out[b])
+            if area(u) <= area(out[a]) + area(out[b]):
+                out[a] = u
+                del out[b]
+                # Only pairs with the grown box can have changed: the first of them before it
+                # is the next merge (every pair before a failed already), else go on from it.
+                a = next((e for e in range(a) if area(union(out[e], out[a])) <= area(out[e]) + area(out[a])), a)
                 break
+        else:
+            a += 1
     return out
 
 
@@ -174,7 +181,9 @@ def group_share(flags: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np
 
 def probe_values(grid: SampleGrid, frame: np.ndarray, H: np.ndarray) -> np.ndarray:
     """Each probe's colour: the mean of its five points."""
-    vals = sample(frame, H, grid.probe_points).reshape(len(grid.probes), 5, -1)
+    pose = as_pose(H)
+    px = pose.kept(("probes", id(grid)), lambda: pose.to_px(grid.probe_points), of=grid)
+    vals = remap_px(frame, px).reshape(len(grid.probes), 5, -1)
     return (vals[:, 0] + vals[:, 1] + vals[:, 2] + vals[:, 3] + vals[:, 4]) / 5  # (mean(axis=1), faster)
 
 

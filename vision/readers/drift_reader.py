@@ -40,9 +40,9 @@ from rules.view import HIDDEN, MORE, OCCUPIED, Fidelity, View
 from vision.pieces.pieceset import PieceSet
 from vision.read.empty_board import Calibration, CalibrationError
 from vision.read.lens import Lens
-from vision.read.pose import Pose
+from vision.read.pose import Pose, as_pose
 from vision.read.samples import Group, SampleGrid, covers_pairs
-from vision.read.sampling import default_pieceset, inside_convex, sample
+from vision.read.sampling import default_pieceset, inside_convex, remap_px, sample
 from vision.sheets import layout
 from vision.sheets.annuli import Annuli, Ring
 from vision.sheets.layout import Sheet, SpaceShape
@@ -345,9 +345,11 @@ class DriftReader:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
         return Reading(view, frozenset(why), why)
 
-    def rotations(self, grey: np.ndarray, H: np.ndarray) -> tuple[list[int | None], dict[str, str]]:  # noqa: C901
+    def rotations(self, grey: np.ndarray, H: "np.ndarray | Pose") -> tuple[list[int | None], dict[str, str]]:  # noqa: C901
         """Each ring's rotation step from its marker, or None with the reason."""
-        vals = sample(grey, H, self._candidate_pts).reshape(-1, self._disk_n)
+        H = as_pose(H)
+        px = H.kept(("step positions", id(self)), lambda: H.to_px(self._candidate_pts), of=self)
+        vals = remap_px(grey, px).reshape(-1, self._disk_n)
         contrast = vals.std(axis=1) / np.maximum(vals.mean(axis=1), 1.0)
         # The markers are as small as the pieces' tags: read from crops enlarged as theirs are.
         detector, up = self._base._small_tags, self._base.upscale(H)
@@ -453,7 +455,8 @@ class DriftReader:
         """The frame polygon a token on space ``i`` covers, ``height`` tall, its sticker
         (the tag's diagonal and 2 mm of white round it) overhanging a small piece."""
         s = reader.grid.spaces[i]
-        return standing_hull(pose, (s.x, s.y), max(reader._radius, (self.sheet.tag_mm * math.sqrt(2) + 4) / 2), height)
+        r = max(reader._radius, (self.sheet.tag_mm * math.sqrt(2) + 4) / 2)
+        return standing_hull(pose, (s.x, s.y), r, height, kept=True)
 
     def _strays_placed(self, reader: Reader, ring: Ring) -> bool:
         """Were the only troubles at the ring's step positions pieces' tags the reader placed
@@ -555,8 +558,8 @@ class DriftReader:
                    upscale: int = 1) -> list[tuple[int, np.ndarray]]:
         quad = np.float32([[(c[0] - half, c[1] - half), (c[0] + half, c[1] - half),
                             (c[0] + half, c[1] + half), (c[0] - half, c[1] + half)]])
-        found = detect_in(detector, grey, H.to_px(quad.reshape(-1, 2)).astype(np.float32), upscale,
-                          self._base.min_outline_px(H))
+        px = H.kept(("near", float(c[0]), float(c[1]), half), lambda: H.to_px(quad.reshape(-1, 2)).astype(np.float32))
+        found = detect_in(detector, grey, px, upscale, self._base.min_outline_px(H))
         return [(tag, H.to_mm(corners).astype(np.float32)) for tag, corners in found]
 
     def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:

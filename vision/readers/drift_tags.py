@@ -64,7 +64,7 @@ from vision.read.pose import as_pose
 from vision.read.sampling import inside_convex
 
 from .drift_places import ROW_REACH, SNUG_ZONE, TokenPlaces
-from .occlusion import UNNAMED, standing_hull
+from .occlusion import UNNAMED, standing_hull, standing_hulls
 
 UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
@@ -370,9 +370,9 @@ class TagsAtHeight(TokenPlaces):
             return
         g = self.grid
         foot = np.asarray(pose.camera[:2], np.float64)
-        solids = [(float(np.hypot(*(np.asarray(c, np.float64) - foot))),
-                   standing_hull(pose, c, self._radius + PILE_LEAN * h, h))
-                  for c, h in self._tops_seen if h > 0]
+        standing = [(c, self._radius + PILE_LEAN * h, h) for c, h in self._tops_seen if h > 0]
+        solids = [(float(np.hypot(*(np.asarray(c, np.float64) - foot))), hull)
+                  for (c, _, _), hull in zip(standing, standing_hulls(pose, standing))]
         if not solids:
             return
         for sid, toks in tokens.items():
@@ -384,7 +384,7 @@ class TagsAtHeight(TokenPlaces):
                 continue
             s = g.spaces[i]
             sl = g.body.of(i)
-            px = pose.to_px(g.body.mm[sl])
+            px = pose.kept(("body of", id(g), i), lambda: pose.to_px(g.body.mm[sl]), of=g)
             lo, hi = px.min(axis=0), px.max(axis=0)
             here = math.hypot(s.x - foot[0], s.y - foot[1])
             front = [poly for dist, poly in solids if dist < here - 1.0

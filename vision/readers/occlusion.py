@@ -44,12 +44,30 @@ _RIM = np.stack([np.cos(np.linspace(0, 2 * np.pi, 16, endpoint=False)),
                  np.sin(np.linspace(0, 2 * np.pi, 16, endpoint=False))], axis=1)
 
 
-def standing_hull(pose: Pose, centre, radius: float, height: float) -> np.ndarray:
+def standing_hull(pose: Pose, centre, radius: float, height: float, kept: bool = False) -> np.ndarray:
     """The frame polygon (px) a round token standing at sheet point ``centre``, ``radius`` mm
-    across and ``height`` mm tall, covers: the hull of its base and its top."""
-    ring = _RIM * radius + np.asarray(centre, np.float64)
-    px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
-    return cv2.convexHull(px).reshape(-1, 2)
+    across and ``height`` mm tall, covers: the hull of its base and its top. ``kept``: the
+    centre is a fixed one (a space's), the hull kept with the pose for later reads."""
+    def work() -> np.ndarray:
+        ring = _RIM * radius + np.asarray(centre, np.float64)
+        px = np.concatenate([pose.to_px(ring), pose.to_px(ring, height)]).astype(np.float32)
+        return cv2.convexHull(px).reshape(-1, 2)
+
+    if not kept:
+        return work()
+    return pose.kept(("hull", float(centre[0]), float(centre[1]), float(radius), float(height)), work)
+
+
+def standing_hulls(pose: Pose, tops: list[tuple[np.ndarray, float, float]]) -> list[np.ndarray]:
+    """:func:`standing_hull` of each (centre, radius, height) in ``tops``, their rims projected
+    all at once (the same points, one pass through the lens)."""
+    if not tops:
+        return []
+    n = len(_RIM)
+    rims = np.concatenate([_RIM * r + np.asarray(c, np.float64) for c, r, _ in tops])
+    base = pose.to_px(rims).reshape(len(tops), n, 2)
+    top = pose.to_px(rims, np.repeat(np.array([h for _, _, h in tops], np.float64), n)).reshape(len(tops), n, 2)
+    return [cv2.convexHull(np.concatenate([b, t]).astype(np.float32)).reshape(-1, 2) for b, t in zip(base, top)]
 
 
 class Occlusion:
@@ -79,7 +97,9 @@ class Occlusion:
         """The frame polygon a piece on space ``i`` of ``height`` mm covers (its base and top),
         standing where its tag was found: people put pieces down up to 15 % of the pitch off the
         space's centre, and a piece's side then covers more of the neighbour on that side."""
-        return standing_hull(pose, self._stands_at(i), self._radius, height)
+        c = self._stands_at(i)
+        s = self.grid.spaces[i]
+        return standing_hull(pose, c, self._radius, height, kept=(c[0], c[1]) == (s.x, s.y))
 
     def _stands_at(self, i: int) -> tuple[float, float]:
         """Where the piece on space ``i`` stands: where its tag was found (within 0.3 pitch of the

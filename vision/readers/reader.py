@@ -178,7 +178,7 @@ class Reader(Occlusion, ColourReading):
         self._tops_seen = []
         self._probe_values = probe_values(g, frame, pose)  # the probes sampled once, the light judged up to four times
         gains, spread, harsh = light_gains(g, self.cal, frame, pose, values=self._probe_values)
-        body_px = self._body_px = pose.to_px(g.body.mm)
+        body_px = self._body_px = pose.kept(("body", id(g)), lambda: pose.to_px(g.body.mm), of=g)
         body = remap_px(frame, body_px)
         counts = np.maximum(g.body.counts, 1)
         starts = g.body.start[:-1]
@@ -324,7 +324,9 @@ class Reader(Occlusion, ColourReading):
     def _cell_px(self, H: "np.ndarray | Pose") -> float:
         """A tag's cell in frame pixels, at the sheet's centre."""
         c = np.float32([(self.sheet.size[0] / 2, self.sheet.size[1] / 2)])
-        ends = as_pose(H).to_px(np.concatenate([c, c + [[self.sheet.tag_mm, 0]]]))
+        pose = as_pose(H)
+        ends = pose.kept(("tag ends", self.sheet.tag_mm, *c[0]),
+                         lambda: pose.to_px(np.concatenate([c, c + [[self.sheet.tag_mm, 0]]])))
         return float(np.linalg.norm(ends[1] - ends[0])) / 6
 
     def _sized(self, H: "np.ndarray | Pose") -> object:
