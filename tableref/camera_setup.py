@@ -264,10 +264,11 @@ class CalibrationJob:
                 time.sleep(0.02)
         return frames
 
-    def _locked(self, frames: list[np.ndarray]) -> list[tuple[np.ndarray, Any]]:
+    def _locked(self, frames: list[np.ndarray], lens: Any) -> list[tuple[np.ndarray, Any]]:
+        """The frames locked through ``lens`` (None: no lens)."""
         from vision.read.calibration import lock_on
 
-        locked = lock_on(self.setup.sheet, frames, lens=self.setup.spec.lens)
+        locked = lock_on(self.setup.sheet, frames, lens=lens)
         if not locked:
             missing = missing_markers(frames[-1])
             if missing:
@@ -294,13 +295,16 @@ class CalibrationJob:
                 raise SetupError(P("learn the empty board first"))
             view = position_view(spec.game, self.position, setup.sheet)
         frames = self._frames()
-        bent: Value = ""
-        if self.step == "empty" and spec.lens is None:
-            from .lens_setup import from_board
+        board_lens = None
+        if self.step == "empty":
+            from .lens_setup import from_board, measures_board
 
-            bent = from_board(self, frames)  # a lens measured from the board: the board learned through it
-            spec = setup.spec
-        locked = self._locked(frames)
+            if measures_board(spec):  # the board learned through the lens its lines show (written below)
+                board_lens = from_board(spec, setup.sheet, frames)
+                spec = replace(spec, lens=board_lens.lens,
+                               lens_path=board_lens.path if board_lens.lens is not None else None)
+        bent: Value = board_lens.phrase if board_lens is not None else ""
+        locked = self._locked(frames, spec.lens)
         self._say(P("learning the empty board" if self.step == "empty" else "learning the piece colours"), 0.7)
         if self.step == "empty":
             # kept with it: the exposure the camera was asked for, asked again at the next start
@@ -308,8 +312,14 @@ class CalibrationJob:
         else:
             cal = Calibration.load(spec.calibration, grid).learn_colours(grid, [(f, H, view) for f, H in locked])
         self._say(P("saving"), 0.85)
+        changed = board_lens is not None and board_lens.changed
+        if changed:
+            from .lens_setup import keep_board_lens
+
+            keep_board_lens(board_lens)
+            setup.spec = spec
         save_calibration(cal, spec.calibration)
-        lock = {"lock": BoardLock(setup.sheet, lens=spec.lens)} if bent else {}  # the markers fitted through it
+        lock = {"lock": BoardLock(setup.sheet, lens=spec.lens)} if changed else {}  # the markers fitted through it
         if cal.mode == "colour" and not cal.classes:
             setup.source.use(None, **lock)  # the old colours belong to the old light: learn them again
             return P("empty board learned from {n} frames and saved to {path}{bent}; now lay out the pieces and learn "

@@ -18,7 +18,7 @@ again (:func:`relearn_needed`).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,9 @@ from rules import P
 from rules.phrase import Value
 
 if TYPE_CHECKING:
+    from vision.read.lens import Lens
+    from vision.sheets.layout import Sheet
+
     from .camera_setup import CalibrationJob, CameraSpec
 
 LENS_VIEWS = 12  # views of the sheet the step collects
@@ -173,24 +176,61 @@ def measure(job: "CalibrationJob") -> Value:
              verdict=P(verdict(lens.error_px)), fov=f"{lens.hfov_deg:.0f}", path=str(path), again=again)
 
 
-def from_board(job: "CalibrationJob", frames: list[np.ndarray]) -> Value:
-    """The empty-board step without a lens file: a wide lens's barrel measured from the board's
-    printed lines (:func:`vision.read.board_lens.lens_from_board`). When they bow, the lens is
-    saved where the lens step saves it and used from now on (the board is then learned through
-    it); the phrase says so. Straight lines: nothing saved, an empty phrase."""
+@dataclass(frozen=True)
+class BoardLensStep:
+    """What the empty-board step found of the lens in the board's printed lines, before
+    anything is written (:func:`keep_board_lens` writes it once the board is learned)."""
+
+    lens: Lens | None  # the lens to read through from now on
+    path: Path  # where the page keeps a lens measured from the board
+    write: bool  # ``lens`` is saved to ``path``
+    remove: bool  # the earlier board-measured lens at ``path`` is removed (the lines lie straight now)
+    phrase: Value
+    why: str  # what the lines showed (vision.read.board_lens.BoardLens.why), for the log and the CLI
+
+    @property
+    def changed(self) -> bool:
+        return self.write or self.remove
+
+
+def measures_board(spec: "CameraSpec") -> bool:
+    """Is the lens measured from the board when it is learned empty: no lens in use, or one
+    measured so before (a camera may have been changed since); a ChArUco lens is kept."""
+    return spec.lens is None or spec.lens.from_board
+
+
+def from_board(spec: "CameraSpec", sheet: "Sheet", frames: list[np.ndarray]) -> BoardLensStep:
+    """The empty-board step's lens: a wide lens's barrel measured from the board's printed lines
+    (:func:`vision.read.board_lens.lens_from_board`). Bowed lines: the lens, saved where the
+    lens step saves it. Straight ones: none — and a lens measured from the board before, kept
+    beside the calibration, goes (one set as ``[source.camera] lens`` is the admin's file: a
+    straight lens is written there)."""
     from vision.read.board_lens import lens_from_board
 
+    board = lens_from_board(sheet, frames)
+    path = lens_file(spec.calibration, spec.lens_path)
+    if board.lens is not None:
+        return BoardLensStep(board.lens, path, True, False, P(
+            "; the board's printed lines bow by up to {px} px (a wide lens's barrel): the lens was measured "
+            "from them and saved to {path}", px=f"{board.shift_px:.1f}", path=str(path)), board.why)
+    if spec.lens is None:
+        return BoardLensStep(None, path, False, False, "", board.why)
+    gone = P("; the board's printed lines lie straight now: the lens measured from them before ({path}) is no "
+             "longer used", path=str(path))
+    if spec.lens_path is not None and path != lens_file(spec.calibration):  # the config's own file
+        straight = replace(spec.lens, dist=np.zeros_like(spec.lens.dist))
+        return BoardLensStep(straight, path, True, False, gone, board.why)
+    return BoardLensStep(None, path, False, True, gone, board.why)
+
+
+def keep_board_lens(step: BoardLensStep) -> None:
+    """Writes what :func:`from_board` decided (once the empty board was learned through it)."""
     from .camera_setup import save_calibration
 
-    setup = job.setup
-    board = lens_from_board(setup.sheet, frames)
-    if board.lens is None:
-        return ""
-    path = lens_file(setup.spec.calibration, setup.spec.lens_path)
-    save_calibration(board.lens, path, "the lens")
-    setup.spec = replace(setup.spec, lens=board.lens, lens_path=path)
-    return P("; the board's printed lines bow by up to {px} px (a wide lens's barrel): the lens was measured "
-             "from them and saved to {path}", px=f"{board.shift_px:.1f}", path=str(path))
+    if step.write and step.lens is not None:
+        save_calibration(step.lens, step.path, "the lens")
+    elif step.remove:
+        step.path.unlink(missing_ok=True)
 
 
 def state(spec: "CameraSpec") -> dict[str, Any]:

@@ -175,6 +175,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.readers.for_game import grid_for
     from vision.sheets.geometry import GeometryError
 
+    from ..camera_setup import SetupError
+
     try:
         sheet = _sheet(args.game, args.geometry)
     except RulesError as exc:
@@ -209,31 +211,25 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                     break
     except CaptureError as exc:
         return _fail("--source", str(exc))
-    board_lens = None
+    board_lens = None  # the lens the empty board's printed lines show (tableref/lens_setup.py)
     if lens is None:
         from vision.read.lens import Lens, LensError
 
-        from ..lens_setup import beside, lens_file
+        from ..camera_setup import CameraSpec
+        from ..lens_setup import beside, from_board, keep_board_lens, measures_board
 
         saved = beside(args.out)
-        if saved is not None:  # measured from the board when it was learned empty: the colours too through it
+        if saved is not None:  # measured when the board was learned empty: the colours are learned through it
             try:
                 lens = Lens.load(saved)
             except LensError as exc:
                 return _fail(str(saved), str(exc))
-        elif view is None and args.rings is None:
-            from vision.read.board_lens import lens_from_board
-
-            # No lens file: a wide lens's barrel measured from the board's printed lines, saved beside
-            # the calibration (where the service looks for it) when they bow.
-            board_lens = lens_from_board(sheet, frames[-args.frames:])
+        spec = CameraSpec(args.game, args.out, lens=lens, lens_path=saved)
+        if view is None and args.rings is None and measures_board(spec):
+            # Measured again each time the board is learned empty (the camera may have been changed):
+            # a wide lens's barrel, saved beside the calibration (where the service looks) once learned.
+            board_lens = from_board(spec, sheet, frames[-args.frames:])
             lens = board_lens.lens
-            if lens is not None:
-                try:
-                    args.out.parent.mkdir(parents=True, exist_ok=True)
-                    lens.save(lens_file(args.out))
-                except OSError as exc:
-                    return _fail("--out", str(exc))
     locked = lock_on(sheet, frames, lens=lens)
     if not locked:
         return _fail("--source", f"the four corner markers of the {args.game} board are not all in view "
@@ -249,10 +245,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                 return _fail("--out", f"{args.out}: calibrate the empty board first (without --position)")
             cal = Calibration.load(args.out, grid)
             cal = cal.learn_colours(grid, [(f, H, view) for f, H in locked[-args.frames:]])
+        if board_lens is not None and board_lens.changed:
+            keep_board_lens(board_lens)  # (SetupError: an OSError's message, with the file)
         cal.save(args.out)
     except CalibrationError as exc:
         return _fail(str(args.out), str(exc))
-    except OSError as exc:
+    except (OSError, SetupError) as exc:
         return _fail("--out", str(exc))
     frame, H = locked[-1]
     from vision.read.pose import as_pose
@@ -265,7 +263,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                       "sheet_corners_px": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                       "colours": [c.name for c in cal.classes],
                       **({"lens_from_board": board_lens.why} if board_lens is not None else {}),
-                      **({"lens": str(lens_file(args.out))} if board_lens is not None and lens is not None else {})}))
+                      **({"lens": str(board_lens.path)} if board_lens is not None and lens is not None else {}),
+                      **({"lens_removed": str(board_lens.path)} if board_lens is not None and board_lens.remove else {})}))
     if args.snapshot is not None:
         cv2.imwrite(str(args.snapshot), draw_lock(frame, sheet, H))
     return EXIT_OK

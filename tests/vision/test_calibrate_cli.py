@@ -76,3 +76,17 @@ def test_calibrate_through_a_wide_lens_measures_it_from_the_board(tmp_path, caps
     assert report["lens"] == str(tmp_path / "cal-lens.json")
     lens = Lens.load(tmp_path / "cal-lens.json")
     assert lens.dist[0] < 0 and lens.size == (1280, 720)
+    # The camera changed for a straight one: learning the empty board again measures the lines
+    # again and removes the lens they showed before. One measured on the ChArUco sheet stays.
+    straight = CameraModel(model.sheet, CameraSetup(tilt_deg=25, fill=0.6))
+    write_video(video, [straight.render(Scene(jpeg=90, seed=i)) for i in range(8)], fps=10)
+    assert vision_cli.main(["calibrate", "--source", str(video), "--game", "gyges", "--out", str(out),
+                            "--frames", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["lens_removed"] == str(tmp_path / "cal-lens.json") and "lens" not in report, report
+    assert not (tmp_path / "cal-lens.json").exists()
+    Lens(lens.K, lens.dist, lens.size, 0.4).save(tmp_path / "cal-lens.json")
+    assert vision_cli.main(["calibrate", "--source", str(video), "--game", "gyges", "--out", str(out),
+                            "--frames", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "lens_from_board" not in report and Lens.load(tmp_path / "cal-lens.json").error_px == 0.4

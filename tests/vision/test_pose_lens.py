@@ -2,6 +2,7 @@
 checked against CAM-RENDER's camera model (its true pose and lens)."""
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -72,6 +73,15 @@ def test_lens_file_round_trip_and_bad_files(tmp_path):
         Lens.load(f)
     with pytest.raises(LensError, match="not found"):
         Lens.load(tmp_path / "none.json")
+    # A lens measured from the board's printed lines says so (it is measured again with the board).
+    assert not back.from_board
+    replace(lens, from_board=True).save(f)
+    assert Lens.load(f).from_board and Lens.load(f).for_size((640, 360)).from_board
+    data = json.loads(f.read_text())
+    data["from"] = "guess"
+    f.write_text(json.dumps(data))
+    with pytest.raises(LensError, match="lens.json: key 'from'"):
+        Lens.load(f)
 
 
 def test_calibrate_lens_from_rendered_charuco_shots():

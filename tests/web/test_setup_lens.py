@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -243,3 +244,55 @@ def test_the_empty_board_step_measures_a_wide_lens_from_the_board(tmp_path):
         reads(client, view)
     finally:
         svc.close()
+
+
+def test_a_lens_measured_from_the_board_is_measured_again_each_time_it_is_learned_empty(tmp_path):
+    """The camera changed since the board's lines showed a barrel (a standard lens now): learning
+    the empty board again measures them again, finds them straight and removes the lens saved
+    beside the calibration; the lock and reader then read without one, and read the board right.
+    A lens measured on the ChArUco sheet is the admin's: never measured from the board."""
+    from rules import Fidelity, get_game
+    from setupscene import reads
+    from tableref.lens_setup import measures_board
+    from vision.simulated.camera_model import CameraModel
+
+    camera = BarrelCamera()
+    svc = setup_service(tmp_path, camera, tmp_path / "cal" / "gyges.npz", GAME)
+    try:
+        client, post = admin_client(svc)
+        source = svc.camera_setup.source
+        path = tmp_path / "cal" / "gyges-lens.json"
+        until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+        assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+        assert finished(client)["state"] == "done" and Lens.load(path).from_board
+        until(lambda: source.lock.lens is not None)
+        camera.model = CameraModel(camera.model.sheet, CameraSetup(size=(1280, 720), tilt_deg=25, fill=0.6, yaw_deg=3.0))
+        camera.show(View())
+        time.sleep(0.5)
+        assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+        job = finished(client)
+        assert job["state"] == "done" and f"lie straight now: the lens measured from them before ({path})" in job["result"], job
+        assert not path.exists()
+        until(lambda: source.lock.lens is None and source.reader is not None and source.reader.lens is None)
+        assert client.get("/api/setup").get_json()["lens"] is None
+        view = get_game(GAME).default_setup().view(Fidelity.KIND)
+        camera.show(view)
+        reads(client, view)
+        assert not measures_board(replace(svc.camera_setup.spec, lens=Lens(TRUTH.K, TRUTH.dist, SIZE, 0.3)))
+    finally:
+        svc.close()
+
+
+def test_the_board_lens_is_written_only_once_the_board_is_learned(tmp_path):
+    """Measuring the lines writes nothing: a lock that then fails leaves no lens file behind."""
+    from tableref.camera_setup import CameraSpec
+    from tableref.lens_setup import from_board, keep_board_lens
+    from vision.simulated.camera_model import Scene
+
+    camera = BarrelCamera()
+    frames = [camera.model.render(Scene(view=View(), heights=1.0, seed=s)) for s in range(3)]
+    spec = CameraSpec(GAME, tmp_path / "cal.npz")
+    step = from_board(spec, camera.model.sheet, frames)
+    assert step.lens is not None and step.write and not (tmp_path / "cal-lens.json").exists()
+    keep_board_lens(step)
+    assert Lens.load(tmp_path / "cal-lens.json").from_board

@@ -119,7 +119,7 @@ def lens_from_board(sheet: Sheet, frames: Iterable[np.ndarray]) -> BoardLens:
     pts, normals = ink_points(sheet)
 
     def lens_for(bend: float) -> Lens:
-        return Lens(K, np.array([bend / corner_r2, 0, 0, 0, 0], np.float64), (w, h))
+        return Lens(K, np.array([bend / corner_r2, 0, 0, 0, 0], np.float64), (w, h), from_board=True)
 
     def seen(bend: float) -> tuple[float, np.ndarray]:
         lens = lens_for(bend)

@@ -6,6 +6,10 @@ Made by ``tableref calibrate-lens`` (a ChArUco sheet filmed from a handful of an
     {"version": 1, "size": [1280, 720], "K": [[fx, 0, cx], [0, fy, cy], [0, 0, 1]],
      "dist": [k1, k2, p1, p2, k3], "error_px": 0.31}
 
+or measured from the empty board's printed lines (:mod:`vision.read.board_lens`: one radial
+term), marked ``"from": "board"`` — measured again whenever the empty board is learned, as
+the camera may have been changed since.
+
 The reader never undistorts whole frames (too slow on a Pi): it maps its few sample points
 and tag corners through the model (:meth:`Lens.undistort_points`, :meth:`Lens.distort_points`).
 A frame of another size with the same aspect (a ``lores`` watch stream, a larger read stream)
@@ -38,6 +42,7 @@ class Lens:
     dist: np.ndarray  # (k,) float64: k1, k2, p1, p2[, k3, ...]
     size: tuple[int, int]  # the frame size K was measured at (w, h)
     error_px: float = float("nan")  # RMS reprojection error of the calibration
+    from_board: bool = False  # measured from the board's printed lines, not a ChArUco sheet
 
     def for_size(self, size: tuple[int, int]) -> "Lens":
         """The same lens seen at another frame size (same aspect ratio: a scaled stream)."""
@@ -54,7 +59,7 @@ class Lens:
         # Pixel centres: (x + 0.5) * s - 0.5.
         K[0, 2] = (self.K[0, 2] + 0.5) * sx - 0.5
         K[1, 2] = (self.K[1, 2] + 0.5) * sy - 0.5
-        return Lens(K, self.dist.copy(), (w, h), self.error_px)
+        return Lens(K, self.dist.copy(), (w, h), self.error_px, self.from_board)
 
     def undistort_points(self, px: np.ndarray) -> np.ndarray:
         """Frame pixels → where an ideal pinhole with the same K would have put them (N, 2)."""
@@ -121,7 +126,8 @@ class Lens:
 
     def to_json(self) -> dict:
         return {"version": LENS_VERSION, "size": list(self.size), "K": self.K.tolist(),
-                "dist": [float(v) for v in self.dist], "error_px": None if math.isnan(self.error_px) else self.error_px}
+                "dist": [float(v) for v in self.dist], "error_px": None if math.isnan(self.error_px) else self.error_px,
+                **({"from": "board"} if self.from_board else {})}
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -136,7 +142,7 @@ class Lens:
         except (OSError, UnicodeDecodeError) as e:
             raise LensError(f"lens file {where}: cannot read it ({e})") from None
         data = loads(text, where=f"lens file {where}", error=LensError)
-        expect_keys(data, required=("version", "size", "K", "dist"), optional=("error_px",),
+        expect_keys(data, required=("version", "size", "K", "dist"), optional=("error_px", "from"),
                     where=f"lens file {where}", error=LensError)
         if data.get("version") != LENS_VERSION:
             raise LensError(f"lens file {where}: key 'version' is {data.get('version')!r}, expected {LENS_VERSION}")
@@ -156,7 +162,10 @@ class Lens:
         if len(dist) not in (4, 5, 8) or not np.isfinite(dist).all():
             raise LensError(f"lens file {where}: key 'dist' must hold 4, 5 or 8 coefficients (k1 k2 p1 p2 [k3 ...])")
         err = data.get("error_px")
-        return cls(K, dist, (w, h), float("nan") if err is None else float(err))
+        if data.get("from", "board") != "board":
+            raise LensError(f"lens file {where}: key 'from' is {data['from']!r}; only \"board\" (measured from "
+                            "the board's printed lines) is known")
+        return cls(K, dist, (w, h), float("nan") if err is None else float(err), "from" in data)
 
 
 # -- calibration: the ChArUco sheet (``tableref calibrate-lens``) -------------------------------
