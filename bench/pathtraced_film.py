@@ -55,7 +55,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench.decision_latency import FilmedGame, Run, play_film, positions_after  # noqa: E402
-from bench.vision_pathtraced import Cache, sheet_ev  # noqa: E402
+from bench.vision_pathtraced import Cache, settled_ev, sheet_ev  # noqa: E402
 from rules import get_game  # noqa: E402
 from rules.view import View  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
@@ -187,19 +187,39 @@ class PTFilm:
                                np.random.default_rng(50)), lay)]
         return empty, shots_
 
+    def _scene(self, k: int) -> np.ndarray:
+        """The render of frame ``k``'s scene (its still spell, or the arm's place), denoised."""
+        from vision.simulated.pathtraced.denoise import denoise
+
+        s = self.shot[k]
+        hands = exposure_hands(self.frames, s, self.blur, TIMING.fps)
+        return denoise(self._render(f"scene{s:04d}", self.pieces[s], self.frames[k].view, hands, self.seed * 100000 + s))
+
+    @cached_property
+    def film_ev(self) -> float:
+        """The EV the film is taken at: the service meters every still frame while it reads
+        (vision/camera/source.py), so over the first still spell (1.5 s, the meter's settle 1 s) it
+        moves from the calibration's EV where the film's own camera shows the paper clipped, hot
+        or dark there (a lamp's spot on 2-3 % of the sheet: half a stop down)."""
+        from vision.simulated.pathtraced.sensor import develop, random_sensor
+
+        if not self.metering:
+            return self.ev
+        lin, sensor = self._scene(0), random_sensor(np.random.default_rng(self.seed + 23))
+        return settled_ev(lambda ev: develop(lin, replace(sensor, ev=ev), np.random.default_rng(0)), self.sheet,
+                          start=self.ev)
+
     def images(self):
         """The film's camera frames, in order (a render per scene, developed anew each frame)."""
-        from vision.simulated.pathtraced.denoise import denoise
         from vision.simulated.pathtraced.sensor import develop, random_sensor
 
         rng = np.random.default_rng(self.seed + 17)
-        sensor = replace(random_sensor(np.random.default_rng(self.seed + 23)), ev=self.ev)  # one camera for the whole film
+        sensor = replace(random_sensor(np.random.default_rng(self.seed + 23)), ev=self.film_ev)  # one camera for the film
         held_k, lin = None, None
         for k, f in enumerate(self.frames):
             s = self.shot[k]
             if s != held_k:
-                hands = exposure_hands(self.frames, s, self.blur, TIMING.fps)
-                lin = denoise(self._render(f"scene{s:04d}", self.pieces[s], f.view, hands, self.seed * 100000 + s))
+                lin = self._scene(k)
                 held_k = s
             dx, dy = rng.uniform(-0.25, 0.25, 2)  # the shelf's shake, under a pixel
             shaken = cv2.warpAffine(lin, np.float32([[1, 0, dx], [0, 1, dy]]), (lin.shape[1], lin.shape[0]),
@@ -305,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  tilt {tilt:>4g}  fill {fill:.0%}  {info['frames']} frames ({info['renders']} renders, {render}): "
                   f"{run.decided} of {run.moves} accepted as played, {run.wrong} wrong, {run.intermediate} in-between, "
                   f"{run.with_hand} with the arm over the sheet; decision after the arm leaves p50 {lat}"
-                  + (f"; EV {pf.ev:+.1f} metered on the sheet" if pf.ev else ""), flush=True)
+                  + (f"; EV {pf.ev:+.1f} metered on the sheet" if pf.ev else "")
+                  + (f"; the film at EV {pf.film_ev:+.1f} (metered over its first still spell)"
+                     if pf.film_ev != pf.ev else ""), flush=True)
             bad += run.wrong + run.intermediate + run.with_hand
     return 1 if bad else 0
 
