@@ -18,9 +18,8 @@ game's read <= 300 ms p95; --targets-for-share picks the share they are judged a
 The throttle itself costs CPU: each 1 ms slice starts on caches the 9 ms wait left cold, so a
 read's CPU time inside the quota is more than outside it — on this project's 2-core virtual
 machine a fixed numpy/OpenCV workload took 1.07-1.85x its CPU time inside 0.1 from one run to
-the next. :func:`throttle_cost` measures that factor at the start of each run; the targets table
-judges the wall times as measured and gives beside them the p95 a core as slow as the share
-would take (CPU p95 inside the quota, over that factor, over the share): an estimate.
+the next. :func:`throttle_cost` measures that factor at the start of each run and prints it
+beside the figures (it varies within a run too: it explains a run, it corrects none).
 
 ``cv2.setNumThreads(1)``: one core, as on a Pi sharing its cores with the service. Frames
 are rendered beforehand (not timed). Wall times (``time.perf_counter``) and, for reads, the
@@ -219,7 +218,7 @@ def run(args: argparse.Namespace, games: list[str], quota: Quota) -> int:
                       f"{r['read_p95']:>7.1f} {r['cpu_p50']:>8.1f} {r['cpu_p95']:>8.1f} {r['first_max']:>7.0f}  "
                       f"{r['quality']}", flush=True)
     if rows and quota.group is not None:
-        print_targets(quota.share, rows, cost[1] if cost is not None else 1.0)
+        print_targets(quota.share, rows)
     return 0
 
 
@@ -254,20 +253,17 @@ def throttle_cost(quota: Quota, runs: int = 7) -> tuple[float, float]:
     return 1000 * free, inside / free
 
 
-def print_targets(share: float, rows: list[tuple[str, str, dict]], cost: float = 1.0) -> None:
-    """Issue 32's figures for a Pi Zero 2 W (judged at any share given; they are its targets).
-    Judged on the wall times measured; beside them, the read's p95 on a core as slow as the
-    share, the throttle's own cost (``cost``, :func:`throttle_cost`) taken out: an estimate."""
+def print_targets(share: float, rows: list[tuple[str, str, dict]]) -> None:
+    """Issue 32's figures for a Pi Zero 2 W (judged at any share given; they are its targets)."""
     print(f"\nissue 32's targets on a Pi Zero 2 W's budget (0.1 of a core; measured at {share:g}): "
           f"watching >= {WATCH_FPS_MIN:.0f} frames/s over the run, every game's read <= {READ_P95_MAX_MS:.0f} ms p95")
     print(f"{'game':<13} {'stream':<22} {'watch fps run':>13} {'':>6} {'read p95 ms':>11} {'':>6} "
-          f"{'read cpu p50/p95 ms':>19} {'watch cpu ms':>12} {'first reads ms':>14} {'slow core p95 (est.)':>20}")
+          f"{'read cpu p50/p95 ms':>19} {'watch cpu ms':>12} {'first reads ms':>14}")
     for g, stream, r in rows:
         w_ok = "met" if r["watch_fps_run"] >= WATCH_FPS_MIN else "MISSED"
         r_ok = "met" if r["read_p95"] <= READ_P95_MAX_MS else "MISSED"
         print(f"{g:<13} {stream:<22} {r['watch_fps_run']:>13.1f} {w_ok:>6} {r['read_p95']:>11.0f} {r_ok:>6} "
-              f"{r['cpu_p50']:>9.1f} / {r['cpu_p95']:<7.1f} {r['watch_cpu']:>12.2f} {r['first_max']:>14.0f} "
-              f"{r['cpu_p95'] / cost / share:>20.0f}")
+              f"{r['cpu_p50']:>9.1f} / {r['cpu_p95']:<7.1f} {r['watch_cpu']:>12.2f} {r['first_max']:>14.0f}")
 
 
 WATCH = (1280, 720)
