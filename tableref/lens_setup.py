@@ -215,12 +215,14 @@ def from_board(spec: "CameraSpec", sheet: "Sheet", frames: list[np.ndarray]) -> 
             "from them and saved to {path}", px=f"{board.shift_px:.1f}", path=str(path)), board.why)
     if spec.lens is None:
         return BoardLensStep(None, path, False, False, "", board.why)
-    gone = P("; the board's printed lines lie straight now: the lens measured from them before ({path}) is no "
-             "longer used", path=str(path))
     if spec.lens_path is not None and path != lens_file(spec.calibration):  # the config's own file
         straight = replace(spec.lens, dist=np.zeros_like(spec.lens.dist))
-        return BoardLensStep(straight, path, True, False, gone, board.why)
-    return BoardLensStep(None, path, False, True, gone, board.why)
+        return BoardLensStep(straight, path, True, False, P(
+            "; the board's printed lines lie straight now: {path}, the lens measured from them before, now holds "
+            "a straight lens", path=str(path)), board.why)
+    return BoardLensStep(None, path, False, True, P(
+        "; the board's printed lines lie straight now: the lens measured from them before ({path}) is no "
+        "longer used", path=str(path)), board.why)
 
 
 def keep_board_lens(step: BoardLensStep) -> None:
@@ -230,7 +232,12 @@ def keep_board_lens(step: BoardLensStep) -> None:
     if step.write and step.lens is not None:
         save_calibration(step.lens, step.path, "the lens")
     elif step.remove:
-        step.path.unlink(missing_ok=True)
+        try:
+            step.path.unlink(missing_ok=True)
+        except OSError as exc:  # said as a failed save is: the file and why
+            from .camera_setup import SetupError
+
+            raise SetupError(f"{step.path}: cannot remove the lens: {exc.strerror or exc}") from None
 
 
 def state(spec: "CameraSpec") -> dict[str, Any]:

@@ -296,3 +296,36 @@ def test_the_board_lens_is_written_only_once_the_board_is_learned(tmp_path):
     assert step.lens is not None and step.write and not (tmp_path / "cal-lens.json").exists()
     keep_board_lens(step)
     assert Lens.load(tmp_path / "cal-lens.json").from_board
+
+
+def test_a_configured_lens_file_measured_from_the_board_is_made_straight_not_removed(tmp_path):
+    """``[source.camera] lens`` is the admin's file: when the board's lines lie straight again, a
+    board-measured lens there is rewritten straight (the config still names it) and the page says so."""
+    from tableref.camera_setup import CameraSpec
+    from tableref.lens_setup import from_board, keep_board_lens
+    from vision.simulated.camera_model import CameraModel, Scene
+
+    barrel = BarrelCamera()
+    straight = CameraModel(barrel.model.sheet, CameraSetup(size=(1280, 720), tilt_deg=25, fill=0.6, yaw_deg=3.0))
+    frames = [straight.render(Scene(view=View(), heights=1.0, seed=s)) for s in range(3)]
+    own = tmp_path / "etc" / "wide-lens.json"
+    bent = Lens(TRUTH.K, np.array([-0.1, 0, 0, 0, 0], float), (1280, 720), float("nan"), True)
+    spec = CameraSpec(GAME, tmp_path / "cal.npz", lens=bent, lens_path=own)
+    step = from_board(spec, barrel.model.sheet, frames)
+    assert step.write and not step.remove and step.path == own, step
+    assert f"{own}, the lens measured from them before, now holds a straight lens" in str(step.phrase)
+    keep_board_lens(step)
+    kept = Lens.load(own)
+    assert np.all(kept.dist == 0) and not (tmp_path / "cal-lens.json").exists()
+
+
+def test_a_lens_that_cannot_be_removed_is_said_with_its_file(tmp_path):
+    """A board-measured lens beside the calibration that the lines no longer need, but that cannot
+    be removed: one SetupError naming the file, nothing raised past it."""
+    from tableref.camera_setup import SetupError
+    from tableref.lens_setup import BoardLensStep, keep_board_lens
+
+    path = tmp_path / "cal-lens.json"
+    path.mkdir()  # not a file: unlink fails (EISDIR)
+    with pytest.raises(SetupError, match=f"^{path}: cannot remove the lens: "):
+        keep_board_lens(BoardLensStep(None, path, False, True, "", "straight"))
