@@ -1,0 +1,234 @@
+"""The lock's, the motion gate's and the camera source's rules re-measured on path-traced films
+(issue 32, item 3).
+
+    python bench/film_rules.py                                   # the committed film (tests/vision/pathtraced/film)
+    python bench/film_rules.py --films /tmp/pt/films              # films bench/pathtraced_film.py --export wrote
+    python bench/film_rules.py --rules threshold,settle_time      # some rules only (--list: every rule)
+
+Still frames cannot test these rules: they judge a frame against the frames before it (a marker
+that moved, a pixel that changed, how long the board has been still). A film can. Each film — an
+H.264 file of path-traced frames with its three empty-board exposures and its truth, as
+``tests/vision/test_pathtraced_film.py`` plays it — goes through the service's own chain
+(``OpenCVCapture`` → ``CameraSource`` (lock, motion gate, reader) → ``Stabiliser`` →
+``Referee`` with a real journal) once per value of each rule, the rule set on the object that
+holds it (``BoardLock``, ``MotionGate``, ``CameraSource``) or, for a module's constant, in its
+module. Per value, over every film: moves accepted as played, accepts that were not the move
+played (wrong), boards reported that were none of the game's positions (a piece in the hand:
+in-between), boards reported while the arm was in the film's frame, the decision after the arm
+left (film time: the frame that decided the move less the first frame without the arm after
+it), and the reads the source made (what the rule costs a core).
+
+The films are 6 frames a second (a render per still spell; a camera gives 30): a rule in seconds
+is measured here to a sixth of a second, and ``settle_time`` 0 and 0.1 s are the same film.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2  # noqa: E402
+
+from bench.rule_margins import Patched, Rule  # noqa: E402
+from rules import Fidelity, get_game  # noqa: E402
+
+COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced" / "film"
+
+
+@dataclass(frozen=True)
+class FilmRule:
+    """A rule: ``name`` a keyword of ``holder``'s constructor ("lock": BoardLock, "gate":
+    MotionGate, "source": CameraSource), or a constant of ``module`` (holder "module");
+    ``values`` to try, ``own`` its value in the service (None: the holder's default, which
+    ``scaled`` values multiply: the gate's sizes depend on the sheet)."""
+
+    name: str
+    holder: str
+    values: tuple[float, ...]
+    own: float | None
+    module: str = ""
+    scaled: bool = False
+
+
+RULES: tuple[FilmRule, ...] = (
+    FilmRule("SMALL_MARKER_PX", "module", (0.0, 20.0, 40.0, 60.0, 120.0), 40.0, "vision.read.lock"),
+    FilmRule("NOISE_PX", "module", (0.1, 0.2, 0.35, 0.5, 1.0, 2.0), 0.35, "vision.read.lock"),
+    FilmRule("bump_px", "lock", (1.0, 2.0, 4.0, 8.0, 16.0), 4.0),
+    FilmRule("settle_frames", "lock", (1, 2, 3, 5), 2),
+    FilmRule("window", "lock", (0.25, 0.5, 1.0, 2.0), 0.5),
+    FilmRule("min_markers", "lock", (2, 3, 4), 3),
+    FilmRule("lost_frames", "lock", (0, 1, 3, 5, 10), 5),
+    FilmRule("threshold", "gate", (5, 10, 20, 40, 80), 20),
+    FilmRule("min_pixels", "gate", (0.25, 0.5, 1.0, 2.0, 4.0, 16.0), None, scaled=True),
+    FilmRule("px_per_mm", "gate", (0.5, 0.75, 1.0, 1.5), None, scaled=True),
+    FilmRule("settle_time", "source", (0.0, 0.1, 0.2, 0.4, 0.8), 0.1),
+    FilmRule("reread", "source", (0.2, 0.5, 1.0, 2.0, 5.0), 1.0),
+)
+
+
+@dataclass
+class Film:
+    """One exported film: its truth (``.json``), video (``.mp4``) and empty-board exposures."""
+
+    path: Path
+    meta: dict
+
+    @property
+    def leaves(self) -> list[float]:
+        """Per move, the film time of the first frame without the arm once that move is on the
+        board (a frame's ``move``: the moves made so far; the film's truth says which frames
+        show the arm)."""
+        frames = self.meta["frames"]
+        return [next(f["time"] for f in frames if f["move"] == k and not f["hand"])
+                for k in range(1, len(self.meta["positions"]) + 1)]
+
+
+@dataclass
+class Tally:
+    moves: int = 0
+    right: int = 0  # accepted as played, in order
+    wrong: int = 0  # accepted, not the position played
+    between: int = 0  # a board reported that is none of the game's positions
+    with_arm: int = 0  # a board reported from a frame with the arm in it
+    reads: int = 0
+    frames: int = 0
+    latencies: list[float] = field(default_factory=list)
+
+    def line(self) -> str:
+        lat = f"{statistics.median(self.latencies):.2f} s" if self.latencies else "—"
+        worst = f"{max(self.latencies):.2f} s" if self.latencies else "—"
+        return (f"{self.right:>3}/{self.moves:<3} {self.wrong:>5} {self.between:>7} {self.with_arm:>8} "
+                f"{lat:>7} {worst:>7} {self.reads / max(self.frames, 1):>10.2f}")
+
+
+def load_films(dirs: list[Path]) -> list[Film]:
+    films = []
+    for d in dirs:
+        for p in sorted(d.glob("*.json")):
+            meta = json.loads(p.read_text())
+            if {"game", "frames", "positions", "start"} <= meta.keys() and p.with_suffix(".mp4").exists():
+                films.append(Film(p, meta))
+    return films
+
+
+def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: dict) -> None:
+    from decisions import StableView
+    from tableref.journal import Journal
+    from tableref.referee import Referee
+    from tableref.stabiliser import Stabiliser
+    from vision.camera.capture import OpenCVCapture
+    from vision.camera.source import CameraSource
+    from vision.read.calibration import calibrate
+    from vision.read.lock import BoardLock
+    from vision.read.motion import MotionGate
+    from vision.readers.for_game import grid_for, reader_for
+    from vision.sheets.layout import DEFAULT_MODE, Sheet
+
+    meta, game = film.meta, film.meta["game"]
+    grid = grid_for(Sheet.for_board(get_game(game).board()))
+    stem = film.path.with_suffix("")
+    empty = [cv2.imread(str(p)) for p in sorted(film.path.parent.glob(f"{stem.name}-empty*.jpg"))]
+    layout = film.path.parent / f"{stem.name}-layout.jpg"
+    mode = DEFAULT_MODE.get(game, "tags")
+    shots = []
+    if mode == "colour" and layout.exists():
+        from vision.read.calibration import colour_layout
+
+        shots = [(cv2.imread(str(layout)), colour_layout(grid.sheet))]
+    reader = reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots))
+    state_type = type(get_game(game).default_setup())
+    start = state_type.from_dict(meta["start"])
+    positions = [state_type.from_dict(p) for p in meta["positions"]]
+    boards = {p.view(Fidelity.KIND) for p in [start, *positions]}
+    hand_at = {round(f["time"], 3): f["hand"] for f in meta["frames"]}
+    gate = MotionGate(grid.sheet, **gate_kw) if gate_kw else None
+    source = CameraSource(OpenCVCapture(str(film.path.with_suffix(".mp4")), size=None), reader,
+                          lock=BoardLock(grid.sheet, **lock_kw), gate=gate, **source_kw)
+    stab, leaves, played = Stabiliser(), film.leaves, 0  # played: moves accepted as played, in order
+    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
+        referee = Referee.start(journal, game, fidelity=Fidelity.KIND, start=start)
+        for obs in source.observations():
+            view = stab.feed(obs)
+            if view is None:
+                continue
+            tally.between += view not in boards
+            tally.with_arm += bool(hand_at.get(round(obs.time, 3), False))
+            for d in referee.handle(StableView(view, obs.time)):
+                if d.kind != "accepted":
+                    continue
+                k = d.ply - 1
+                if k == played and k < len(positions) and state_type.from_dict(d.position) == positions[k]:
+                    played += 1
+                    tally.right += 1
+                    tally.latencies.append(obs.time - leaves[k])
+                else:
+                    tally.wrong += 1
+    tally.moves += len(positions)
+    tally.reads += source.stats.reads
+    tally.frames += source.stats.frames
+
+
+def gate_default(film: Film, name: str) -> float:
+    from vision.read.motion import MotionGate
+    from vision.sheets.layout import Sheet
+
+    gate = MotionGate(Sheet.for_board(get_game(film.meta["game"]).board()))
+    return float(gate.s if name == "px_per_mm" else getattr(gate, name))
+
+
+def measure(rule: FilmRule, value: float, films: list[Film]) -> Tally:
+    tally = Tally()
+    for film in films:
+        kw: dict = {"lock": {}, "gate": {}, "source": {}}
+        if rule.holder in kw:
+            v = value * gate_default(film, rule.name) if rule.scaled else value
+            kw[rule.holder][rule.name] = int(round(v)) if rule.name in ("min_pixels", "settle_frames", "min_markers",
+                                                                          "lost_frames", "threshold") else v
+            play(film, tally, lock_kw=kw["lock"], gate_kw=kw["gate"], source_kw=kw["source"])
+        else:
+            with Patched(Rule(rule.name, rule.module), value):
+                play(film, tally, lock_kw={}, gate_kw={}, source_kw={})
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--films", nargs="+", type=Path, default=[COMMITTED], help="directories of exported films")
+    ap.add_argument("--rules", default=None, help="comma-separated rule names (default: all)")
+    ap.add_argument("--list", action="store_true", help="print the rules measured and stop")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    if args.list:
+        for r in RULES:
+            print(f"{r.name:<16} {r.holder:<7} {', '.join(f'{v:g}' for v in r.values)}")
+        return 0
+    films = load_films(args.films)
+    if not films:
+        print(f"no film in {', '.join(map(str, args.films))}", file=sys.stderr)
+        return 2
+    chosen = [r for r in RULES if args.rules is None or r.name in args.rules.split(",")]
+    print(f"{len(films)} films: " + ", ".join(f"{f.meta['game']} {f.meta['setup'].get('tilt_deg', '?'):g}° "
+                                             f"({len(f.meta['positions'])} moves)" for f in films))
+    print("values marked * are the service's (scaled rules: times the gate's own value for the sheet)")
+    bad = 0
+    for r in chosen:
+        print(f"\n{r.name} ({r.holder if r.holder != 'module' else r.module})")
+        print(f"{'value':>8}  {'played':>7} {'wrong':>5} {'between':>7} {'with arm':>8} {'p50':>7} {'max':>7} {'reads/frame':>10}")
+        for v in r.values:
+            t = measure(r, v, films)
+            own = (v == 1.0) if r.scaled else (v == r.own)
+            bad += own and (t.wrong or t.right < t.moves)
+            print(f"{v:>7g}{'*' if own else ' '}  {t.line()}", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
