@@ -1,7 +1,7 @@
 """The lock's, the motion gate's and the camera source's rules re-measured on path-traced films
 (issue 32, item 3).
 
-    python bench/film_rules.py                                   # the committed film (tests/vision/pathtraced/film)
+    python bench/film_rules.py                                   # the committed films (tests/vision/pathtraced/film)
     python bench/film_rules.py --films /tmp/pt/films              # films bench/pathtraced_film.py --export wrote
     python bench/film_rules.py --rules threshold,settle_time      # some rules only (--list: every rule)
 

@@ -1,13 +1,14 @@
 """A filmed game on path-traced video, played as ``tableref serve`` plays a video file (issue 32).
 
-``tests/vision/pathtraced/film/`` holds a film written by ``bench/pathtraced_film.py --export``:
-Mitsuba 3 renders of a Gygès game — metal rings with their stickers put down off their spaces'
-centres and turned, an arm (hand, fingers, forearm) reaching in, lifting a ring, carrying it
-and putting it down, its shadows from a ceiling panel, a desk lamp and a window, motion blur
-over the exposure, a Camera Module 3's thin lens, photon and read noise, auto exposure, JPEG —
-written as H.264 (x264 at its default quality: a codec's blocks on top of the camera's JPEG, as
-a camera streams). Its three exposures of the empty board calibrate the reader. Nothing renders
-here.
+``tests/vision/pathtraced/film/`` holds films written by ``bench/pathtraced_film.py --export``:
+a Gygès game at tilt 25° with the sheet 60 % of the frame (metal rings), and an Annihilation game
+at tilt 35° with the sheet 40 % of it (its corner markers small). Mitsuba 3 renders of pieces
+with their stickers put down off their spaces' centres and turned, an arm (hand, fingers,
+forearm) reaching in, lifting a piece, carrying it and putting it down, its shadows from a
+ceiling panel, a desk lamp and a window, motion blur over the exposure, a Camera Module 3's thin
+lens, photon and read noise, auto exposure, JPEG — written as H.264 (x264 at its default
+quality: a codec's blocks on top of the camera's JPEG, as a camera streams). Each film's three
+exposures of the empty board calibrate its reader. Nothing renders here.
 
 The film goes through the service's own chain: ``OpenCVCapture`` on the file →
 ``CameraSource`` (lock, motion gate, reader) → ``Stabiliser`` → ``Referee`` with a real journal.
@@ -68,7 +69,7 @@ def _play(meta_path: Path):
 def test_a_path_traced_film_is_refereed_as_played(meta_path):
     """Every move accepted as played, in order, and nothing accepted that was not played."""
     truth, accepted, others = _play(meta_path)
-    assert len(truth) >= 3
+    assert len(truth) >= 2
     assert [ply for ply, _ in accepted] == list(range(1, len(truth) + 1)), (accepted, others)
     for (ply, got), want in zip(accepted, truth):
         assert got == want, f"move {ply} accepted as another position"
@@ -76,7 +77,8 @@ def test_a_path_traced_film_is_refereed_as_played(meta_path):
 
 def test_the_committed_film_is_there_small_and_h264():
     assert FILMS, "no committed path-traced film"
-    assert sum(p.stat().st_size for p in HERE.iterdir()) < 4 * 2 ** 20
+    # two films: Gygès at 25°, 60 % framing (3 moves) and Annihilation at 35°, 40 % (2 moves)
+    assert sum(p.stat().st_size for p in HERE.iterdir()) < 5 * 2 ** 20
     for meta_path in FILMS:
         cap = cv2.VideoCapture(str(meta_path.with_suffix(".mp4")))
         fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode("ascii", "replace")
