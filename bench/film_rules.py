@@ -56,18 +56,19 @@ class FilmRule:
     own: float | None
     module: str = ""
     scaled: bool = False
+    integer: bool = False  # the holder takes a whole number (a count, grey levels, pixels)
 
 
 RULES: tuple[FilmRule, ...] = (
     FilmRule("SMALL_MARKER_PX", "module", (0.0, 20.0, 40.0, 60.0, 120.0), 40.0, "vision.read.lock"),
     FilmRule("NOISE_PX", "module", (0.1, 0.2, 0.35, 0.5, 1.0, 2.0), 0.35, "vision.read.lock"),
     FilmRule("bump_px", "lock", (1.0, 2.0, 4.0, 8.0, 16.0), 4.0),
-    FilmRule("settle_frames", "lock", (1, 2, 3, 5), 2),
+    FilmRule("settle_frames", "lock", (1, 2, 3, 5), 2, integer=True),
     FilmRule("window", "lock", (0.25, 0.5, 1.0, 2.0), 0.5),
-    FilmRule("min_markers", "lock", (2, 3, 4), 3),
-    FilmRule("lost_frames", "lock", (0, 1, 3, 5, 10), 5),
-    FilmRule("threshold", "gate", (5, 10, 20, 40, 80), 20),
-    FilmRule("min_pixels", "gate", (0.25, 0.5, 1.0, 2.0, 4.0, 16.0), None, scaled=True),
+    FilmRule("min_markers", "lock", (2, 3, 4), 3, integer=True),
+    FilmRule("lost_frames", "lock", (0, 1, 3, 5, 10), 5, integer=True),
+    FilmRule("threshold", "gate", (5, 10, 20, 40, 80), 20, integer=True),
+    FilmRule("min_pixels", "gate", (0.25, 0.5, 1.0, 2.0, 4.0, 16.0), None, scaled=True, integer=True),
     FilmRule("px_per_mm", "gate", (0.5, 0.75, 1.0, 1.5), None, scaled=True),
     FilmRule("settle_time", "source", (0.0, 0.1, 0.2, 0.4, 0.8), 0.1),
     FilmRule("reread", "source", (0.2, 0.5, 1.0, 2.0, 5.0), 1.0),
@@ -87,7 +88,8 @@ class Film:
         board (a frame's ``move``: the moves made so far; the film's truth says which frames
         show the arm)."""
         frames = self.meta["frames"]
-        return [next(f["time"] for f in frames if f["move"] == k and not f["hand"])
+        # (a film ending with the arm still over it: its last frame)
+        return [next((f["time"] for f in frames if f["move"] == k and not f["hand"]), frames[-1]["time"])
                 for k in range(1, len(self.meta["positions"]) + 1)]
 
 
@@ -151,7 +153,8 @@ def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: d
     hand_at = {round(f["time"], 3): f["hand"] for f in meta["frames"]}
     gate = MotionGate(grid.sheet, **gate_kw) if gate_kw else None
     source = CameraSource(OpenCVCapture(str(film.path.with_suffix(".mp4")), size=None), reader,
-                          lock=BoardLock(grid.sheet, **lock_kw), gate=gate, **source_kw)
+                          lock=BoardLock(grid.sheet, lens=getattr(reader, "lens", None), **lock_kw), gate=gate,
+                          **source_kw)
     stab, leaves, played = Stabiliser(), film.leaves, 0  # played: moves accepted as played, in order
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
         referee = Referee.start(journal, game, fidelity=Fidelity.KIND, start=start)
@@ -190,8 +193,7 @@ def measure(rule: FilmRule, value: float, films: list[Film]) -> Tally:
         kw: dict = {"lock": {}, "gate": {}, "source": {}}
         if rule.holder in kw:
             v = value * gate_default(film, rule.name) if rule.scaled else value
-            kw[rule.holder][rule.name] = int(round(v)) if rule.name in ("min_pixels", "settle_frames", "min_markers",
-                                                                          "lost_frames", "threshold") else v
+            kw[rule.holder][rule.name] = int(round(v)) if rule.integer else v
             play(film, tally, lock_kw=kw["lock"], gate_kw=kw["gate"], source_kw=kw["source"])
         else:
             with Patched(Rule(rule.name, rule.module), value):
