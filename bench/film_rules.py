@@ -82,6 +82,15 @@ class Film:
     path: Path
     meta: dict
 
+    def empty(self) -> list:
+        """The film's exposures of the empty board (the calibration's), as the camera gave them."""
+        return [cv2.imread(str(p)) for p in sorted(self.path.parent.glob(f"{self.path.stem}-empty*.jpg"))]
+
+    def states(self) -> tuple[object, list]:
+        """The game's start and the position after each move played (rules states)."""
+        state_type = type(get_game(self.meta["game"]).default_setup())
+        return state_type.from_dict(self.meta["start"]), [state_type.from_dict(p) for p in self.meta["positions"]]
+
     @property
     def leaves(self) -> list[float]:
         """Per move, the film time of the first frame without the arm once that move is on the
@@ -121,7 +130,23 @@ def load_films(dirs: list[Path]) -> list[Film]:
     return films
 
 
-def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: dict) -> None:
+@dataclass
+class Refereed:
+    """What the service made of one film: its decisions in order and what the source did."""
+
+    accepted: list[tuple[int, object, float]]  # (ply, the position accepted, film time)
+    others: list[str]  # every other decision's kind
+    boards: list[tuple[object, float]]  # each board the stabiliser reported (View, film time)
+    reads: int
+    frames: int
+
+
+def referee_film(film: Film, *, lock_kw: dict | None = None, gate_kw: dict | None = None,
+                 source_kw: dict | None = None) -> Refereed:
+    """Play ``film`` as ``tableref serve`` plays a video: ``OpenCVCapture`` → ``CameraSource``
+    (its lock, motion gate and reader, calibrated on the film's empty-board exposures) →
+    ``Stabiliser`` → ``Referee`` with a real journal; ``*_kw``: the lock's, gate's and source's
+    knobs (none: the service's)."""
     from decisions import StableView
     from tableref.journal import Journal
     from tableref.referee import Referee
@@ -134,49 +159,58 @@ def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: d
     from vision.readers.for_game import grid_for, reader_for
     from vision.sheets.layout import DEFAULT_MODE, Sheet
 
-    meta, game = film.meta, film.meta["game"]
+    game = film.meta["game"]
     grid = grid_for(Sheet.for_board(get_game(game).board()))
-    stem = film.path.with_suffix("")
-    empty = [cv2.imread(str(p)) for p in sorted(film.path.parent.glob(f"{stem.name}-empty*.jpg"))]
-    layout = film.path.parent / f"{stem.name}-layout.jpg"
+    layout = film.path.parent / f"{film.path.stem}-layout.jpg"
     mode = DEFAULT_MODE.get(game, "tags")
     shots = []
     if mode == "colour" and layout.exists():
         from vision.read.calibration import colour_layout
 
         shots = [(cv2.imread(str(layout)), colour_layout(grid.sheet))]
-    reader = reader_for(grid, calibrate(grid, empty, mode=mode, shots=shots))
-    state_type = type(get_game(game).default_setup())
-    start = state_type.from_dict(meta["start"])
-    positions = [state_type.from_dict(p) for p in meta["positions"]]
-    boards = {p.view(Fidelity.KIND) for p in [start, *positions]}
-    hand_at = {round(f["time"], 3): f["hand"] for f in meta["frames"]}
+    reader = reader_for(grid, calibrate(grid, film.empty(), mode=mode, shots=shots))
+    start, _ = film.states()
     gate = MotionGate(grid.sheet, **gate_kw) if gate_kw else None
     source = CameraSource(OpenCVCapture(str(film.path.with_suffix(".mp4")), size=None), reader,
-                          lock=BoardLock(grid.sheet, lens=getattr(reader, "lens", None), **lock_kw), gate=gate,
-                          **source_kw)
-    stab, leaves, played = Stabiliser(), film.leaves, 0  # played: moves accepted as played, in order
+                          lock=BoardLock(grid.sheet, lens=getattr(reader, "lens", None), **(lock_kw or {})),
+                          gate=gate, **(source_kw or {}))
+    stab, out = Stabiliser(), Refereed([], [], [], 0, 0)
     with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
         referee = Referee.start(journal, game, fidelity=Fidelity.KIND, start=start)
         for obs in source.observations():
             view = stab.feed(obs)
             if view is None:
                 continue
-            tally.between += view not in boards
-            tally.with_arm += bool(hand_at.get(round(obs.time, 3), False))
+            out.boards.append((view, obs.time))
             for d in referee.handle(StableView(view, obs.time)):
-                if d.kind != "accepted":
-                    continue
-                k = d.ply - 1
-                if k == played and k < len(positions) and state_type.from_dict(d.position) == positions[k]:
-                    played += 1
-                    tally.right += 1
-                    tally.latencies.append(obs.time - leaves[k])
+                if d.kind == "accepted":
+                    out.accepted.append((d.ply, type(start).from_dict(d.position), obs.time))
                 else:
-                    tally.wrong += 1
+                    out.others.append(d.kind)
+    out.reads, out.frames = source.stats.reads, source.stats.frames
+    return out
+
+
+def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: dict) -> None:
+    """``film`` refereed with those knobs (:func:`referee_film`), counted into ``tally``."""
+    start, positions = film.states()
+    boards = {p.view(Fidelity.KIND) for p in [start, *positions]}
+    hand_at = {round(f["time"], 3): f["hand"] for f in film.meta["frames"]}
+    run = referee_film(film, lock_kw=lock_kw, gate_kw=gate_kw, source_kw=source_kw)
+    tally.between += sum(view not in boards for view, _ in run.boards)
+    tally.with_arm += sum(bool(hand_at.get(round(t, 3), False)) for _, t in run.boards)
+    leaves, played = film.leaves, 0  # played: moves accepted as played, in order
+    for ply, position, t in run.accepted:
+        k = ply - 1
+        if k == played and k < len(positions) and position == positions[k]:
+            played += 1
+            tally.right += 1
+            tally.latencies.append(t - leaves[k])
+        else:
+            tally.wrong += 1
     tally.moves += len(positions)
-    tally.reads += source.stats.reads
-    tally.frames += source.stats.frames
+    tally.reads += run.reads
+    tally.frames += run.frames
 
 
 def gate_default(film: Film, name: str) -> float:

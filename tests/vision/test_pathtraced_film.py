@@ -15,54 +15,23 @@ The film goes through the service's own chain: ``OpenCVCapture`` on the file →
 """
 
 import json
-import tempfile
 from pathlib import Path
 
 import cv2
 import pytest
-
-from vision_support import grid_for
-
-from rules import Fidelity, get_game
 
 HERE = Path(__file__).parent / "pathtraced" / "film"
 FILMS = sorted(HERE.glob("*.json"))
 
 
 def _play(meta_path: Path):
-    from decisions import StableView
-    from tableref.journal import Journal
-    from tableref.referee import Referee
-    from tableref.stabiliser import Stabiliser
-    from vision.camera.capture import OpenCVCapture
-    from vision.camera.source import CameraSource
-    from vision.read.calibration import calibrate
-    from vision.readers.for_game import reader_for
+    from bench.film_rules import Film, referee_film
 
-    meta = json.loads(meta_path.read_text())
-    game = meta["game"]
-    grid = grid_for(game)
-    empty = [cv2.imread(str(p)) for p in sorted(HERE.glob(f"{meta_path.stem}-empty*.jpg"))]
-    assert len(empty) == 3
-    reader = reader_for(grid, calibrate(grid, empty, mode="tags"))
-    state_type = type(get_game(game).default_setup())
-    start = state_type.from_dict(meta["start"])
-    truth = [state_type.from_dict(p) for p in meta["positions"]]
-    source = CameraSource(OpenCVCapture(str(meta_path.with_suffix(".mp4")), size=None), reader)
-    stab = Stabiliser()
-    accepted, others = [], []
-    with tempfile.TemporaryDirectory() as tmp, Journal(Path(tmp) / "j.sqlite3") as journal:
-        referee = Referee.start(journal, game, fidelity=Fidelity.KIND, start=start)
-        for obs in source.observations():
-            view = stab.feed(obs)
-            if view is None:
-                continue
-            for d in referee.handle(StableView(view, obs.time)):
-                if d.kind == "accepted":
-                    accepted.append((d.ply, state_type.from_dict(d.position)))
-                else:
-                    others.append(d.kind)
-    return truth, accepted, others
+    film = Film(meta_path, json.loads(meta_path.read_text()))
+    assert len(film.empty()) == 3
+    _, truth = film.states()
+    run = referee_film(film)  # the service's own chain, its own knobs
+    return truth, [(ply, got) for ply, got, _ in run.accepted], run.others
 
 
 @pytest.mark.parametrize("meta_path", FILMS, ids=[p.stem for p in FILMS])
