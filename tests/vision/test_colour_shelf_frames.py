@@ -131,3 +131,29 @@ def test_an_edge_is_never_read_off_its_place_as_the_bar_beside_it():
                     exposure=0.7847472871392422, noise=2.5387771977449605)
     got = locked_read(reader, model.render(scene), BoardLock(grid.sheet))
     assert not wrong_spaces(view, got), wrong_spaces(view, got)
+
+
+def test_a_board_too_small_in_the_picture_leaves_its_small_spaces_unread_not_wrong(monkeypatch):
+    """The shelf bench (bench/vision_scale.py's row: 720p, tilt 10, the sheet 40 % of the
+    picture, seed 7), its 9th frame: most of the board is under 0.60 px a millimetre, and there
+    the empty edge i9sw read as a segment — a false accept. Under vision.read.scale's
+    WRONG_BELOW_PX_PER_MM a space is not read: unreadable, saying why; the spaces above it are
+    read as before."""
+    import numpy as np
+
+    import bench.vision_real as vr
+    from vision.read.scale import WRONG_BELOW_PX_PER_MM, space_px_per_mm
+    from vision.readers.reader import TOO_SMALL
+    from vision_support import bench_frame
+
+    view, reader, frame, H = bench_frame(monkeypatch, "annelids", vr.Setting("small", {"tilt_deg": 10.0, "fill": 0.4}),
+                                         7, 9, vr.HD)
+    assert view.get_tokens("i9sw") == ()
+    got = reader.read(frame, H)
+    assert not wrong_spaces(view, got), wrong_spaces(view, got)
+    assert got.why["i9sw"] == TOO_SMALL
+    ids = [s.id for s in reader.grid.spaces]
+    scale = dict(zip(ids, space_px_per_mm(reader._pose, np.float64([(s.x, s.y) for s in reader.grid.spaces]))))
+    least = WRONG_BELOW_PX_PER_MM["annelids"]
+    assert {sp for sp, why in got.why.items() if why == TOO_SMALL} == {sp for sp in ids if scale[sp] < least}
+    assert any(scale[sp] >= least and sp not in got.unreadable for sp in ids)  # the rest is read

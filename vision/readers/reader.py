@@ -34,6 +34,7 @@ from vision.read.empty_board import Calibration, CalibrationError
 from vision.read.lens import Lens
 from vision.read.lock import detect_all, make_sized_detector, make_thorough_detector
 from vision.read.pose import Pose, as_pose, pose_from_homography
+from vision.read.scale import WRONG_BELOW_PX_PER_MM, space_px_per_mm
 from vision.read.samples import SampleGrid, covers_pairs, segment_distance, within_pairs
 from vision.read.sampling import (
     SATURATED, any_channel, default_pieceset, group_share, light_gains, merge_boxes, probe_values, remap_px, row_mean,
@@ -53,6 +54,7 @@ OWN_LIGHT_MAX = 28.0  # mm: a piece's own light measured round rings this tall (
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
+TOO_SMALL = "too small in the picture here: move the camera closer"
 
 
 @dataclass(frozen=True)
@@ -238,10 +240,23 @@ class Reader(Occlusion, ColourReading):
         # the light says (a hand or an arm over the board disturbs the probes near it).
         calm = self._calm(frame, pose, ~unsure & (spread == 0), unsure, foreign_pt, tokens, why)
         self._settle(pose, body_px, foreign_pt, shadowy, ~calm, tokens, why)
+        for i in np.flatnonzero(self._too_small(pose)):
+            why.setdefault(g.spaces[i].id, TOO_SMALL)
         view = View({s: t for s, t in tokens.items() if s not in why})
         if self.fidelity is Fidelity.OCCUPANCY:
             view = view.at_fidelity(Fidelity.OCCUPANCY)
         return Reading(view, frozenset(why), why)
+
+    def _too_small(self, pose: Pose) -> np.ndarray:
+        """Spaces too few pixels a millimetre for this game's reader to be trusted there
+        (vision/read/scale.py: below it such a space was measured read wrong)."""
+        g = self.grid
+        least = WRONG_BELOW_PX_PER_MM.get(g.sheet.game)
+        if least is None:
+            return np.zeros(len(g.spaces), bool)
+        scale = pose.kept(("space px/mm", id(g)),
+                          lambda: space_px_per_mm(pose, np.float64([(s.x, s.y) for s in g.spaces])), of=g)
+        return scale < least
 
     def _foreign(self, body: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, ...]:
         """Body points in the light ``gains`` model: the values, and which are darker than the
