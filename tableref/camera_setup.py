@@ -145,6 +145,11 @@ class Overlay:
     # the exposure compensation asked of the camera for the sheet (vision/camera/exposure.py);
     # None: this capture is not asked (a webcam, a video)
     exposure_ev: float | None = None
+    # the board's smallest scale in the read frame and the game's need (vision/read/scale.py);
+    # None: not locked
+    px_per_mm: float | None = None
+    needed_px_per_mm: float | None = None
+    smallest_at: str = ""  # the space where it is smallest
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -305,6 +310,11 @@ class CalibrationJob:
                                lens_path=board_lens.path if board_lens.lens is not None else None)
         bent: Value = board_lens.phrase if board_lens is not None else ""
         locked = self._locked(frames, spec.lens)
+        if self.step == "empty":  # frames of the full size read: no stream to scale from
+            from vision.read.scale import board_scale
+
+            small = scale_warning(board_scale(locked[-1][1], setup.sheet), spec.game)
+            bent = Joined((bent, small), "") if small else bent
         self._say(P("learning the empty board" if self.step == "empty" else "learning the piece colours"), 0.7)
         if self.step == "empty":
             # kept with it: the exposure the camera was asked for, asked again at the next start
@@ -469,8 +479,9 @@ class CameraSetup:
         marks = tuple(SpaceMark(s.id, round(float(x), 1), round(float(y), 1), *seen[s.id])
                       for s, (x, y) in zip(sheet.shapes, centres))
         age = None if reading is None or at is None else max(0.0, round(float(frame.t - at), 2))
+        scale = read_scale(pose, sheet, frame.image)
         return Overlay(w, h, lock.state.value, mode, tuple((round(float(x), 1), round(float(y), 1)) for x, y in outline),
-                       marks, age, ev)
+                       marks, age, ev, round(scale.px_per_mm, 2), scale.needed, scale.space)
 
     # -- calibration ------------------------------------------------------------------------
 
@@ -497,6 +508,25 @@ class CameraSetup:
         job = self._job
         if job is not None:
             job.cancel()
+
+
+def read_scale(pose: Any, sheet: Any, image: np.ndarray) -> Any:
+    """The board's smallest scale in the frame the reader reads (a watch frame's main stream is
+    bigger than the frame the lock's pose is in), kept with the pose: a still board keeps it."""
+    from vision.read.scale import board_scale
+
+    scale = pose.kept(("board_scale", id(sheet)), lambda: board_scale(pose, sheet), of=sheet)
+    main = getattr(image, "main", None)
+    return scale.scaled(main.shape[1] / image.shape[1]) if main is not None else scale
+
+
+def scale_warning(scale: Any, game: str) -> Value:
+    """What the set-up says when the board is too small in the picture ("" when it is not)."""
+    if not scale.too_small:
+        return ""
+    return P("; the board is small in the picture: at {space} a millimetre is {px} px, and {game}'s pieces are read "
+             "from {need} px: move the camera closer, or let the board fill more of the picture",
+             space=scale.space, px=f"{scale.px_per_mm:.2f}", game=P(get_game(game).title), need=f"{scale.needed:.2f}")
 
 
 def position_view(game: str, position: str, sheet: Any) -> View:

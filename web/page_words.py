@@ -45,6 +45,8 @@ SETUP_MESSAGES = (
     "Verdicts read {s} s ago.", "put the {space} handle on the centre of {space}",
     "Exposure turned down {ev} stop for the sheet: its paper was too bright.",
     "Exposure turned up {ev} stop for the sheet: its paper was too dark.",
+    "The board is small in the picture: at {space} a millimetre is {px} px, and this game's pieces are read from {need} "
+    "px. Move the camera closer, or let the board fill more of the picture.",
     "Put the {space} handle on the centre of {space}.", "Done: {result}", "Failed: {result}",
     "{title}: the calibration is saved to {path}.", "{title}: the calibration is saved to {path} (not made yet).",
     "In use: {path} (reprojection error {px} px: {verdict}).", "In use: {path}.",

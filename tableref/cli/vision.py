@@ -254,7 +254,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         return _fail("--out", str(exc))
     frame, H = locked[-1]
     from vision.read.pose import as_pose
+    from vision.read.scale import board_scale
 
+    from ..camera_setup import scale_warning
+
+    scale = board_scale(H, sheet)  # learned at the size the service reads: the reader's own pixels
+    if scale.too_small:
+        print(f"tableref: {args.source}: {str(scale_warning(scale, args.game)).lstrip('; ')}", file=sys.stderr)
     w, h = sheet.size
     corners = as_pose(H).to_px(np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
     H = as_pose(H).H
@@ -262,6 +268,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                       "frames": len(locked[-args.frames:]),
                       "sheet_corners_px": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                       "colours": [c.name for c in cal.classes],
+                      "board_scale": {"px_per_mm": round(scale.px_per_mm, 3), "smallest_at": scale.space,
+                                      "needed_px_per_mm": scale.needed},
                       **({"lens_from_board": board_lens.why} if board_lens is not None else {}),
                       **({"lens": str(board_lens.path)} if board_lens is not None and lens is not None else {}),
                       **({"lens_removed": str(board_lens.path)} if board_lens is not None and board_lens.remove else {})}))

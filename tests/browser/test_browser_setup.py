@@ -63,6 +63,7 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         camera.show(View())
         page.wait_for_selector("#lock-state:has-text('Board locked')")
         assert "Exposure" not in page.inner_text("#lock-state")  # this camera is not asked
+        assert "small in the picture" not in page.inner_text("#lock-state")  # big enough
         # a Pi camera asked for half a stop less for the sheet: the page says so beside the lock
         with asked_for_less_exposure(camera, svc):
             page.wait_for_selector("#lock-state:has-text('Exposure turned down 0.5 stop for the sheet')")
@@ -119,6 +120,29 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         phone.wait_for_selector("#toast:not(.show)", timeout=6000)  # "you can control the game now" gone
         phone.screenshot(path=str(artifacts / "setup-390.png"), full_page=True)
         assert not phone_errors, phone_errors
+    finally:
+        svc.close()
+
+
+def test_a_board_too_small_in_the_picture_is_said_beside_the_lock(browser, tmp_path, artifacts):
+    """The sheet a third of the picture: the page says, beside the lock, where it is too small,
+    how small and what the game needs — on a 360 px phone, with no sideways scrolling."""
+    from vision.read.scale import NEEDED_PX_PER_MM, board_scale
+
+    camera = SceneCamera("gyges", fill=(0.3, 0.3))
+    truth = board_scale(camera.pose.H, camera.sheet)
+    svc, url = _service(tmp_path, camera)
+    try:
+        page, errors = open_page(browser, url + "setup", width=360, height=780)
+        choose_pin(page)
+        page.wait_for_selector("#lock-state:has-text('The board is small in the picture')")
+        said = page.inner_text("#lock-state")
+        assert said.startswith("Board locked") and f"at {truth.space} a millimetre is " in said, said
+        assert f"pieces are read from {NEEDED_PX_PER_MM['gyges']:.2f} px. Move the camera closer" in said, said
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.wait_for_selector("#toast:not(.show)", timeout=6000)
+        page.screenshot(path=str(artifacts / "setup-small-board-360.png"), full_page=True)
+        assert not errors, errors
     finally:
         svc.close()
 

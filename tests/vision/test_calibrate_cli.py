@@ -3,11 +3,13 @@
 import json
 
 import numpy as np
+import pytest
 
 from rules import View
 from tableref.cli import vision as vision_cli
 from vision.read.calibration import colour_layout
 from vision.read.empty_board import Calibration
+from vision.read.scale import NEEDED_PX_PER_MM, board_scale
 from vision.simulated.video import write_video
 from vision_support import grid_for
 
@@ -31,6 +33,9 @@ def test_calibrate_empty_board_then_colours(sessions, tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["mode"] == "colour" and report["colours"] == [] and len(report["sheet_corners_px"]) == 4
     assert (tmp_path / "lock.png").exists()
+    scale = report["board_scale"]  # big enough: nothing said
+    assert scale["px_per_mm"] > scale["needed_px_per_mm"] == NEEDED_PX_PER_MM["anacund"]
+    assert "small in the picture" not in capsys.readouterr().err
     # A straight lens: its printed lines lie where the markers put them, no lens file is made.
     assert "lie where the markers put them" in report["lens_from_board"] and "lens" not in report
     assert not (tmp_path / "cal-lens.json").exists()
@@ -39,6 +44,33 @@ def test_calibrate_empty_board_then_colours(sessions, tmp_path, capsys):
     assert vision_cli.main(args) == 0
     assert json.loads(capsys.readouterr().out)["colours"] == ["A", "B"]
     assert [c.name for c in Calibration.load(out, grid_for("anacund")).classes] == ["A", "B"]
+
+
+def test_calibrate_says_when_the_board_is_too_small_in_the_picture(sessions, tmp_path, capsys):
+    """The sheet a third of the picture: learned all the same, with one line on stderr saying
+    where it is too small, how small and what the game needs; the figures in the report."""
+    from dataclasses import replace
+
+    from vision.simulated.synth import Effects
+
+    s = sessions("gyges")
+    rng = np.random.default_rng(5)
+    pose = s.renderer.random_pose(rng, rotation=8.0, fill=(0.3, 0.3))
+    truth = board_scale(pose.H, s.sheet)
+    assert truth.too_small
+    video = tmp_path / "small.avi"
+    calm = replace(Effects(), blur=0.6)  # a still, evenly lit board: nothing but its size in the way
+    clean = s.renderer.frame(View(), pose, calm, rng, noise=False)
+    write_video(video, (s.renderer.reshoot(clean, calm, rng, 0.3) for _ in range(8)), fps=10)
+    assert vision_cli.main(["calibrate", "--source", str(video), "--game", "gyges", "--out",
+                            str(tmp_path / "cal.npz"), "--frames", "3"]) == 0
+    out = capsys.readouterr()
+    scale = json.loads(out.out)["board_scale"]
+    assert scale["px_per_mm"] == pytest.approx(truth.px_per_mm, abs=0.02) and scale["smallest_at"] == truth.space
+    assert scale["needed_px_per_mm"] == NEEDED_PX_PER_MM["gyges"]
+    line, = out.err.splitlines()
+    assert line.startswith(f"tableref: {video}: the board is small in the picture: at {truth.space} a millimetre is ")
+    assert line.endswith("move the camera closer, or let the board fill more of the picture"), line
 
 
 def test_calibrate_reports_bad_sources_and_positions(tmp_path, capsys):

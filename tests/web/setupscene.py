@@ -28,14 +28,15 @@ class SceneCamera:
     name = "synthetic camera"
 
     def __init__(self, game: str = "gyges", *, fps: float = 12.0, seed: int = 3, sheet: Sheet | None = None,
-                 renderer: Renderer | None = None, watch: tuple[int, int] | None = None) -> None:
+                 renderer: Renderer | None = None, watch: tuple[int, int] | None = None,
+                 fill: tuple[float, float] = (0.85, 0.95)) -> None:
         self.sheet = sheet or Sheet.for_board(get_game(game).board())
         self.renderer = renderer or Renderer(self.sheet)
         self.rng = np.random.default_rng(seed)
         # Each frame's exposure on its own generator: read() runs on the source's thread while
         # show() draws on the test's, and a numpy Generator is not to be shared across threads.
         self.shot_rng = np.random.default_rng(seed + 1)
-        self.pose = self.renderer.random_pose(self.rng, rotation=8.0, fill=(0.85, 0.95))
+        self.pose = self.renderer.random_pose(self.rng, rotation=8.0, fill=fill)  # the sheet's share of the frame
         self.effects = replace(Effects(), blur=0.6)
         self.fps = fps
         self.watch = watch  # a dual stream: frames this size carrying the full one (capture.WatchFrame)

@@ -4,6 +4,7 @@ on the live source with clear results — then read with at once, no restart."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import cv2
@@ -13,6 +14,7 @@ import pytest
 from rules import Fidelity, get_game
 from rules.view import View
 from tableref.serve import Service
+from vision.read.scale import NEEDED_PX_PER_MM, board_scale
 from setupscene import SceneCamera, asked_for_less_exposure, camera_feed, finished, reads, search_again, setup_service, until
 from webhelp import FAST_SCRYPT, LAN, admin_client, csrf
 
@@ -92,6 +94,10 @@ def test_overlay_draws_the_lock_where_the_board_is(svc, camera):
     assert np.abs(np.float32([(s["x"], s["y"]) for s in ov["spaces"]]) - centres).max() < 2.0
     assert {s["verdict"] for s in ov["spaces"]} == {"unknown"}  # set-up mode: nothing read yet
     assert ov["exposure_ev"] is None  # a camera that takes no exposure compensation is not asked
+    # the board's scale where it is smallest, measured through the lock's pose: big enough here
+    truth = board_scale(camera.pose.H, sheet)
+    assert ov["px_per_mm"] == pytest.approx(truth.px_per_mm, rel=0.02) and ov["smallest_at"] == truth.space
+    assert ov["needed_px_per_mm"] == NEEDED_PX_PER_MM[GAME] < ov["px_per_mm"]
     state = client.get("/api/setup").get_json()
     assert state["mode"] == "setup" and not state["calibrated"] and state["lens"] is None
     assert svc.feed.status.state == "setup"  # the live page's badge says so
@@ -135,6 +141,7 @@ def test_calibration_says_which_marker_is_missing_then_reads_at_once(svc, camera
     assert busy.status_code == 409 and "still running" in busy.get_json()["error"]
     job = finished(client)
     assert job["state"] == "done" and "saved to" in job["result"], job
+    assert "small in the picture" not in job["result"]
     assert (tmp_path / "cal" / "gyges.npz").exists()
     # Read with at once (no restart): the empty board, then the game's position, space by space.
     assert until(lambda: {s["verdict"] for s in client.get("/api/setup/overlay").get_json()["spaces"]} == {"empty"})
@@ -143,6 +150,32 @@ def test_calibration_says_which_marker_is_missing_then_reads_at_once(svc, camera
 
     reads(client, view)
     assert client.get("/api/setup").get_json()["mode"] == "reading"
+
+
+def test_a_board_too_small_in_the_picture_is_said_with_its_figures(tmp_path):
+    """The sheet a third of the picture: it locks, and its far row is too few pixels for the
+    tags. The overlay carries the figures (setup.js says them beside the lock), and learning
+    the empty board still works but says so, with where, how small and what is needed."""
+    camera = SceneCamera(GAME, fill=(0.3, 0.3))
+    truth = board_scale(camera.pose.H, camera.sheet)
+    assert truth.too_small  # (the scene as the test means it)
+    service = setup_service(tmp_path, camera, tmp_path / "cal" / "gyges.npz", GAME)
+    try:
+        client, post = admin_client(service)
+        ov = locked_overlay(client)
+        assert ov["px_per_mm"] == pytest.approx(truth.px_per_mm, rel=0.02)
+        assert ov["px_per_mm"] < ov["needed_px_per_mm"] == NEEDED_PX_PER_MM[GAME]
+        assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+        job = finished(client)
+        assert job["state"] == "done", job
+        said = re.search(r"; the board is small in the picture: at (\w+) a millimetre is ([0-9.]+) px, and Gygès's "
+                         r"pieces are read from ([0-9.]+) px: move the camera closer, or let the board fill more of "
+                         r"the picture", job["result"])
+        assert said, job
+        assert said[1] == truth.space and float(said[2]) == pytest.approx(truth.px_per_mm, abs=0.02)
+        assert float(said[3]) == NEEDED_PX_PER_MM[GAME]
+    finally:
+        service.close()
 
 
 def test_bad_steps_are_refused_clearly(svc):

@@ -72,3 +72,18 @@ def test_the_lens_step_says_annelids_needs_it_with_a_wide_lens(svc):
     assert "printed lines, which Annelids needs" in client.get("/setup").get_data(as_text=True)
     client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
     assert "sur les lignes imprimées du plateau, ce dont Annélides a besoin" in client.get("/setup").get_data(as_text=True)
+
+
+def test_a_board_too_small_in_the_picture_is_said_in_french():
+    """The warning the empty-board step adds (tableref/camera_setup.py's scale_warning), in the
+    admin's language with its figures; nothing said when the board is big enough."""
+    from tableref.camera_setup import scale_warning
+    from tableref.i18n import catalog
+    from vision.read.scale import BoardScale
+
+    said = catalog("fr").say(scale_warning(BoardScale(0.42, "S", 0.5), "gyges"))
+    assert said == (" ; le plateau est petit dans l'image : en S, un millimètre fait 0.42 px, et les pièces de Gygès "
+                    "se lisent à partir de 0.50 px : rapprochez la caméra, ou laissez le plateau occuper une plus "
+                    "grande part de l'image"), said
+    assert not english(said)
+    assert scale_warning(BoardScale(0.6, "S", 0.5), "gyges") == ""

@@ -85,7 +85,17 @@
       : " " + t(ev < 0 ? "Exposure turned down {ev} stop for the sheet: its paper was too bright."
                        : "Exposure turned up {ev} stop for the sheet: its paper was too dark.",
                 { ev: Math.abs(ev).toFixed(1) });
-    return lock + reading + exposure;
+    return lock + reading + exposure + smallBoard(ov);
+  }
+
+  /* The board too small in the picture for the game's reader (tableref/camera_setup.py's
+     read_scale): said beside the lock with the figures, before anyone learns a board that
+     would never be read whole. */
+  function smallBoard(ov) {
+    if (ov.px_per_mm === null || ov.needed_px_per_mm === null || ov.px_per_mm >= ov.needed_px_per_mm) return "";
+    // one literal: the catalog test finds the page's strings by their first quoted argument
+    return " " + t("The board is small in the picture: at {space} a millimetre is {px} px, and this game's pieces are read from {need} px. Move the camera closer, or let the board fill more of the picture.",
+                   { space: ov.smallest_at, px: ov.px_per_mm.toFixed(2), need: ov.needed_px_per_mm.toFixed(2) });
   }
 
   async function tick() {
