@@ -1,6 +1,6 @@
 """How small the board may be in the picture: each game's reader against the board's scale.
 
-    python bench/vision_scale.py [--games g1,g2] [--frames N] [--seed S]
+    python bench/vision_scale.py [--games g1,g2] [--frames N] [--seed S] [--pathtraced]
 
 For each game, at its read size (and at 1280x720 for the games read at 1920x1080: a webcam
 that has no bigger picture), the project's camera model films the printed sheet at tilts 10,
@@ -10,8 +10,10 @@ it (vision.read.scale.board_scale through a lock on an empty frame: pixels per m
 least over the spaces in any direction), then the frames locked, usable, false accepts and
 spaces read wrong, exactly as bench/vision_real.py counts them.
 
-Under each game: the frames usable per band of scale (0.05 px/mm wide) over all its rows, and
-the figures vision.read.scale holds (NEEDED_PX_PER_MM: what the set-up asks for; the reader
+Under each game: the frames usable per band of scale (0.05 px/mm wide) over all its rows; "reads
+from", the lower edge of the least band from which every band under 1.5 times it read >= 90 %
+of its frames (the span keeps a failure of another kind at large scales, Annelids' near faces
+at tilt 35 deg, from deciding it); and the figures vision.read.scale holds (NEEDED_PX_PER_MM: what the set-up asks for; the reader
 does not read a space under WRONG_BELOW_PX_PER_MM). With --pathtraced, also the scale of each
 path-traced bench row (bench/vision_pathtraced.py's cameras: computed from their geometry,
 nothing rendered; their usable frames are in docs/vision.md), the other evidence the needs
@@ -43,6 +45,8 @@ GAMES = ("gyges", "anacund", "annihilation", "annelids", "drift")
 TILTS = (10.0, 20.0, 35.0)
 FILLS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65)
 BAND = 0.05  # px/mm: the summary's bands of scale
+GOOD = 0.9  # share of a band's frames usable
+SPAN = 1.5  # the bands from a scale up to this many times it decide it
 
 @dataclass(frozen=True)
 class ScaleRow:
@@ -86,15 +90,32 @@ def run(game: str, size: tuple[int, int], tilt: float, fill: float, frames: int,
                     row.usable, row.false_accepts, row.wrong_spaces)
 
 
-def bands(rows: list[ScaleRow]) -> str:
-    """Usable frames per band of scale, over the locked rows: "0.55-0.60 10/24"."""
-    got: dict[int, list[int]] = {}
+def tally(rows: list[ScaleRow]) -> dict[int, tuple[int, int]]:
+    """Band (its lower edge over BAND) -> (usable, frames), over the locked rows."""
+    got: dict[int, tuple[int, int]] = {}
     for r in rows:
         if r.px_per_mm is not None:
-            tally = got.setdefault(int(r.px_per_mm / BAND), [0, 0])
-            tally[0] += r.usable
-            tally[1] += r.frames
-    return "  ".join(f"{k * BAND:.2f}-{(k + 1) * BAND:.2f} {u}/{n}" for k, (u, n) in sorted(got.items()))
+            k = int(r.px_per_mm / BAND)
+            u, n = got.get(k, (0, 0))
+            got[k] = (u + r.usable, n + r.frames)
+    return dict(sorted(got.items()))
+
+
+def bands(rows: list[ScaleRow]) -> str:
+    """Usable frames per band of scale, over the locked rows: "0.55-0.60 10/24"."""
+    return "  ".join(f"{k * BAND:.2f}-{(k + 1) * BAND:.2f} {u}/{n}" for k, (u, n) in tally(rows).items())
+
+
+def reads_from(rows: list[ScaleRow]) -> float | None:
+    """The lower edge of the least band from which every band under SPAN times it read GOOD of
+    its frames (the span keeps failures of another kind at large scales, Annelids' near faces at
+    tilt 35 deg, from deciding it); None: no such band."""
+    t = tally(rows)
+    for k in t:
+        span = [(u, n) for j, (u, n) in t.items() if k <= j and j * BAND < SPAN * k * BAND]
+        if all(u >= GOOD * n for u, n in span):
+            return round(k * BAND, 2)
+    return None
 
 
 def pathtraced_scales(game: str) -> str:
@@ -146,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{game}, usable by scale (px/mm): {bands(rows)}")
         if args.pathtraced:
             print(f"{game}, path-traced rows at {size[0]}x{size[1]} (px/mm): {pathtraced_scales(game)}")
-        print(f"{game}: NEEDED_PX_PER_MM {NEEDED_PX_PER_MM.get(game)}, "
+        got = reads_from(rows)
+        print(f"{game}: reads from {'-' if got is None else f'{got:.2f}'} px/mm; NEEDED_PX_PER_MM {NEEDED_PX_PER_MM.get(game)}, "
               f"WRONG_BELOW_PX_PER_MM {WRONG_BELOW_PX_PER_MM.get(game, '-')}\n", flush=True)
     print(f"false accepts: {fa} ({time.perf_counter() - t0:.0f} s)")
     return 1 if fa else 0

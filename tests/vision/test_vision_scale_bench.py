@@ -18,3 +18,12 @@ def test_the_path_traced_rows_scales_come_from_their_cameras():
     scales = dict(item.rsplit(" ", 1) for item in pathtraced_scales("drift").split("; "))
     assert float(scales["fill40"]) < float(scales["tilt35"]) < float(scales["base"]) < float(scales["tilt10"])
     assert abs(float(scales["fill40"]) - 0.52) <= 0.01  # the figure docs/vision-rules.md cites
+
+
+def test_a_game_reads_from_the_least_band_whose_next_half_again_reads_nine_tenths():
+    from bench.vision_scale import reads_from
+
+    rows = [row(0.42, 6), row(0.47, 10), row(0.52, 12), row(0.57, 11), row(0.62, 12), row(0.95, 3)]
+    # 0.45 (10/12) fails; from 0.50 every band under 0.75 reads >= 90 %; 0.95 lies beyond the span
+    assert reads_from(rows) == 0.50
+    assert reads_from([row(0.42, 6)]) is None

@@ -23,15 +23,16 @@ from .pose import Pose, as_pose
 
 # Pixels per millimetre (the smallest over the spaces, in any direction) from which the game's
 # reader was measured to read: the lower edge of the least band of scale (0.05 px/mm) from
-# which every band read >= 90 % of its camera-model frames, tilts 10-35 deg, framings 25-65 %
-# (bench/vision_scale.py; the figures in docs/vision-rules.md, section 11). The path-traced
-# bench reads at least as small: its DRIFT row at 40 % framing, 0.52 px/mm, read 4 of 4.
+# which every band under 1.5 times it read >= 90 % of its camera-model frames, tilts 10-35 deg,
+# framings 25-65 % (bench/vision_scale.py; the figures in docs/vision.md, "Framing and tilt").
+# The path-traced bench reads at least as small: its DRIFT row at 40 % framing, 0.52 px/mm,
+# read 4 of 4.
 NEEDED_PX_PER_MM = {
     "gyges": 0.50,
-    "anacund": 0.40,
+    "anacund": 0.35,  # (no lock under it)
     "annihilation": 0.60,
-    "drift": 0.70,
-    "annelids": 0.60,  # its reader reads no space below WRONG_BELOW_PX_PER_MM
+    "drift": 0.65,
+    "annelids": 0.60,  # and its reader reads no space under WRONG_BELOW_PX_PER_MM
 }
 # Below these a space was measured read wrong, not left unreadable (Annelids: an empty edge
 # read as a segment, a tail read empty, at 0.43-0.58 px/mm): the reader does not read such a
