@@ -318,11 +318,24 @@ class TagsAtHeight(TokenPlaces):
             elif not right and i not in lone:
                 astray += [c for _, c in placed[i]]
                 self._crowd_cause.add(i)
+        # A space a third token may have spilled from: one showing two tokens side by side (a
+        # pair, one half maybe unread), a home (what stands beside its pile's top is not seen),
+        # or one whose token has two others within a row's step (a row of three through it).
+        reach = ROW_REACH * sheet.pitch
+        full: set[int] = set()
+        if snug_off:
+            owner = [j for j, toks in placed.items() for _ in toks]
+            at = np.float64([o for toks in placed.values() for _, o in toks]).reshape(-1, 2)
+            beside = (np.hypot(*(at[:, None] - at[None]).transpose(2, 0, 1)) <= reach).sum(axis=1) - 1
+            full = {j for j, toks in placed.items() if len(toks) >= 2 or j in partners or j in lone
+                    or g.spaces[j].id in homes} | {j for j, n in zip(owner, beside) if n >= 2}
         for i, c in snug_off.items():
-            # A lone token put down well off its centre beside another space's token, a sticker
+            # A lone token put down well off its centre beside such a space's token, a sticker
             # apart, may be that space's third token spilled over (three side by side do not fit
-            # on a space): where it lies, it is either. Neither is guessed.
-            if i not in lone and any(j != i and math.hypot(*(c - o)) <= ROW_REACH * sheet.pitch
+            # on a space): where it lies, it is either. Neither is guessed. Two lone tokens put
+            # down off their centres towards each other (the path-traced webcam row: 0.2 pitch
+            # each, 0.73 apart, nothing else near) are each their own.
+            if i not in lone and any(j != i and j in full and math.hypot(*(c - o)) <= reach
                                      for j, toks in placed.items() for _, o in toks):
                 astray.append(c)
                 self._crowd_cause.add(i)
