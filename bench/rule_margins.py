@@ -17,7 +17,10 @@ frames leave it free); it is replaced when another value reads more frames with 
 Each row is calibrated once, with the rules as they are: a rule the calibration uses (the
 clipped level, the light model's outliers) is measured here on the reading only. Each frame is
 locked once (two looks, as a still camera gives). The rows read through a measured lens file
-(``lensfile``) are left out: the file is not exported.
+(``lensfile``) are left out: the file is not exported. A row exported with its set-up shot
+(Gygès's rings without stickers: ``--rows shapes,wood``) has its rings' lines learned from it
+under each value, as ``tableref calibrate --rings`` learns them; the ring-tier rules bear on
+those rows only, and a value under which the lines are refused counts the row's frames unusable.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ if __package__ in (None, ""):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from rules import Fidelity  # noqa: E402
+from rules import Fidelity, get_game  # noqa: E402
 from rules.view import View  # noqa: E402
-from vision.read.calibration import lock_on  # noqa: E402
+from vision.read.calibration import CalibrationError, lock_on  # noqa: E402
 from vision.readers.for_game import reader_for  # noqa: E402
+from vision.readers.ring_reading import learn_rings  # noqa: E402
 
 from bench.reader_rules import row_calibration  # noqa: E402
 from bench.vision_real import judge  # noqa: E402
@@ -58,8 +62,10 @@ class Rule:
     module: str
     games: tuple[str, ...] | None = None
     values: tuple[float, ...] | None = None
+    rings: bool = False  # bears only on rows read by their rings' tiers (their lines learned under it)
 
 
+RING = ("gyges",)
 RULES: tuple[Rule, ...] = (
     Rule("TOLERANCE", "vision.readers.reader", values=(16, 22, 28, 36, 48)),
     Rule("CAST_TOLERANCE", "vision.readers.reader", values=(12, 18, 24, 32, 44)),
@@ -114,6 +120,19 @@ RULES: tuple[Rule, ...] = (
     Rule("RADIAL_ZONE", "vision.readers.drift_places", ("drift",), values=(0.1, 0.15, 0.2, 0.25, 0.3)),
     Rule("ON_CENTRE", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
     Rule("APART", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
+    # the ring-tier reading (Gygès's rings without stickers): rows with a set-up shot to learn from
+    Rule("ARC_DEG", "vision.readers.ring_reading", RING, values=(40.0, 55.0, 70.0, 80.0, 88.0), rings=True),
+    Rule("SEARCH_MM", "vision.readers.ring_reading", RING, values=(2.0, 3.0, 4.0, 5.5, 7.5), rings=True),
+    Rule("ALL_ROUND_MM", "vision.readers.ring_reading", RING, values=(0.0, 0.25, 0.5, 1.0, 2.0), rings=True),
+    Rule("INSIDE_MM", "vision.readers.ring_reading", RING, values=(1.0, 1.4, 1.8, 2.4, 3.0), rings=True),
+    Rule("PRESENT_AT", "vision.readers.ring_reading", RING, values=(0.45, 0.5, 0.6, 0.7, 0.8), rings=True),
+    Rule("ABSENT_AT", "vision.readers.ring_reading", RING, values=(0.2, 0.3, 0.4, 0.45, 0.5), rings=True),
+    Rule("OWN_SCALE", "vision.readers.ring_reading", RING, values=(0.0, 0.2, 0.4, 0.6, 0.8), rings=True),
+    Rule("AGREE", "vision.readers.ring_reading", RING, values=(0.6, 0.7, 0.8, 0.9, 1.0), rings=True),
+    Rule("FLAT_SLACK", "vision.readers.ring_reading", RING, values=(0.0, 0.02, 0.04, 0.08, 0.16), rings=True),
+    Rule("SEEN_FLAT", "vision.readers.ring_reading", RING, values=(1.0, 1.25, 1.5, 2.0, 3.0), rings=True),
+    Rule("PAPER_SHOWS", "vision.readers.ring_reading", RING, values=(0.3, 0.45, 0.6, 0.75, 0.9), rings=True),
+    Rule("MIN_GAP", "vision.readers.ring_reading", RING, values=(0.02, 0.04, 0.06, 0.09, 0.12), rings=True),
 )
 
 
@@ -124,6 +143,7 @@ class Tally:
     false_accepts: int = 0
     wrong: int = 0
     unread: int = 0
+    refused: int = 0  # rows whose rings' lines were not learned (their frames count unusable)
 
 
 @dataclass
@@ -136,6 +156,7 @@ class FrameRow:
     calibration: object
     frames: list[tuple[np.ndarray, View, np.ndarray]]
     lens: object = None  # measured from the board's printed lines (None: a straight lens)
+    setup_shot: tuple | None = None  # (frame, H, view) the rings' lines are learned from (rows without stickers)
 
 
 def load_rows(dirs: list[Path]) -> list[FrameRow]:
@@ -157,14 +178,28 @@ def load_rows(dirs: list[Path]) -> list[FrameRow]:
             if locked:
                 frame, H = locked[-1]
                 frames.append((frame, View(json.loads(p.read_text())["view"]), H))
-        out.append(FrameRow(game, row, grid, cal, frames, lens))
+        shot = None
+        setup = d / f"{game}-{row}-setup.jpg"  # the rings set out on their centres, to learn their tiers from
+        if setup.exists():
+            locked = lock_on(grid.sheet, [cv2.imread(str(setup))] * 2, lens=lens)
+            if locked:
+                shot = locked[-1] + (get_game(game).default_setup({}).view(Fidelity.KIND),)
+        out.append(FrameRow(game, row, grid, cal, frames, lens, shot))
     return out
 
 
 def read_rows(rows: list[FrameRow]) -> Tally:
     t = Tally()
     for r in rows:
-        reader = reader_for(r.grid, r.calibration, Fidelity.KIND, lens=r.lens)  # a fresh reader: rules read at its making hold
+        rings = None
+        if r.setup_shot is not None:
+            try:  # learned under the rule's value, as `tableref calibrate --rings` would learn them
+                rings = learn_rings(r.grid, r.calibration, [r.setup_shot])
+            except CalibrationError:
+                t.refused += 1
+                t.frames += len(r.frames)
+                continue
+        reader = reader_for(r.grid, r.calibration, Fidelity.KIND, lens=r.lens, rings=rings)  # fresh: rules read at its making hold
         for frame, truth, H in r.frames:
             got = reader.read(frame, H)
             wrong, _ = judge(truth, got.view, got.unreadable)
@@ -253,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'rule':<18}{'value':>8}  {'usable':>9}{'FA':>4}{'wrong':>6}{'unread':>7}")
     results = []
     for rule in chosen:
-        mine = [r for r in rows if rule.games is None or r.game in rule.games]
+        mine = [r for r in rows if (rule.games is None or r.game in rule.games)
+                and (not rule.rings or r.setup_shot is not None)]
         if not mine:
             print(f"{rule.name:<18} no frames of {', '.join(rule.games or ())}")
             continue
@@ -262,8 +298,9 @@ def main(argv: list[str] | None = None) -> int:
             with Patched(rule, v):
                 t = read_rows(mine)
             mark = " (own)" if v == own else ""
-            print(f"{rule.name:<18}{v:>8.4g}  {t.usable:>4}/{t.frames:<4}{t.false_accepts:>4}{t.wrong:>6}{t.unread:>7}{mark}",
-                  flush=True)
+            refused = f" (refused: {t.refused} rows)" if t.refused else ""
+            print(f"{rule.name:<18}{v:>8.4g}  {t.usable:>4}/{t.frames:<4}{t.false_accepts:>4}{t.wrong:>6}{t.unread:>7}"
+                  f"{mark}{refused}", flush=True)
             results.append({"rule": rule.name, "value": v, "own": v == own, **t.__dict__})
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

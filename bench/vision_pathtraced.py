@@ -19,6 +19,7 @@ camera model (``bench.vision_real.run_setting``, more frames: they are cheap).
 
 Rows: lens (Camera Module 3 standard 66° / wide 102°), tilt, framing, lights, glossy stickers;
 for Gygès also "shapes": its metal rings without stickers, stepped (vision/simulated/pathtraced/rings.py),
+and "wood": the same rings turned in varnished beech,
 read by their tiers with lines learned from a render of the default set-up. Columns: usable
 calm frames, false accepts (must be 0), wrong spaces, spaces unreadable a frame, render s/frame.
 Exits 1 on a false accept.
@@ -91,6 +92,9 @@ ROWS = (
     # Gygès's metal rings without stickers, read by their tiers (the lines learned from a render
     # of the default set-up): the lamp's and the window's highlights on the turned metal
     PTRow("shapes", {"sticker": "none"}, game="gyges"),
+    # the same stepped rings turned in beech under a satin varnish: the shapes reading's own
+    # material (a tier's rounded rim turned from the lights, the flat top facing them)
+    PTRow("wood", {"sticker": "none", "ring_finish": "wood"}, game="gyges"),
     # a double or triple ring's upper rings lying tilted on its first, by up to 4°
     PTRow("leaning", {"ring_lean_deg": 4.0}, game="gyges"),
     # the wide row's frames through the wide module's barrel (about 10 % at the frame's corners),
@@ -109,7 +113,7 @@ def describe(r: PTRow) -> str:
     if s.get("ring_lean_deg"):
         out += f" rings tilted ≤{s['ring_lean_deg']:g}°"
     if s.get("sticker") == "none":
-        return out + " no stickers"
+        return out + (" wooden rings" if s.get("ring_finish") == "wood" else "") + " no stickers"
     return out + (f" {s['sticker']} stickers" if "sticker" in s else "")
 
 

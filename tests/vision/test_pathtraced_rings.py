@@ -74,3 +74,26 @@ def test_without_stickers_each_ring_is_its_stepped_mesh(tmp_path):
         at = np.array(shape["to_world"].matrix)[:3, 3]
         assert at[:2] == pytest.approx([p.solid.x, p.solid.y])
         assert -4.0 < at[2] <= 0.0  # on the bent paper, never in it
+
+
+def test_wooden_rings_are_varnished_wood_and_an_unknown_finish_is_refused(tmp_path):
+    """``PTSetup.ring_finish = "wood"``: the same stepped meshes in a satin varnish over beech
+    (a dielectric's gloss over a diffuse colour), not metal; a finish the scene does not know
+    is one clear error."""
+    pytest.importorskip("mitsuba")
+    from vision.simulated.pathtraced.scene import PTSetup, placed_pieces, scene_dict
+    from vision.simulated.sessions import random_position
+
+    sheet = grid_for("gyges").sheet
+    view = random_position("gyges", 4, 20, None).view(Fidelity.KIND)
+    pieces = placed_pieces(sheet, view, np.random.default_rng(4))
+    d = scene_dict(sheet, pieces, PTSetup(size=(64, 36), spp=1, sticker="none", ring_finish="wood"), tmp_path, 4, view)
+    rings = [v for k, v in d.items() if k.endswith("ring")]
+    assert len(rings) == len(pieces)
+    for shape in rings:
+        bsdf = shape["bsdf"]["bsdf"]
+        assert bsdf["type"] == "roughplastic" and "material" not in bsdf
+        r, g, b = bsdf["diffuse_reflectance"]["value"]
+        assert r > g > b > 0.05  # beech: warm, neither white nor dark
+    with pytest.raises(ValueError, match="ring_finish: one of metal, wood"):
+        PTSetup(ring_finish="brass")

@@ -35,3 +35,42 @@ def test_an_unknown_rule_is_one_clear_line(capsys):
     with pytest.raises(SystemExit):
         rule_margins.main(["--rules", "NO_SUCH_RULE"])
     assert "no such rule here: NO_SUCH_RULE" in capsys.readouterr().err
+
+
+def test_a_ring_tier_rule_learns_the_rings_under_its_value_and_a_refusal_costs_the_row():
+    """A row without stickers (its set-up shot exported beside it) learns its rings' lines
+    under each value of a ring-tier rule; a value under which they are refused counts every
+    frame of the row unusable. The ring-tier rules bear on such rows only."""
+    from dataclasses import replace
+
+    from bench.vision_real import BASE_SCENE, BASE_SETUP
+    from rules import Fidelity, get_game
+    from vision.read.calibration import calibrate, lock_on
+    from vision.readers.for_game import grid_for
+    from vision.sheets.layout import Sheet
+    from vision.simulated.camera_model import CameraModel
+    from vision.simulated.sessions import random_position
+
+    untagged = replace(BASE_SCENE, tags=False)
+    grid = grid_for(Sheet.for_board(get_game("gyges").board()))
+    model = CameraModel(grid.sheet, BASE_SETUP)
+    cal = calibrate(grid, [model.render(replace(untagged, seed=i)) for i in range(2)], mode="tags")
+    start = get_game("gyges").default_setup().view(Fidelity.KIND)
+    shot = model.render(replace(untagged, view=start, seed=5))
+    view = random_position("gyges", 3, 12, None).view(Fidelity.KIND)
+    frame = model.render(replace(untagged, view=view, seed=21))
+    locked, H = lock_on(grid.sheet, [frame, frame])[-1]
+    frames = [(locked, view, H)]
+    rings_row = rule_margins.FrameRow("gyges", "wood", grid, cal, frames,
+                                      setup_shot=(*lock_on(grid.sheet, [shot, shot])[-1], start))
+    tagged_row = rule_margins.FrameRow("gyges", "base", grid, cal, frames)
+
+    own = rule_margins.read_rows([rings_row])
+    assert (own.frames, own.usable, own.false_accepts, own.refused) == (1, 1, 0, 0)
+    min_gap = next(r for r in RULES if r.name == "MIN_GAP")
+    with Patched(min_gap, 1.0):  # no tier is a whole contrast apart: the lines are refused
+        refused = rule_margins.read_rows([rings_row])
+    assert (refused.frames, refused.usable, refused.refused) == (1, 0, 1)
+    assert min_gap.rings and not next(r for r in RULES if r.name == "TOLERANCE").rings
+    # without a set-up shot the row is read by its tags: rings never learned, never refused
+    assert rule_margins.read_rows([tagged_row]).refused == 0

@@ -12,8 +12,8 @@ truth is the same ``View``.
   (:func:`vision.simulated.scene_pieces.solids_for`, the piece set's footprint and height), then moved as a
   hand puts it down: up to ±15 % of the pitch off the space's centre on each axis (never into a
   neighbour), turned any way, its sticker a little off-centre; each stands on the bent paper.
-  Gygès's rings are roughened metal (a conductor BSDF, aluminium), a ring of height n a stack
-  of n tiers with a groove between tiers; the sticker (the tag in a white disc, as
+  Gygès's rings are roughened metal (a conductor BSDF, aluminium; or, ``PTSetup.ring_finish``
+  "wood", varnished beech), a ring of height n a stack of n tiers with a groove between tiers; the sticker (the tag in a white disc, as
   ``tableref print-tags`` prints) is matte paper (or coated: ``PTSetup.sticker``) on the top face.
   The other games' discs, coins and bars: :mod:`.pieces`.
 * **Lights**: a ceiling panel (area light, neutral 4000 K), a desk lamp (spot, warm 2700 K, off
@@ -43,7 +43,7 @@ from vision.sheets.render import draw_sheet, marker_image
 from vision.simulated.camera_model import BoardPose, CameraSetup, Hand, place_camera
 
 from .arm import arm_shapes, held_pieces
-from .pieces import GROOVE_MM, Piece, piece_shapes, placed_pieces, ring_markers  # noqa: F401 (the bench's names)
+from .pieces import GROOVE_MM, Piece, linear_albedo, piece_shapes, placed_pieces, ring_markers  # noqa: F401 (the bench's names)
 
 
 @dataclass(frozen=True)
@@ -73,10 +73,14 @@ MODULES = {"standard": Module(66.0, 4.74, 1.8), "wide": Module(102.0, 2.75, 2.2)
            "webcam": Module(52.0, 3.7, 2.4, pixel_um=2.8)}
 LIGHTS = ("all", "desk", "window", "ceiling")
 STICKERS = ("matte", "glossy", "none")
+# Gygès's rings: turned aluminium (the seed's metal), or turned beech under a satin varnish (a
+# wooden set): a varnish's faint gloss over wood's diffuse colour
+RING_FINISHES = ("metal", "wood")
 # colour of each light in linear sRGB (black-body 2700 K, 4000 K; daylight D65 is sRGB's white)
 WARM, NEUTRAL, DAYLIGHT = (1.0, 0.69, 0.39), (1.0, 0.86, 0.72), (1.0, 1.0, 1.0)
 PAPER, TONER = 0.85, 0.04  # diffuse albedo of office paper and of printed black
 METAL = "Al"  # Mitsuba's measured aluminium (complex IOR)
+RING_WOOD_BGR = (130, 175, 215)  # varnished beech, 8-bit sRGB
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ class PTSetup:
     roughness: float = 0.2  # the rings' metal (GGX alpha): turned and handled, not a mirror
     sticker: str = "matte"  # the stickers' finish: "matte" paper, "glossy" (coated), "none" (.rings)
     ring_lean_deg: float = 0.0  # Gygès: a double or triple ring's upper rings tilted on its first, up to this
+    ring_finish: str = "metal"  # Gygès's rings: one of RING_FINISHES
 
     def __post_init__(self) -> None:
         if self.lens not in MODULES:
@@ -105,6 +110,8 @@ class PTSetup:
             raise ValueError(f"PTSetup.lights: one of {', '.join(LIGHTS)}, got {self.lights!r}")
         if self.sticker not in STICKERS:
             raise ValueError(f"PTSetup.sticker: one of {', '.join(STICKERS)}, got {self.sticker!r}")
+        if self.ring_finish not in RING_FINISHES:
+            raise ValueError(f"PTSetup.ring_finish: one of {', '.join(RING_FINISHES)}, got {self.ring_finish!r}")
 
     @property
     def camera(self) -> CameraSetup:
@@ -242,15 +249,18 @@ def scene_dict(sheet: Sheet, pieces: list[Piece], setup: PTSetup, workdir: Path,
                   "bsdf": {"type": "twosided", "bsdf": {"type": "diffuse",
                                                         "reflectance": {"type": "rgb", "value": [0.32, 0.2, 0.11]}}}}
     d.update(_lights(mi, setup.lights, (cx, cy), rng))
-    metal = {"type": "roughconductor", "material": METAL, "distribution": "ggx", "alpha": setup.roughness}
+    ring = {"type": "roughconductor", "material": METAL, "distribution": "ggx", "alpha": setup.roughness}
+    if setup.ring_finish == "wood":
+        ring = {"type": "roughplastic", "distribution": "ggx", "alpha": 0.3, "int_ior": 1.5,
+                 "diffuse_reflectance": {"type": "rgb", "value": linear_albedo(RING_WOOD_BGR)}}
     on_paper = lift_at(sheet, lift)  # pieces and stickers stand on the bent paper, not in it
     for i, p in enumerate(pieces):
-        d.update(piece_shapes(mi, sheet, p, i, metal, setup.sticker, on_paper, workdir))
+        d.update(piece_shapes(mi, sheet, p, i, ring, setup.sticker, on_paper, workdir))
     d.update(ring_markers(mi, sheet, view if view is not None else View(), setup.sticker, on_paper))
     for k, hand in enumerate(hands):
         d.update(arm_shapes(pose, sheet.size, hand, f"arm{k}"))
     for j, p in enumerate(held_pieces(sheet, hands)):  # in the air: the paper's bend is not under them
-        d.update(piece_shapes(mi, sheet, p, len(pieces) + j, metal, setup.sticker, lambda x, y: 0.0, workdir))
+        d.update(piece_shapes(mi, sheet, p, len(pieces) + j, ring, setup.sticker, lambda x, y: 0.0, workdir))
     return d
 
 
