@@ -39,6 +39,7 @@ import cv2  # noqa: E402
 
 from bench.rule_margins import Patched, Rule  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
+from vision.simulated.knock import Knock, KnockedCapture  # noqa: E402
 
 COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced" / "film"
 
@@ -139,14 +140,40 @@ class Refereed:
     boards: list[tuple[object, float]]  # each board the stabiliser reported (View, film time)
     reads: int
     frames: int
+    bumps: int = 0  # the lock dropped for a bump (markers jumped, or lost too long) and sought again
+
+
+def knocks_for(film: Film) -> list[Knock]:
+    """The camera knocked as a table knocks it while ``film`` plays: its shelf bumped
+    two-thirds of a second after the first move's arm left (after its decision: it sways 1° and
+    rests turned 0.8° across, 0.5° down, 0.3° about its axis — some 14, 9 and 4 px at 1280x720
+    through the standard lens); the table knocked as the last move's arm withdraws, before that
+    move is decided (it sways 1.5° and rests 1.2° across, 0.8° up, 0.4° about its axis: some 25
+    px); and, in a film of three moves or more, a hand over the lens for a second two-thirds of
+    a second after the second move's arm left, the camera turned back a little when it goes."""
+    leaves = film.leaves
+    knocks = [Knock(leaves[0] + 0.67, 0.8, -0.5, 0.3),
+              Knock(leaves[-1] - 0.17, -1.2, 0.8, -0.4, sway_deg=1.5)]
+    if len(leaves) > 2:
+        knocks.append(Knock(leaves[1] + 0.67, -0.4, 0.3, 0.0, sway_deg=0.5, covered_s=1.0))
+    return knocks
+
+
+def hfov_of(film: Film) -> float:
+    """The film's lens's horizontal field of view (the path-traced scene's camera modules)."""
+    from vision.simulated.pathtraced.scene import MODULES
+
+    return MODULES[film.meta["setup"].get("lens", "standard")].hfov_deg
 
 
 def referee_film(film: Film, *, lock_kw: dict | None = None, gate_kw: dict | None = None,
-                 source_kw: dict | None = None) -> Refereed:
+                 source_kw: dict | None = None, knocks: list[Knock] | None = None) -> Refereed:
     """Play ``film`` as ``tableref serve`` plays a video: ``OpenCVCapture`` → ``CameraSource``
     (its lock, motion gate and reader, calibrated on the film's empty-board exposures) →
     ``Stabiliser`` → ``Referee`` with a real journal; ``*_kw``: the lock's, gate's and source's
-    knobs (none: the service's)."""
+    knobs (none: the service's); ``knocks``: the camera knocked as it films
+    (:class:`vision.simulated.knock.KnockedCapture`; the calibration's exposures were taken
+    before)."""
     from decisions import StableView
     from tableref.journal import Journal
     from tableref.referee import Referee
@@ -171,7 +198,10 @@ def referee_film(film: Film, *, lock_kw: dict | None = None, gate_kw: dict | Non
     reader = reader_for(grid, calibrate(grid, film.empty(), mode=mode, shots=shots))
     start, _ = film.states()
     gate = MotionGate(grid.sheet, **gate_kw) if gate_kw else None
-    source = CameraSource(OpenCVCapture(str(film.path.with_suffix(".mp4")), size=None), reader,
+    capture = OpenCVCapture(str(film.path.with_suffix(".mp4")), size=None)
+    if knocks:
+        capture = KnockedCapture(capture, knocks, hfov_deg=hfov_of(film))
+    source = CameraSource(capture, reader,
                           lock=BoardLock(grid.sheet, lens=getattr(reader, "lens", None), **(lock_kw or {})),
                           gate=gate, **(source_kw or {}))
     stab, out = Stabiliser(), Refereed([], [], [], 0, 0)
@@ -187,16 +217,17 @@ def referee_film(film: Film, *, lock_kw: dict | None = None, gate_kw: dict | Non
                     out.accepted.append((d.ply, type(start).from_dict(d.position), obs.time))
                 else:
                     out.others.append(d.kind)
-    out.reads, out.frames = source.stats.reads, source.stats.frames
+    out.reads, out.frames, out.bumps = source.stats.reads, source.stats.frames, source.stats.bumps
     return out
 
 
-def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: dict) -> None:
+def play(film: Film, tally: Tally, *, lock_kw: dict, gate_kw: dict, source_kw: dict,
+         knocks: list[Knock] | None = None) -> None:
     """``film`` refereed with those knobs (:func:`referee_film`), counted into ``tally``."""
     start, positions = film.states()
     boards = {p.view(Fidelity.KIND) for p in [start, *positions]}
     hand_at = {round(f["time"], 3): f["hand"] for f in film.meta["frames"]}
-    run = referee_film(film, lock_kw=lock_kw, gate_kw=gate_kw, source_kw=source_kw)
+    run = referee_film(film, lock_kw=lock_kw, gate_kw=gate_kw, source_kw=source_kw, knocks=knocks)
     tally.between += sum(view not in boards for view, _ in run.boards)
     tally.with_arm += sum(bool(hand_at.get(round(t, 3), False)) for _, t in run.boards)
     leaves, played = film.leaves, 0  # played: moves accepted as played, in order
@@ -221,17 +252,19 @@ def gate_default(film: Film, name: str) -> float:
     return float(gate.s if name == "px_per_mm" else getattr(gate, name))
 
 
-def measure(rule: FilmRule, value: float, films: list[Film]) -> Tally:
+def measure(rule: FilmRule, value: float, films: list[Film], knocked: bool = False) -> Tally:
+    """``rule`` at ``value`` over ``films`` (``knocked``: each with its camera knocked, :func:`knocks_for`)."""
     tally = Tally()
     for film in films:
+        knocks = knocks_for(film) if knocked else None
         kw: dict = {"lock": {}, "gate": {}, "source": {}}
         if rule.holder in kw:
             v = value * gate_default(film, rule.name) if rule.scaled else value
             kw[rule.holder][rule.name] = int(round(v)) if rule.integer else v
-            play(film, tally, lock_kw=kw["lock"], gate_kw=kw["gate"], source_kw=kw["source"])
+            play(film, tally, lock_kw=kw["lock"], gate_kw=kw["gate"], source_kw=kw["source"], knocks=knocks)
         else:
             with Patched(Rule(rule.name, rule.module), value):
-                play(film, tally, lock_kw={}, gate_kw={}, source_kw={})
+                play(film, tally, lock_kw={}, gate_kw={}, source_kw={}, knocks=knocks)
     return tally
 
 
@@ -240,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--films", nargs="+", type=Path, default=[COMMITTED], help="directories of exported films")
     ap.add_argument("--rules", default=None, help="comma-separated rule names (default: all)")
     ap.add_argument("--list", action="store_true", help="print the rules measured and stop")
+    ap.add_argument("--knocked", action="store_true",
+                    help="the camera knocked twice in each film (its shelf bumped; a hand over the lens): knocks_for")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if args.list:
@@ -259,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{r.name} ({r.holder if r.holder != 'module' else r.module})")
         print(f"{'value':>8}  {'played':>7} {'wrong':>5} {'between':>7} {'with arm':>8} {'p50':>7} {'max':>7} {'reads/frame':>10}")
         for v in r.values:
-            t = measure(r, v, films)
+            t = measure(r, v, films, args.knocked)
             own = (v == 1.0) if r.scaled else (v == r.own)
             bad += own and (t.wrong or t.right < t.moves)
             print(f"{v:>7g}{'*' if own else ' '}  {t.line()}", flush=True)

@@ -6,6 +6,7 @@ an untracked small corner marker in the moves never refereed."""
 from __future__ import annotations
 
 from bench.film_rules import COMMITTED, RULES, load_films, measure
+from rules import Fidelity
 
 
 def _film(game: str):
@@ -41,3 +42,23 @@ def test_small_corner_markers_are_tracked_enlarged_or_the_film_is_not_refereed()
     assert own.right == own.moves == 2 and own.wrong == 0
     small = measure(rule, 20.0, films)
     assert small.right == 0 and small.wrong == 0
+
+
+def test_a_knocked_camera_is_found_again_and_every_move_refereed():
+    """The committed Gygès film with its camera knocked twice where no arm is over the board
+    (knocks_for): its shelf bumped (it sways 1° and rests 1° turned: the markers 10-15 px from
+    where they were) and a hand over its lens for a second. Each time the lock lets the board go
+    (a bump) and finds it again, and the game goes on: every move accepted as played, none other,
+    no board reported that is not one of the game's positions."""
+    from bench.film_rules import knocks_for, referee_film
+
+    film = _film("gyges")
+    still = referee_film(film)
+    assert still.bumps == 0
+    knocked = referee_film(film, knocks=knocks_for(film))
+    assert knocked.bumps == 3
+    start, positions = film.states()
+    assert [p for _, p, _ in knocked.accepted] == positions
+    assert knocked.others == still.others
+    boards = {p.view(Fidelity.KIND) for p in [start, *positions]}
+    assert all(view in boards for view, _ in knocked.boards)
