@@ -55,6 +55,7 @@ from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
 from vision.camera.capture import ArrayCapture, read_size  # noqa: E402
+from vision.simulated.knock import KnockedCapture, table_knocks  # noqa: E402
 from vision.camera.source import CameraSource  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
@@ -238,17 +239,22 @@ def filmed_game(game: str, *, tilt: float = 25.0, moves: int = 3, seed: int = 0,
     return FilmedGame(game, tilt, start, played, frames, model, reader_for(grid, cal))
 
 
-def play_film(fg: FilmedGame, run: Run, *, seed: int = 0, images: Iterator[np.ndarray] | None = None
-              ) -> list[tuple[int, float]]:
+def play_film(fg: FilmedGame, run: Run, *, seed: int = 0, images: Iterator[np.ndarray] | None = None,
+              knocked: bool = False) -> list[tuple[int, float]]:
     """Play ``fg`` CameraSource → Stabiliser → Referee (a real journal), adding to ``run``
     (latencies from ``fg.leaves``); returns each decided move (its index) with the film time
     of the frame that decided it. ``images``: the film's frames from another camera (one per
-    ``fg.frames``; default: ``fg.model`` films them)."""
+    ``fg.frames``; default: ``fg.model`` films them). ``knocked``: the camera knocked as a
+    table knocks it (:func:`vision.simulated.knock.table_knocks`; the camera model's barrel,
+    k1 −0.1, is turned with the picture, a little off a real turned camera's at the edges)."""
     drawing = [0.0]
 
     fps = 1.0 / (fg.frames[1].time - fg.frames[0].time)
     frames = images if images is not None else film_frames(fg.model, fg.frames, seed=seed)
-    source = CameraSource(ArrayCapture(timed(frames, drawing), fps=fps), fg.reader)
+    capture = ArrayCapture(timed(frames, drawing), fps=fps)
+    if knocked:
+        capture = KnockedCapture(capture, table_knocks(fg.leaves), hfov_deg=fg.model.setup.hfov_deg)
+    source = CameraSource(capture, fg.reader)
     stab = Stabiliser()
     truth = {round(f.time, 4): f for f in fg.frames}
     positions = positions_after(fg.start, fg.played)
@@ -295,7 +301,7 @@ def main_filmed(args: argparse.Namespace) -> int:
             r, film_s, arm_s = Run(), [], []
             for i in range(args.games):
                 fg = filmed_game(game, tilt=tilt, moves=args.moves, seed=100 + i, timing=timing)
-                for k, t in play_film(fg, r, seed=i):
+                for k, t in play_film(fg, r, seed=i, knocked=args.knocked):
                     film_s.append(t - fg.leaves[k])
                     arm_s.append(t - fg.arm_leaves[k])
             _row(f"{game:<13} {tilt:>4.0f}", "", r, width=18, film=film_s, arm=arm_s)
@@ -320,6 +326,9 @@ def main() -> int:
                     help="films of the camera model (Gygès and Anacund unless --only) instead of the synthetic camera")
     ap.add_argument("--tilts", default="10,25,35", help="--filmed: camera tilts from vertical (default 10,25,35)")
     ap.add_argument("--stops", type=int, default=2, help="--filmed: spaces the piece is held over on the way")
+    ap.add_argument("--knocked", action="store_true",
+                    help="--filmed: the camera knocked in each film (a shelf bump, a knock as the last arm withdraws, "
+                         "a hand over the lens: vision.simulated.knock.table_knocks)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.filmed:

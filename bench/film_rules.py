@@ -39,7 +39,7 @@ import cv2  # noqa: E402
 
 from bench.rule_margins import Patched, Rule  # noqa: E402
 from rules import Fidelity, get_game  # noqa: E402
-from vision.simulated.knock import Knock, KnockedCapture  # noqa: E402
+from vision.simulated.knock import Knock, KnockedCapture, table_knocks  # noqa: E402
 
 COMMITTED = Path(__file__).resolve().parent.parent / "tests" / "vision" / "pathtraced" / "film"
 
@@ -144,19 +144,9 @@ class Refereed:
 
 
 def knocks_for(film: Film) -> list[Knock]:
-    """The camera knocked as a table knocks it while ``film`` plays: its shelf bumped
-    two-thirds of a second after the first move's arm left (after its decision: it sways 1° and
-    rests turned 0.8° across, 0.5° down, 0.3° about its axis — some 14, 9 and 4 px at 1280x720
-    through the standard lens); the table knocked as the last move's arm withdraws, before that
-    move is decided (it sways 1.5° and rests 1.2° across, 0.8° up, 0.4° about its axis: some 25
-    px); and, in a film of three moves or more, a hand over the lens for a second two-thirds of
-    a second after the second move's arm left, the camera turned back a little when it goes."""
-    leaves = film.leaves
-    knocks = [Knock(leaves[0] + 0.67, 0.8, -0.5, 0.3),
-              Knock(leaves[-1] - 0.17, -1.2, 0.8, -0.4, sway_deg=1.5)]
-    if len(leaves) > 2:
-        knocks.append(Knock(leaves[1] + 0.67, -0.4, 0.3, 0.0, sway_deg=0.5, covered_s=1.0))
-    return knocks
+    """The camera knocked while ``film`` plays, as a table knocks it (:func:`table_knocks` at
+    the film's arm leavings)."""
+    return table_knocks(film.leaves)
 
 
 def hfov_of(film: Film) -> float:

@@ -62,3 +62,14 @@ def test_a_hand_over_the_lens_shows_no_board_and_the_camera_is_turned_when_it_go
 def test_a_knock_that_cannot_settle_is_refused():
     with pytest.raises(ValueError, match="decay_s"):
         Knock(at=0.0, yaw_deg=1.0, pitch_deg=0.0, decay_s=0.0)
+
+
+def test_a_table_knocks_the_camera_after_a_decision_as_an_arm_withdraws_and_covers_it_between():
+    from vision.simulated.knock import table_knocks
+
+    assert table_knocks([]) == []
+    bump, withdraw, cover = table_knocks([4.0, 9.0, 15.0])
+    assert bump.at == pytest.approx(4.67) and not bump.covered_s  # the first move decided by then
+    assert withdraw.at < 15.0 and not withdraw.covered_s  # the last arm still over the board
+    assert 9.0 < cover.at and cover.at + cover.covered_s < 15.0 and cover.covered_s == 1.0
+    assert len(table_knocks([4.0, 9.0])) == 2  # two moves: no hand over the lens

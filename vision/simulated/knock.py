@@ -60,6 +60,24 @@ class Knock:
         return self.at <= t < self.at + self.covered_s
 
 
+def table_knocks(leaves: Sequence[float]) -> list[Knock]:
+    """The camera knocked as a table knocks it in a film whose moves' arms leave at ``leaves``
+    (film seconds): its shelf bumped two-thirds of a second after the first move's arm left (once
+    that move is decided: it sways 1° and rests turned 0.8° across, 0.5° down, 0.3° about its axis
+    — some 16 px at 1280x720 through a 66° lens); the table knocked as the last move's arm
+    withdraws, before that move is decided (it sways 1.5° and rests 1.2° across, 0.8° up, 0.4°
+    about its axis: some 25 px); and, in a film of three moves or more, a hand over the lens for
+    a second two-thirds of a second after the second move's arm left, the camera turned back a
+    little when it goes."""
+    if not leaves:
+        return []
+    knocks = [Knock(leaves[0] + 0.67, 0.8, -0.5, 0.3),
+              Knock(leaves[-1] - 0.17, -1.2, 0.8, -0.4, sway_deg=1.5)]
+    if len(leaves) > 2:
+        knocks.append(Knock(leaves[1] + 0.67, -0.4, 0.3, 0.0, sway_deg=0.5, covered_s=1.0))
+    return knocks
+
+
 def intrinsics(size: tuple[int, int], hfov_deg: float) -> np.ndarray:
     """A lens without distortion: its focal length in pixels from the horizontal field of view,
     its centre the picture's."""
