@@ -55,13 +55,13 @@ from tableref.journal import Journal  # noqa: E402
 from tableref.referee import Referee  # noqa: E402
 from tableref.stabiliser import Stabiliser  # noqa: E402
 from vision.camera.capture import ArrayCapture, read_size  # noqa: E402
-from vision.simulated.knock import KnockedCapture, table_knocks  # noqa: E402
 from vision.camera.source import CameraSource  # noqa: E402
 from vision.read.calibration import calibrate, colour_layout  # noqa: E402
 from vision.readers.for_game import grid_for, reader_for  # noqa: E402
 from vision.sheets.layout import DEFAULT_MODE, Sheet  # noqa: E402
 from vision.simulated.camera_model import CameraModel, CameraSetup, Scene  # noqa: E402
 from vision.simulated.hand_script import HandScript, HandTiming, hand_script  # noqa: E402
+from vision.simulated.knock import KnockedCapture, table_knocks  # noqa: E402
 from vision.simulated.scene_film import FilmFrame, FilmTiming, film, film_frames  # noqa: E402
 from vision.simulated.sessions import Session, scripted_game, setup_length  # noqa: E402
 from vision.simulated.video import script_frames  # noqa: E402

@@ -264,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rules", default=None, help="comma-separated rule names (default: all)")
     ap.add_argument("--list", action="store_true", help="print the rules measured and stop")
     ap.add_argument("--knocked", action="store_true",
-                    help="the camera knocked twice in each film (its shelf bumped; a hand over the lens): knocks_for")
+                    help="the camera knocked in each film (a shelf bump, a knock as the last arm withdraws, "
+                         "a hand over the lens: vision.simulated.knock.table_knocks)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if args.list:
