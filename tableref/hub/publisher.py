@@ -222,7 +222,10 @@ class HubPublisher:
         try:
             while not self._stop.is_set():
                 woken = self._wake.wait(self.poll)
-                self._wake.clear()
+                if woken:
+                    # Cleared only when seen set: a move committed between a timed-out wait and
+                    # the clear would be erased, and its journal not read until the next move.
+                    self._wake.clear()
                 try:
                     self._drain(outbox)
                     if self._oldest != oldest:

@@ -64,6 +64,12 @@ def wait_all_in(hub: Hub, tables: list[SimTable], timeout: float = 20.0) -> None
             diff = {g: sorted(k for k in set(mine[g]) | set(theirs.get(g, {}))
                               if mine[g].get(k) != theirs.get(g, {}).get(k)) for g in mine}
             lines.append(f"{t.name}: {t.publisher.link if t.publisher else None}; differs: {diff}")
+            for g, keys in diff.items():
+                if "events" in keys:  # the first events that differ, to say which side lacks what
+                    a, b = mine[g]["events"], theirs.get(g, {}).get("events", [])
+                    first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                    lines.append(f"  game {g}: journal {len(a)} events, hub {len(b)}; from index {first}:"
+                                 f" journal {a[first:first + 3]}, hub {b[first:first + 3]}")
         raise AssertionError("\n".join(lines)) from None
 
 

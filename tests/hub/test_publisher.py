@@ -4,6 +4,7 @@ logic — window, resend after an outage, acknowledgements written back — with
 from __future__ import annotations
 
 import sqlite3
+import threading
 
 from tableref.hub.hub import Hub
 from tableref.hub.protocol import decode
@@ -12,6 +13,7 @@ from tableref.hub.simulate import SimTable
 
 from mosquittohelp import wait_for
 from fakes import FakeBroker
+from hubhelp import wait_all_in
 
 
 def _setup(tmp_path, window=5):
@@ -100,6 +102,39 @@ def test_the_last_will_and_status_are_retained(tmp_path):
         wait_for(lambda: "tableref/v1/table-01/live" in fb.retained and live().ply == 1, 5,
                  "the live snapshot after the first move")
         assert live().last == t.referee.record.moves[0]
+    finally:
+        t.stop()
+        hub.stop()
+
+
+class _LateWake(threading.Event):
+    """The publisher's wake-up, whose wait times out just as a move is made: on a loaded board
+    the referee's ``set`` lands between the timed-out ``wait`` and the publisher's next step."""
+
+    def __init__(self):
+        super().__init__()
+        self.late = None  # called once, on the publisher's thread, after a wait that timed out
+
+    def wait(self, timeout=None):
+        woken = super().wait(timeout)
+        if not woken and self.late is not None:
+            self.late()
+            self.late = None  # after the move: the test waits for it
+        return woken
+
+
+def test_a_move_made_as_the_publishers_wait_times_out_is_sent(tmp_path):
+    fb, hub, t = _setup(tmp_path, window=100)
+    try:
+        for _ in range(3):
+            t.step()
+        wait_all_in(hub, [t], timeout=10)
+        wake = t.publisher._wake = _LateWake()
+        wake.late = t.step  # the driver is waiting here: only one thread moves the referee
+        wait_for(lambda: wake.late is None, 5, "the move made as the wait timed out")
+        assert t.referee.record.next_seq == 4
+        # Nothing else comes to wake the publisher (every earlier message acknowledged, no resend due).
+        wait_all_in(hub, [t], timeout=3)
     finally:
         t.stop()
         hub.stop()
