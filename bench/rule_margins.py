@@ -120,6 +120,29 @@ RULES: tuple[Rule, ...] = (
     Rule("RADIAL_ZONE", "vision.readers.drift_places", ("drift",), values=(0.1, 0.15, 0.2, 0.25, 0.3)),
     Rule("ON_CENTRE", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
     Rule("APART", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
+    # the nineteen not measured here before the twentieth session (docs/vision-rules.md)
+    Rule("SATURATED", "vision.read.sampling", values=(235, 245, 250, 254, 256)),  # 256: nothing clipped
+    Rule("Reader.second_looks", "vision.readers.reader", ("gyges", "annihilation"), values=(0, 1, 2, 3, 5, 8)),
+    Rule("SMALL_UPSCALE", "vision.readers.tag_reading", ("gyges", "annihilation"), values=(1, 2, 3)),
+    Rule("MAX_UPSCALE", "vision.readers.tag_reading", ("gyges", "annihilation"), values=(2, 3, 4, 6)),
+    Rule("HUE_TOL_MAX", "vision.read.colour_model", COLOUR),
+    Rule("HUE_GAP_SHARE", "vision.read.colour_model", COLOUR, values=(0.2, 0.3, 0.45, 0.5, 0.6)),
+    Rule("SAT_MIN_SHARE", "vision.read.colour_model", COLOUR),
+    Rule("SAT_FLOOR", "vision.read.colour_model", COLOUR),
+    Rule("DARK_FLOOR", "vision.read.colour_model", COLOUR),
+    Rule("DOUBT_NEAR", "vision.readers.colour_rules", COLOUR, values=(0.5, 1.0, 1.5, 2.0, 3.0)),
+    Rule("DOUBT_PEERS", "vision.readers.colour_rules", COLOUR, values=(1, 2, 3, 5, 100)),  # 100: never
+    Rule("EDGE_SHIFTS_MM", "vision.readers.colour_rules", COLOUR,
+         values=((0.0,), (0.0, 1.2), (0.0, 1.2, 2.4), (0.0, 1.2, 2.4, 3.6))),
+    Rule("SHIFT_ON_MATE", "vision.readers.colour_rules", ("annelids",), values=(0.0, 0.25, 0.5, 0.75, 1.0)),
+    Rule("CAP_MM", "vision.readers.colour_rules", ("annelids",), values=(1.5, 2.25, 3.0, 4.0, 5.0)),
+    Rule("STEP_SLACK", "vision.readers.drift_reader", ("drift",), values=(0.1, 0.15, 0.2, 0.3, 0.4)),
+    Rule("_TurnedReader.scan_reach", "vision.readers.drift_reader", ("drift",), values=(2.0, 2.5, 3.0, 3.5, 4.0)),
+    Rule("PATIENT_SPACES", "vision.readers.drift_tags", ("drift",), values=(0, 1, 2, 4, 8)),
+    Rule("PATIENT_AGREE", "vision.readers.drift_tags", ("drift",), values=(1, 2, 3)),
+    Rule("UPSCALE_CELL_PX", "vision.readers.drift_tags", ("drift",), values=(3.5, 4.0, 5.0, 6.0, 8.0)),
+    Rule("STANDING_VOTES", "vision.readers.drift_places", ("drift",), values=(1, 2, 3, 4, 6)),
+    Rule("MIN_OUTLINE", "vision.readers.drift_tags", ("drift",), values=(0.3, 0.6, 1.2, 2.0, 2.8)),
     # the ring-tier reading (Gygès's rings without stickers): rows with a set-up shot to learn from
     Rule("ARC_DEG", "vision.readers.ring_reading", RING, values=(40.0, 55.0, 70.0, 80.0, 88.0), rings=True),
     Rule("SEARCH_MM", "vision.readers.ring_reading", RING, values=(2.0, 3.0, 4.0, 5.5, 7.5), rings=True),
@@ -247,6 +270,11 @@ class Patched:
             setattr(holder, attr, old)
 
 
+def shown_value(v: object) -> str:
+    """A value as the table prints it (a tuple of distances as its items)."""
+    return "/".join(f"{x:.4g}" for x in v) if isinstance(v, tuple) else f"{v:.4g}"
+
+
 def values_for(rule: Rule) -> list[float]:
     own = own_value(rule)
     if rule.values is not None:
@@ -279,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--rules: no such rule here: {', '.join(sorted(unknown))} (see --list)")
     if args.list:
         for r in chosen:
-            print(f"{r.name:<18} {r.module:<30} {own_value(r)!s:>6}  games {','.join(r.games or ('all',))}")
+            print(f"{r.name:<18} {r.module:<30} {shown_value(own_value(r)):>6}  games {','.join(r.games or ('all',))}")
         return 0
     t0 = time.perf_counter()
     rows = load_rows(args.frames)
@@ -299,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 t = read_rows(mine)
             mark = " (own)" if v == own else ""
             refused = f" (refused: {t.refused} rows)" if t.refused else ""
-            print(f"{rule.name:<18}{v:>8.4g}  {t.usable:>4}/{t.frames:<4}{t.false_accepts:>4}{t.wrong:>6}{t.unread:>7}"
+            print(f"{rule.name:<18}{shown_value(v):>8}  {t.usable:>4}/{t.frames:<4}{t.false_accepts:>4}{t.wrong:>6}{t.unread:>7}"
                   f"{mark}{refused}", flush=True)
             results.append({"rule": rule.name, "value": v, "own": v == own, **t.__dict__})
     if args.json:

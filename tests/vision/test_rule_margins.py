@@ -74,3 +74,17 @@ def test_a_ring_tier_rule_learns_the_rings_under_its_value_and_a_refusal_costs_t
     assert min_gap.rings and not next(r for r in RULES if r.name == "TOLERANCE").rings
     # without a set-up shot the row is read by its tags: rings never learned, never refused
     assert rule_margins.read_rows([tagged_row]).refused == 0
+
+
+def test_a_tuple_rule_is_set_whole_and_shown_item_by_item():
+    """``EDGE_SHIFTS_MM`` (the colour reader's edge shifts without a lens file) is tried as
+    whole tuples, shorter and longer than its own; the table prints each as its items."""
+    from vision.readers import colour_reading, colour_rules
+
+    rule = next(r for r in RULES if r.name == "EDGE_SHIFTS_MM")
+    own = colour_rules.EDGE_SHIFTS_MM
+    assert values_for(rule)[0] == (0.0,) and own in values_for(rule)
+    with Patched(rule, (0.0, 1.2)):
+        assert colour_rules.EDGE_SHIFTS_MM == colour_reading.EDGE_SHIFTS_MM == (0.0, 1.2)
+    assert colour_reading.EDGE_SHIFTS_MM is own
+    assert rule_margins.shown_value(own) == "0/1.2/2.4" and rule_margins.shown_value(0.45) == "0.45"
