@@ -138,9 +138,10 @@ def test_garbage_flood_then_the_game_goes_on(tmp_path):
     faults = FaultPlan(floods=((placed, 0.5),))
     record, decisions, statuses, board, sim, observations, truth = run_game(tmp_path, script, states, faults=faults)
     # How much is poured depends on how often the simulator's loop runs (a loaded machine: a
-    # third as much); what the link must do is count nearly all of what reached it as garbage.
+    # third as much; a full suite beside three benches, 2 Dec: 2,304 bytes); what the link must
+    # do is count nearly all of what reached it as garbage.
     poured = sim.stats.garbage_bytes - sim.stats.unread
-    assert poured >= 2_560, sim.stats
+    assert poured >= 1_280, sim.stats
     assert board.stats.garbage_bytes >= 0.9 * poured and board.stats.crc_errors > 3, (board.stats, sim.stats)
     assert_only_true_readings(observations, truth)
     assert record.states == states

@@ -80,6 +80,9 @@ def test_the_link_in_health_and_a_new_game_ending_the_match(tmp_path):
         a.table.new_game("gyges", {}, "default")  # A leaves the match: B is told
         wait(lambda: not any(s.startswith("remote:") for s in b.table.snapshot()["seats"].values()),
              lambda: f"B's own game: {b.table.snapshot()['seats']}")
+        # The page's seats change with B's new game; the decisions reach this list on B's
+        # referee thread, maybe a moment later on a loaded machine.
+        wait(lambda: "new_game" in [d.kind for d in said_b], lambda: f"B's new game said: {[d.kind for d in said_b]}")
         kinds = [d.kind for d in said_b]
         assert kinds.index("match_ended") < kinds.index("new_game"), kinds
         ended = next(d for d in said_b if d.kind == "match_ended")
