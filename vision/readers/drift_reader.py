@@ -165,6 +165,21 @@ class _TurnedReader(TagsAtHeight, Reader):
         return cached[2]
 
     @functools.cached_property
+    def _blocks(self) -> tuple[tuple[np.ndarray, float], ...]:
+        """Each repository's wooden block (part of the board, always there: the piece set's
+        repository base): (its centre on the sheet, its height); none if the set has no block."""
+        ps = self.pieceset
+        stack = ps.stack_for("repository") if ps is not None else None
+        if stack is None or stack.base_mm <= 0:
+            return ()
+        return tuple((np.float64([s.x, s.y]), float(stack.base_mm)) for s in self.grid.spaces
+                     if self._kinds()[self.grid.index[s.id]] == "repository")
+
+    def _block_tops(self) -> list[tuple[np.ndarray, float, np.ndarray]]:
+        """The blocks as :meth:`_found_tops` gives tokens: (centre, height, where its top is seen)."""
+        return [(c, h, self.top_seen(c, h)) for c, h in self._blocks]
+
+    @functools.cached_property
     def _homes(self) -> frozenset[str]:
         return frozenset(s.id for s in self.sheet.board.spaces if s.kind == "home")
 
@@ -205,6 +220,13 @@ class _TurnedReader(TagsAtHeight, Reader):
         g, body = self.grid, self.grid.body
         reach = self.sheet.piece_radius * EXPLAIN
         found = self._found_tops()
+        # A repository's block, part of the board, is in the learned board too; but where the
+        # paper has bent anew under it, the paper by its foot is lit otherwise (the path-traced
+        # window row: 15 % of a home's body, 2-7 mm outside the block, not shadow-like). It
+        # explains what lies within a standing token's reach of it, as a token there would —
+        # not its shadow (the learned board's): a coin put down against the block keeps most of
+        # its body unexplained. Never on a repository's own body, where a coin lies on the block.
+        blocks = self._block_tops()
         pts_of, shadowy_of, owner, entries = [], [], [], []  # entries: (space's slot, c, top, reach, shade)
         for i in spaces:
             sl = body.of(i)
@@ -224,6 +246,9 @@ class _TurnedReader(TagsAtHeight, Reader):
             entries += [(slot, c, top, reach + (3.0 if h > 0 else 0.0), False) for c, h, top in near]
             if shadowy_of[-1].any():
                 entries += [(slot, c, top, reach + 1.5 * h, True) for c, h, top in near]
+            if self._kinds()[i] != "repository":
+                entries += [(slot, c, top, reach + 3.0, False) for c, h, top in blocks
+                            if math.hypot(c[0] - s.x, c[1] - s.y) <= reach + 1.5 * h + self.sheet.pitch]
         if not owner:
             return {}
         counts = np.array([len(p) for p in pts_of])
