@@ -120,7 +120,7 @@ RULES: tuple[Rule, ...] = (
     Rule("RADIAL_ZONE", "vision.readers.drift_places", ("drift",), values=(0.1, 0.15, 0.2, 0.25, 0.3)),
     Rule("ON_CENTRE", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
     Rule("APART", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
-    # the nineteen not measured here before the twentieth session (docs/vision-rules.md)
+    # the twenty not measured here before the twentieth session, and MIN_OUTLINE (docs/vision-rules.md)
     Rule("SATURATED", "vision.read.sampling", values=(235, 245, 250, 254, 256)),  # 256: nothing clipped
     Rule("Reader.second_looks", "vision.readers.reader", ("gyges", "annihilation"), values=(0, 1, 2, 3, 5, 8)),
     Rule("SMALL_UPSCALE", "vision.readers.tag_reading", ("gyges", "annihilation"), values=(1, 2, 3)),

@@ -75,11 +75,10 @@ def test_a_token_put_down_off_its_centre_is_its_space_s(monkeypatch):
     (their spots 0.39 out, along the ring): with the zones fitted on the camera model (a lone
     token within 0.15, a pair's halves 0.3-0.48 out and 0.65 apart, tags within 0.5 of a
     centre) the tokens lie on no space and crowd every frame."""
-    for module in (drift_places, drift_reader):
-        monkeypatch.setattr(module, "SINGLE_ZONE", 0.15)
-        monkeypatch.setattr(module, "PAIR_NEAR", 0.3)
-        monkeypatch.setattr(module, "PAIR_FAR", 0.48)
-        monkeypatch.setattr(module, "PAIR_APART", 0.65)
+    monkeypatch.setattr(drift_places, "SINGLE_ZONE", 0.15)
+    monkeypatch.setattr(drift_places, "PAIR_NEAR", 0.3)
+    monkeypatch.setattr(drift_places, "PAIR_FAR", 0.48)
+    monkeypatch.setattr(drift_places, "PAIR_APART", 0.65)
     monkeypatch.setattr(drift_places, "TOKEN_ZONE", 0.5)
     before = _unusable(_readings())
     assert len(before) == len(FRAMES)

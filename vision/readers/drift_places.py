@@ -182,10 +182,9 @@ class TokenPlaces:
         through the block)."""
         kinds = self._kinds()
         ids = [int(i) for i in self._point_ids]
-        blocks = [self._points[i].astype(np.float64) for i in ids if kinds[i] == "repository"]
+        blocks = [c for c, _ in self._blocks]
         ps = self.pieceset
         home = ps.stack_for("home") if ps is not None else None
-        has_block = ps is not None and ps.stack_for("repository") is not None
         clear = self.sheet.piece_radius + max((ps.piece(t).radius_mm for t in home.tokens), default=0.0) \
             if home is not None else 0.0
         cols, starts, spans = [], [], []
@@ -194,7 +193,7 @@ class TokenPlaces:
                 continue
             a = self._points[i].astype(np.float64)
             span = np.zeros(2)
-            if blocks and has_block:
+            if blocks:
                 b = min(blocks, key=lambda q: float(np.hypot(*(q - a))))
                 gap = float(np.hypot(*(a - b)))
                 if 0 < gap < clear:
@@ -202,6 +201,34 @@ class TokenPlaces:
             cols.append(j), starts.append(a), spans.append(span)
         return (np.array(cols, int), np.array(starts, np.float64).reshape(-1, 2),
                 np.array(spans, np.float64).reshape(-1, 2))
+
+    @functools.cached_property
+    def _blocks(self) -> tuple[tuple[np.ndarray, float], ...]:
+        """Each repository's wooden block (part of the board, always there: the piece set's
+        repository base): (its centre on the sheet, its height); none if the set has no block."""
+        ps = self.pieceset
+        stack = ps.stack_for("repository") if ps is not None else None
+        if stack is None or stack.base_mm <= 0:
+            return ()
+        return tuple((self._points[i].astype(np.float64), float(stack.base_mm))
+                     for i, kind in enumerate(self._kinds()) if kind == "repository")
+
+    def _block_tops(self) -> list[tuple[np.ndarray, float, np.ndarray]]:
+        """The blocks as :meth:`_found_tops` gives tokens: (centre, height, where its top is seen)."""
+        return [(c, h, self.top_seen(c, h)) for c, h in self._blocks]
+
+    def _lies_right(self, i: int, centres: list[np.ndarray]) -> bool:
+        """Do tags at ``centres`` lie as space ``i``'s tokens lie: one near its centre, a pair side by side?"""
+        s, pitch = self.grid.spaces[i], self.sheet.pitch
+        d = [math.hypot(c[0] - s.x, c[1] - s.y) for c in centres]
+        if len(centres) == 1:
+            return d[0] <= SINGLE_ZONE * pitch  # put down on its circle, as people do
+        if len(centres) == 2:
+            mid = (centres[0] + centres[1]) / 2
+            apart = float(np.hypot(*(centres[0] - centres[1])))
+            return (min(d) >= PAIR_NEAR * pitch and max(d) <= PAIR_FAR * pitch and apart >= PAIR_APART * pitch
+                    and math.hypot(mid[0] - s.x, mid[1] - s.y) <= PAIR_MID * pitch)
+        return False
 
     @functools.cached_property
     def _point_xy(self) -> np.ndarray:

@@ -49,7 +49,7 @@ from vision.sheets.layout import Sheet, SpaceShape
 from vision.sheets.render import marker_image
 
 from .drift_markers import detect_in, quick_step
-from .drift_places import PAIR_APART, PAIR_FAR, PAIR_MID, PAIR_NEAR, SINGLE_ZONE, SetStance
+from .drift_places import SetStance
 from .drift_tags import UNNAMED_SOME, TagsAtHeight
 from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
 from .reader import Reader, Reading
@@ -165,35 +165,8 @@ class _TurnedReader(TagsAtHeight, Reader):
         return cached[2]
 
     @functools.cached_property
-    def _blocks(self) -> tuple[tuple[np.ndarray, float], ...]:
-        """Each repository's wooden block (part of the board, always there: the piece set's
-        repository base): (its centre on the sheet, its height); none if the set has no block."""
-        ps = self.pieceset
-        stack = ps.stack_for("repository") if ps is not None else None
-        if stack is None or stack.base_mm <= 0:
-            return ()
-        return tuple((np.float64([s.x, s.y]), float(stack.base_mm)) for s in self.grid.spaces
-                     if self._kinds()[self.grid.index[s.id]] == "repository")
-
-    def _block_tops(self) -> list[tuple[np.ndarray, float, np.ndarray]]:
-        """The blocks as :meth:`_found_tops` gives tokens: (centre, height, where its top is seen)."""
-        return [(c, h, self.top_seen(c, h)) for c, h in self._blocks]
-
-    @functools.cached_property
     def _homes(self) -> frozenset[str]:
         return frozenset(s.id for s in self.sheet.board.spaces if s.kind == "home")
-
-    def _lies_right(self, i: int, centres: list[np.ndarray]) -> bool:
-        s, pitch = self.grid.spaces[i], self.sheet.pitch
-        d = [math.hypot(c[0] - s.x, c[1] - s.y) for c in centres]
-        if len(centres) == 1:
-            return d[0] <= SINGLE_ZONE * pitch  # put down on its circle, as people do
-        if len(centres) == 2:
-            mid = (centres[0] + centres[1]) / 2
-            apart = float(np.hypot(*(centres[0] - centres[1])))
-            return (min(d) >= PAIR_NEAR * pitch and max(d) <= PAIR_FAR * pitch and apart >= PAIR_APART * pitch
-                    and math.hypot(mid[0] - s.x, mid[1] - s.y) <= PAIR_MID * pitch)
-        return False
 
     def _space_read(self, i: int, got: list[tuple[str, np.ndarray]], tokens: dict[str, list[str]], why: dict[str, str],
               unexplained: float | None, partner: np.ndarray | None = None, partner_read: str = OCCUPIED) -> None:
