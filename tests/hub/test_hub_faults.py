@@ -147,6 +147,12 @@ def test_malformed_and_oversized_payloads_are_counted_and_dropped(broker, tmp_pa
     raw = _raw_client(broker.port)
     try:
         wait_for(lambda: hub.link == "connected", 10, "the hub to connect")
+        # "connected" comes before the broker has the hub's subscription: a payload sent at once
+        # may reach no one (a board sends again until acknowledged; this test sends once). A
+        # well-formed status, sent until the hub hears one, says the subscription is in place.
+        ok = b'{"v":1,"type":"status","state":"online","at":1}'
+        wait_for(lambda: raw.publish("tableref/v1/table-09/status", ok, qos=1) and hub.counters.received > 0, 10,
+                 "the hub to hear the board", interval=0.2)
         t = "tableref/v1/table-09/journal"
         bad = [b"not json", b"[1,2]", b'{"v":2,"type":"event"}', b'{"v":1,"type":"ack","game":1}',
                b'{"v":1,"type":"event","game":1,"seq":-1,"kind":"move","move":"a","position":{},"created":1}',
