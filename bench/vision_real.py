@@ -167,7 +167,8 @@ def measured_lens(setup: CameraSetup):
 
 
 def judge(truth: View, got_view: View, unreadable: frozenset[str]) -> tuple[int, int]:
-    """(spaces read wrong, spaces read "occupied" where a piece is) outside ``unreadable``."""
+    """(spaces read wrong, spaces read "occupied" or named in part where a piece is — an
+    Annelids tail ``blue:?`` where ``blue:N`` stands) outside ``unreadable``."""
     seen = got_view.resolved(truth)
     wrong = occ = 0
     for sp in set(truth) | set(seen):
@@ -175,6 +176,7 @@ def judge(truth: View, got_view: View, unreadable: frozenset[str]) -> tuple[int,
             continue
         t, r = truth.get_tokens(sp), seen.get_tokens(sp)
         if r == t:
+            occ += sp in got_view.in_part
             continue
         if t and r and all(x == OCCUPIED for x in r):
             occ += 1

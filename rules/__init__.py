@@ -23,7 +23,7 @@ from .explain import Candidate, Explanation, SpaceFix, Verdict, explain
 from .game import Game, Move, OptionSpec, Outcome, State
 from .phrase import Joined, P, Phrase
 from .registry import game_named, game_names, get_game, register
-from .view import HIDDEN, MORE, OCCUPIED, Fidelity, Observation, View
+from .view import HIDDEN, MORE, OCCUPIED, Fidelity, Observation, View, in_part, named_in_part
 from .why import Attempt, Reason, Rule, WhyNot, attempt_of, why_not
 
 __all__ = [
@@ -34,6 +34,6 @@ __all__ = [
     "Game", "Move", "OptionSpec", "Outcome", "State",
     "Joined", "P", "Phrase",
     "game_named", "game_names", "get_game", "register",
-    "HIDDEN", "MORE", "OCCUPIED", "Fidelity", "Observation", "View",
+    "HIDDEN", "MORE", "OCCUPIED", "Fidelity", "Observation", "View", "in_part", "named_in_part",
     "Attempt", "Reason", "Rule", "WhyNot", "attempt_of", "why_not",
 ]

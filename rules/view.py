@@ -18,6 +18,11 @@ even count what is there reads ``(OCCUPIED, MORE)``: at least one. History and t
 moves then say what the piece must be (``rules.explain``). At occupancy fidelity every token
 is OCCUPIED on both sides, so nothing is unknown.
 
+A piece may also be named in part: ``kind:?`` (:func:`in_part`) is one piece whose token begins
+``kind:`` and whose last part was not seen — an Annelids tail whose colour is plain but whose
+dark cap, which gives its heading, is not (``blue:?``). It stands for exactly one such token:
+never a segment, never a tail of the other colour.
+
 A camera also reads :data:`HIDDEN` where a piece in front hides a space from it (a DRIFT home's
 pile six high hides the repository behind it): anything, or nothing, may be there. Such a space
 never blocks a move elsewhere, but no move that changes it can be seen to be done (``rules.explain``).
@@ -36,6 +41,17 @@ from .errors import InvalidStateError
 OCCUPIED = "occupied"
 MORE = "more"  # a pile read from above: its top token(s) read, more may lie beneath
 HIDDEN = "hidden"  # a space a piece in front hides from the camera: anything, or nothing, may be there
+PART_UNSEEN = "?"  # the last part of a token named in part ("blue:?")
+
+
+def in_part(kind: str) -> str:
+    """The token of a piece named in part: one whose token begins ``kind:``, the rest unseen."""
+    return f"{kind}:{PART_UNSEEN}"
+
+
+def named_in_part(token: str) -> str | None:
+    """The prefix (``"blue:"``) a token named in part stands for; None for any other token."""
+    return token[:-1] if token.endswith(":" + PART_UNSEEN) else None
 
 
 class Fidelity(enum.Enum):
@@ -55,7 +71,7 @@ class Fidelity(enum.Enum):
 class View(Mapping[str, tuple[str, ...]]):
     """An immutable, hashable map of space id → sorted tuple of tokens."""
 
-    __slots__ = ("_spaces", "_hash", "_piles", "_unnamed", "_hidden")
+    __slots__ = ("_spaces", "_hash", "_piles", "_unnamed", "_hidden", "_in_part")
 
     def __init__(self, spaces: Mapping[str, Iterable[str] | str] | None = None) -> None:
         clean: dict[str, tuple[str, ...]] = {}
@@ -70,6 +86,7 @@ class View(Mapping[str, tuple[str, ...]]):
         self._piles: frozenset[str] | None = None
         self._unnamed: frozenset[str] | None = None
         self._hidden: frozenset[str] | None = None
+        self._in_part: frozenset[str] | None = None
 
     def __getitem__(self, space: str) -> tuple[str, ...]:
         return self._spaces[space]
@@ -130,15 +147,23 @@ class View(Mapping[str, tuple[str, ...]]):
         return self._hidden
 
     @property
+    def in_part(self) -> frozenset[str]:
+        """Spaces holding a piece named in part (``blue:?``: :func:`named_in_part`)."""
+        if self._in_part is None:
+            self._in_part = frozenset(s for s, t in self._spaces.items() if any(named_in_part(x) for x in t))
+        return self._in_part
+
+    @property
     def fuzzy(self) -> frozenset[str]:
-        """Spaces whose tokens are not all named: piles, unnamed pieces and hidden spaces."""
-        return self.piles | self.unnamed | self.hidden
+        """Spaces whose tokens are not all named: piles, unnamed pieces, pieces named in part
+        and hidden spaces."""
+        return self.piles | self.unnamed | self.in_part | self.hidden
 
     def matches(self, observed: "View") -> bool:
         """Is ``observed`` what a sensor may read of this (exact) view? Equal, except that a
         pile in ``observed`` need only show some of the tokens here (and something is here),
-        and an :data:`OCCUPIED` there may stand for any one token here, a :data:`HIDDEN` for
-        anything."""
+        and an :data:`OCCUPIED` there may stand for any one token here, a token named in part
+        for one token here it begins, a :data:`HIDDEN` for anything."""
         if not observed.fuzzy:
             return self == observed
         return observed.resolved(self) == self
@@ -176,8 +201,9 @@ class View(Mapping[str, tuple[str, ...]]):
 
 def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
     """Can a space holding ``tokens`` be read as ``seen``? Each named token of ``seen`` must
-    be there, each OCCUPIED stands for one other token, and MORE for any number beneath;
-    HIDDEN stands for anything, nothing included."""
+    be there, each token named in part stands for one other token it begins, each OCCUPIED
+    for one other token, and MORE for any number beneath; HIDDEN stands for anything,
+    nothing included."""
     if HIDDEN in seen:
         return True
     if not tokens:
@@ -185,6 +211,7 @@ def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
     rest = list(tokens)
     unnamed = 0
     more = False
+    parts: list[str] = []
     for t in seen:
         if t == MORE:
             more = True
@@ -192,8 +219,15 @@ def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
             unnamed += 1
         elif t in rest:
             rest.remove(t)
+        elif named_in_part(t) is not None:
+            parts.append(named_in_part(t))  # type: ignore[arg-type]
         else:
             return False
+    for prefix in parts:  # (after the named ones: "blue:?" beside "blue:N" is another blue tail)
+        match = next((r for r in rest if r.startswith(prefix) and named_in_part(r) is None), None)
+        if match is None:
+            return False
+        rest.remove(match)
     return len(rest) >= unnamed if more else len(rest) == unnamed
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from .game import State
 from .phrase import Phrase
-from .view import HIDDEN, MORE, OCCUPIED, Fidelity, View
+from .view import HIDDEN, MORE, OCCUPIED, Fidelity, View, named_in_part
 
 # Tokens that say something is (or may be) there without naming it: never a piece moved.
 _VAGUE = {MORE, OCCUPIED, HIDDEN}
@@ -105,8 +105,8 @@ def attempt_of(state: State, view: View, fidelity: Fidelity) -> Attempt | None:
     vague = _VAGUE - {OCCUPIED} if fidelity is Fidelity.OCCUPANCY else _VAGUE
     for space in sorted(current.diff(seen)):
         was, now = Counter(current.get_tokens(space)), Counter(seen.get_tokens(space))
-        if vague & set(now):
-            return None
+        if vague & set(now) or any(named_in_part(t) for t in now):
+            return None  # (a piece named in part that history does not name: which one is unsure)
         lifted += [(space, t) for t in (was - now).elements()]
         placed += [(space, t) for t in (now - was).elements()]
     return Attempt(tuple(lifted), tuple(placed))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rules.view import in_part
 from vision.read.colour_model import SAT_FLOOR, hue_classes, hue_gap, opponent, paper_white, votes
 from vision.read.pose import Pose
 from vision.read.sampling import LIGHT_OUTLIER, gather, group_share, probe_light, sample
@@ -76,6 +77,7 @@ class ColourReading(AnnelidBars):
         weak = foreign[busy] < COVER_MIN
         looks = self._looks(frame, H, busy, gains, weak, shifted=False)
         read: dict[int, str] = {}
+        self._cap_unseen: dict[int, str] = {}  # tails read by colour, their heading not seen (_decide)
         conflicts = []
         for k, i in enumerate(busy):
             clear_looks = [int(look.best[k]) for look in looks if look.clear[k]]
@@ -137,6 +139,16 @@ class ColourReading(AnnelidBars):
                 if i in read:
                     why.pop(g.spaces[i].id, None)
                     vivid_at[k] = min(float(look.vivid[kk]) for look in moved)
+        # A tail whose colour is plain and whose cap no look sees (the cap in shade, a glossy
+        # cap reflecting the room as the body does, a bar lying a little towards it) is a tail
+        # of that colour all the same: named in part ("blue:?"). A tail never moves nor turns
+        # (the seed: an annelid grows from it), so history gives its heading; its colour keeps
+        # a segment or the other player's tail from being taken for it.
+        cap_unseen = {i: name for i, name in self._cap_unseen.items()
+                      if i not in read and why.get(g.spaces[i].id) == cap_unseen_why(name)}
+        for i, name in cap_unseen.items():
+            del why[g.spaces[i].id]
+            read[i] = in_part(name)
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own,
         # in every look it was read by: skin has the hue of an orange bar or a red disc, not
         # their saturation. Its own: at calibration, or — a frame's exposure, JPEG and blur
@@ -182,6 +194,9 @@ class ColourReading(AnnelidBars):
                 if calm_round(int(i)):
                     tokens[g.spaces[int(i)].id] = []
             busy_edges = np.concatenate([busy_edges, [i for i in doubtful_edges if calm_round(int(i))]]).astype(int)
+        for i, name in cap_unseen.items():
+            if i not in read:  # the light round it doubtful: left unread, as it was
+                why[g.spaces[i].id] = cap_unseen_why(name)
         for i, tok in read.items():
             tokens[g.spaces[i].id] = [tok]
         small = np.array([i for i in busy_edges if int(i) not in read], int)
@@ -262,7 +277,8 @@ class ColourReading(AnnelidBars):
             # end (the top face seen askew, a printed vertex): its colour, not its ends, names it.
             read[i] = c.name
         elif heading is None:
-            why[self.grid.spaces[i].id] = f"a {c.name} tail whose flat end cannot be seen"
+            why[self.grid.spaces[i].id] = cap_unseen_why(c.name)
+            self._cap_unseen[i] = c.name  # read in part if no later look heads it
         else:
             read[i] = f"{c.name}:{heading}"
 
@@ -363,3 +379,8 @@ class ColourReading(AnnelidBars):
         headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges], across[edges]) \
             if edges.any() else {}
         return Look(clear, best, headings, vivid, coloured, leaning, shares, shift)
+
+
+def cap_unseen_why(colour: str) -> str:
+    """Why a tail of ``colour`` is not named whole: its flat end (the dark cap) is not seen."""
+    return f"a {colour} tail whose flat end cannot be seen"
