@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, State, get_game
+from rules import MORE, OCCUPIED, Fidelity, Joined, P, RulesError, SpaceFix, State, get_game, named_in_part
 from rules.phrase import Value
 from decisions import (
     Accepted, Ambiguous, AskHint, Command, ComputerMove, Confirm, Decision, Declare, GameOver, Hint, Illegal, Lifted,
@@ -529,7 +529,10 @@ def _fixes(fixes: Sequence[SpaceFix], state: State | None = None) -> dict[str, A
         extra += [(f.space, OCCUPIED)] * max(0, unnamed - len(short))
     arrows = []
     for src, token in list(extra):
-        dst = next((m for m in missing if m[1] == token), None)
+        # A piece named in part ("blue:?", a tail whose cap the camera does not see) is the
+        # missing piece its name begins.
+        part = named_in_part(token)
+        dst = next((m for m in missing if m[1] == token or part is not None and m[1].startswith(part)), None)
         if dst is not None:
             missing.remove(dst)
             extra.remove((src, token))

@@ -105,3 +105,6 @@ def test_what_to_put_back_treats_an_unnamed_piece_as_any_piece():
     # at occupancy fidelity "occupied" is the token itself
     occ = _fixes([SpaceFix("a1", (OCCUPIED,), ()), SpaceFix("b1", (), (OCCUPIED,))])
     assert occ["arrows"] == [{"from": "b1", "to": "a1", "token": OCCUPIED}]
+    # a tail named in part (its cap unseen) moved off its edge: the arrow carries it back
+    tail = _fixes([SpaceFix("f1e", ("blue:N",), ()), SpaceFix("e9e", (), ("blue:?",))])
+    assert tail["arrows"] == [{"from": "e9e", "to": "f1e", "token": "blue:?"}] and tail["put"] == tail["take"] == []
