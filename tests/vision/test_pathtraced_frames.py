@@ -273,7 +273,8 @@ def test_a_tail_s_shaded_end_face_is_not_its_cap(monkeypatch):
     camera. The top look heads it N, as it lies; the foot look sees its other end's upright face,
     lit at 0.58 of the end beyond it, as a dark end towards the camera — but that face is the
     body's own blue (0.95 of its pixels, against 0.55 at the other end), where a cap is dark
-    paint. Taken for a second heading, the tail was unreadable and the frame with it."""
+    paint. Taken for a second heading, the tail was unreadable and the frame with it (since the
+    twenty-first session: named only in part, ``blue:?``, its heading left to history)."""
     import vision.readers.annelid_bars as bars
 
     path = HERE / "annelids-desk-2.json"
@@ -282,4 +283,5 @@ def test_a_tail_s_shaded_end_face_is_not_its_cap(monkeypatch):
     assert not wrong_spaces(truth, got) and not got.unreadable, dict(got.why)
     monkeypatch.setattr(bars, "NEAR_FACE_OWN", 2.0)  # never a face: the rule off
     _, before = _read(path, {})
-    assert set(before.unreadable) == {"a4e"}, dict(before.why)
+    assert before.view.in_part == {"a4e"} and before.view["a4e"] == ("blue:?",), dict(before.why)
+    assert not wrong_spaces(truth, before)

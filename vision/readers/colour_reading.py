@@ -266,12 +266,11 @@ class ColourReading(AnnelidBars):
         # A tail's dark band is on its top face; but where the pieces lie flatter than the set
         # says (or the camera's height is misjudged) the top look's end bands reach past the bar
         # onto the printed vertex, whose ink looks like a dark end at the wrong end (green:S read
-        # green:N on synth.py's flat sets). So every clear look's heading counts, and two
-        # headings are unreadable, never the top look's taken over the foot's.
+        # green:N on synth.py's flat sets). So every clear look's heading counts, and of two
+        # headings neither is taken (nor where the foot look sees a tail's near end face in
+        # shade as a cap): the colour stands, the heading is not seen, as where no look sees a cap.
         ends = {h for _, h in clear_looks if h is not None}
-        if len(ends) > 1:
-            return  # two headings: unreadable
-        heading = next(iter(ends), None)
+        heading = next(iter(ends)) if len(ends) == 1 else None
         if not c.headed:
             # A dark end seen on a piece that has none is the paper, the ink or a shadow past its
             # end (the top face seen askew, a printed vertex): its colour, not its ends, names it.
