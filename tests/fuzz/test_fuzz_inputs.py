@@ -325,7 +325,11 @@ def test_serial_frames_through_the_link(stream, seed):
         while board.status.state != CONNECTED and time.monotonic() < deadline:
             time.sleep(0.005)
         assert board.status.state == CONNECTED, board.status.text()
-        time.sleep(0.05)  # an observation or two of the board in sync
+        # An observation of the board in sync (list.extend appends as the generator yields;
+        # a fixed 50 ms missed it on a loaded machine: the reader thread had not run yet).
+        deadline = time.monotonic() + 3
+        while not any(not o.unreadable and o.view == View() for o in list(got)) and time.monotonic() < deadline:
+            time.sleep(0.005)
     reader.join(5)
     spaces = WIRING.space_ids
     for obs in got:
