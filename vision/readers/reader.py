@@ -50,6 +50,10 @@ AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small p
 LIGHT_SPREAD = 0.25  # share of disturbed probes near a space beyond which its light is unsure
 SHADOW_SPREAD = 0.75  # ... counting probes only darkened (a shadow), beyond which it is unsure all the same
 GLARE_MAX = 0.01  # share of a space's body clipped (glare) beyond which its light is unsure
+# ... and at least this many of its body's points: glare is a highlight over an area, whereas
+# paper exposed near white (its 80th percentile at 240) clips a lone point here and there in
+# the sensor's noise — one point is already 1.3 % of an Annelids edge's 75.
+GLARE_POINTS = 3
 OWN_LIGHT_MAX = 28.0  # mm: a piece's own light measured round rings this tall (a taller pile's band would hide an arm)
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
@@ -201,6 +205,7 @@ class Reader(Occlusion, ColourReading):
                 foreign = group_share(foreign_pt, starts, counts)
         clipped_pt = any_channel(body >= SATURATED)
         clipped = group_share(clipped_pt, starts, counts)
+        clipped = np.where(clipped * counts >= GLARE_POINTS - 0.5, clipped, 0.0)  # lone points: noise
         unsure = light_unsure(harsh, spread, clipped)
         tokens: dict[str, list[str]] = {}
         why: dict[str, str] = {}
