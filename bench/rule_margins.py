@@ -71,6 +71,7 @@ RULES: tuple[Rule, ...] = (
     Rule("CAST_TOLERANCE", "vision.readers.reader", values=(12, 18, 24, 32, 44)),
     Rule("AREA_EMPTY_MAX", "vision.readers.reader"),
     Rule("GLARE_MAX", "vision.readers.reader"),
+    Rule("GLARE_POINTS", "vision.readers.reader", values=(1, 2, 3, 5, 8)),
     Rule("Reader.on_space", "vision.readers.reader", values=(0.2, 0.25, 0.3, 0.4, 0.5)),
     Rule("EMPTY_MAX", "vision.readers.occlusion"),
     Rule("VISIBLE_MIN", "vision.readers.occlusion"),
