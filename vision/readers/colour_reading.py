@@ -77,7 +77,6 @@ class ColourReading(AnnelidBars):
         weak = foreign[busy] < COVER_MIN
         looks = self._looks(frame, H, busy, gains, weak, shifted=False)
         read: dict[int, str] = {}
-        self._cap_unseen: dict[int, str] = {}  # tails read by colour, their heading not seen (_decide)
         conflicts = []
         for k, i in enumerate(busy):
             clear_looks = [int(look.best[k]) for look in looks if look.clear[k]]
@@ -144,8 +143,9 @@ class ColourReading(AnnelidBars):
         # of that colour all the same: named in part ("blue:?"). A tail never moves nor turns
         # (the seed: an annelid grows from it), so history gives its heading; its colour keeps
         # a segment or the other player's tail from being taken for it.
-        cap_unseen = {i: name for i, name in self._cap_unseen.items()
-                      if i not in read and why.get(g.spaces[i].id) == cap_unseen_why(name)}
+        headed = [c.name for c in self.cal.classes if c.headed]
+        cap_unseen = {g.index[sid]: name for sid, r in why.items() for name in headed
+                      if r == cap_unseen_why(name) and g.index[sid] not in read}
         for i, name in cap_unseen.items():
             del why[g.spaces[i].id]
             read[i] = in_part(name)
@@ -276,8 +276,7 @@ class ColourReading(AnnelidBars):
             # end (the top face seen askew, a printed vertex): its colour, not its ends, names it.
             read[i] = c.name
         elif heading is None:
-            why[self.grid.spaces[i].id] = cap_unseen_why(c.name)
-            self._cap_unseen[i] = c.name  # read in part if no later look heads it
+            why[self.grid.spaces[i].id] = cap_unseen_why(c.name)  # read in part if no later look heads it
         else:
             read[i] = f"{c.name}:{heading}"
 
