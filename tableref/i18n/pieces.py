@@ -9,7 +9,12 @@ from . import Catalog
 PLAYER_NAMES = {"white": "White", "black": "Black", "south": "South", "north": "North", "red": "Red",
                 "blue": "Blue", "green": "Green", "yellow": "Yellow", "A": "Player A", "B": "Player B"}
 GYGES_RINGS = {"1": "single ring", "2": "double ring", "3": "triple ring"}
-COINS = {"copper": "copper", "silver": "silver", "gold": "gold"}
+# A coin's name whole, its metal inside: French elides before a vowel ("la pièce d'or").
+COINS = {"copper": "copper coin", "silver": "silver coin", "gold": "gold coin"}
+CARRIED_COINS = {"copper": "copper coin, carried", "silver": "silver coin, carried", "gold": "gold coin, carried"}
+# An annelid's tail is its player's colour, its segments anyone's (rules/games/annelids.py); a
+# message each, for the colour agrees with the tail in French ("la queue bleue").
+ANNELID_TAILS = {"blue": "blue tail", "green": "green tail"}
 
 
 def player_name(c: Catalog, name: str) -> str:
@@ -18,17 +23,30 @@ def player_name(c: Catalog, name: str) -> str:
 
 
 def piece_name(c: Catalog, game: str | None, token: str) -> str:
-    """A token in words: "double ring", "White 8", "Red II", "Blue segment", "gold coin"."""
+    """A token in words: "double ring", "White 8", "Red II", "blue tail", "segment", "gold coin".
+
+    An Annelids tail is named by its colour whatever its heading ("blue:ne"), or with its heading
+    unseen ("blue:?", rules/view.py's token named in part)."""
     if game == "gyges" and token in GYGES_RINGS:
         return c._(GYGES_RINGS[token])
     if game == "annihilation" and token[:1] in "WB" and token[1:].isdigit():
         return c._("{colour} {value}", colour=player_name(c, "white" if token[0] == "W" else "black"),
                    value=token[1:])
-    if game == "annelids" and ":" in token:
-        return c._("{colour} segment", colour=c._(token.split(":")[0]))  # mid-sentence: "le segment bleu"
+    if game == "annelids":
+        if token == "segment":
+            return c._("segment")
+        colour = token.partition(":")[0]
+        if colour in ANNELID_TAILS:
+            return c._(ANNELID_TAILS[colour])
+    if game == "anacund" and token in ("A", "B"):
+        return c._("{player}'s piece", player=player_name(c, token))
     if game == "drift":
         if token in COINS:
-            return c._("{coin} coin", coin=c._(COINS[token]))
+            return c._(COINS[token])
+        if token.startswith("carried:") and token[8:] in CARRIED_COINS:  # a coin a piece carries
+            return c._(CARRIED_COINS[token[8:]])
+        if token.isdigit():  # a river's rotation, on its rotation space
+            return c.n_("turned {n} arrow", "turned {n} arrows", int(token))
         colour, _, rank = token.partition("-")
         if rank:
             return c._("{colour} {value}", colour=player_name(c, colour), value=rank)

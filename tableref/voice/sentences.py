@@ -418,7 +418,7 @@ class Narrator:
         return c._("{items} and {last}", items=", ".join(parts[:-1]), last=parts[-1])
 
     def piece(self, token: str) -> str:
-        """A token in words: "double ring", "White 8", "Red II", "Blue segment", "gold coin"."""
+        """A token in words: "double ring", "White 8", "Red II", "blue tail", "gold coin"."""
         return piece_name(self.c, self.game, token)
 
 
