@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ import numpy as np
 from rules import HIDDEN, OCCUPIED, Fidelity, Joined, P, get_game
 from rules.phrase import Value
 from rules.view import View
+
+from vision.readers.reasons import HIDDEN_IN_FRONT, UNREADABLE, phrase_of
 
 from .lens_setup import LENS_VIEWS, LENS_WAIT
 from .lens_setup import state as lens_state
@@ -128,7 +130,15 @@ class SpaceMark:
     y: float
     verdict: str  # read | occupied | hidden | empty | unreadable | unknown (nothing read yet)
     tokens: tuple[str, ...] = ()
-    why: str = ""
+    why: str = ""  # the reader's reason (vision/readers/reasons.py), in English
+
+    def to_dict(self, say: Callable[[Value], str] | None = None,
+                name: Callable[[str], str] | None = None) -> dict[str, Any]:
+        """The mark; ``say`` (a catalog's) puts the reason in the reader's language and ``name``
+        (the game's :func:`~tableref.i18n.pieces.piece_name`) gives each token's name."""
+        return {"id": self.id, "x": self.x, "y": self.y, "verdict": self.verdict, "tokens": list(self.tokens),
+                "names": [name(t) for t in self.tokens] if name is not None else list(self.tokens),
+                "why": say(phrase_of(self.why)) if say is not None and self.why else str(self.why)}
 
 
 @dataclass(frozen=True)
@@ -151,8 +161,13 @@ class Overlay:
     needed_px_per_mm: float | None = None
     smallest_at: str = ""  # the space where it is smallest
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self, say: Callable[[Value], str] | None = None,
+                name: Callable[[str], str] | None = None) -> dict[str, Any]:
+        """The overlay as JSON; ``say`` and ``name`` as :meth:`SpaceMark.to_dict`'s."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "spaces"}
+        out["outline"] = [list(p) for p in self.outline]
+        out["spaces"] = [m.to_dict(say, name) for m in self.spaces]
+        return out
 
 
 def verdicts(sheet: Any, reading: Any) -> dict[str, tuple[str, tuple[str, ...], str]]:
@@ -162,11 +177,11 @@ def verdicts(sheet: Any, reading: Any) -> dict[str, tuple[str, tuple[str, ...], 
         if reading is None:
             out[s.id] = ("unknown", (), "")
         elif s.id in reading.unreadable:
-            out[s.id] = ("unreadable", (), str(reading.why.get(s.id, "")) or "unreadable")
+            out[s.id] = ("unreadable", (), reading.why.get(s.id) or UNREADABLE)
         else:
             tokens = tuple(reading.view.get_tokens(s.id))
             if HIDDEN in tokens:
-                out[s.id] = ("hidden", (), "a piece in front hides it from the camera")
+                out[s.id] = ("hidden", (), HIDDEN_IN_FRONT)
                 continue
             named = tuple(t for t in tokens if t != OCCUPIED)
             out[s.id] = ("read", named, "") if named else (("occupied", (), "") if tokens else ("empty", (), ""))

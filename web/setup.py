@@ -74,7 +74,12 @@ def overlay() -> Any:
     camera = _camera()
     if camera is None:
         return _no_camera()
-    resp = jsonify(camera.overlay().to_dict())
+    from tableref.i18n import catalog
+    from tableref.i18n.pieces import piece_name
+
+    c = catalog(page_language())
+    game = camera.spec.game
+    resp = jsonify(camera.overlay().to_dict(c.say, lambda token: piece_name(c, game, token)))
     resp.headers["Cache-Control"] = "no-store"
     return resp
 

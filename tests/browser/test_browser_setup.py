@@ -79,10 +79,10 @@ def test_setting_up_the_camera_on_the_page_then_playing(browser, tmp_path, artif
         camera.show(view)
         _wait_count(page, "#overlay circle[data-verdict='read']", len(view))
         b1 = "#overlay circle[data-space='b1']"
-        token = view.get_tokens("b1")[0]
-        assert page.locator(f"{b1} title").text_content() == f"b1: read: {token}"
+        name = {"1": "single ring", "2": "double ring", "3": "triple ring"}[view.get_tokens("b1")[0]]
+        assert page.locator(f"{b1} title").text_content() == f"b1: read: {name}"  # its name, not its token
         page.click(b1, force=True)
-        assert page.inner_text("#space-info") == f"b1: read: {token}"
+        assert page.inner_text("#space-info") == f"b1: read: {name}"
         page.wait_for_selector("#toast:not(.show)", timeout=6000)
         page.screenshot(path=str(artifacts / "setup-desktop.png"), full_page=True)
         assert not errors, errors

@@ -143,7 +143,7 @@ def test_a_board_too_small_in_the_picture_leaves_its_small_spaces_unread_not_wro
 
     import bench.vision_real as vr
     from vision.read.scale import WRONG_BELOW_PX_PER_MM, space_px_per_mm
-    from vision.readers.reader import TOO_SMALL
+    from vision.readers.reasons import TOO_SMALL
     from vision_support import bench_frame
 
     view, reader, frame, H = bench_frame(monkeypatch, "annelids", vr.Setting("small", {"tilt_deg": 10.0, "fill": 0.4}),

@@ -16,7 +16,7 @@ from rules import Fidelity, Verdict, explain, get_game
 from rules.view import MORE, OCCUPIED, View
 from vision.read.calibration import calibrate
 from vision.read.lock import BoardLock
-from vision.readers.drift_tags import UNCERTAIN
+from vision.readers.reasons import UNCERTAIN
 from vision.readers.for_game import grid_for, reader_for
 from vision.sheets.layout import Sheet
 from vision.simulated.camera_model import CameraModel, CameraSetup, Scene

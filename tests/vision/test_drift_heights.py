@@ -17,7 +17,7 @@ from rules.view import HIDDEN, MORE, View
 from vision.read.calibration import calibrate
 from vision.read.lock import BoardLock
 from vision.readers import drift_tags
-from vision.readers.drift_tags import CROWDED, UNCERTAIN
+from vision.readers.reasons import CROWDED, UNCERTAIN
 from vision.readers.for_game import grid_for, reader_for
 from vision.sheets.layout import Sheet
 from vision.simulated.camera_model import CameraModel, CameraSetup, Scene

@@ -51,7 +51,8 @@ def test_the_patient_look_enlarges_further_only_where_its_least_enlarged_looks_s
     one at 3x) are taken only where its least enlarged looks decoded a tag not read already:
     round O3's blurred coin every look is taken; round an empty space, only the first three."""
     from vision.readers.reader import Reader
-    from vision.readers.drift_tags import UNNAMED, patient_looks
+    from vision.readers.drift_tags import patient_looks
+    from vision.readers.reasons import UNNAMED
 
     truth, reader, frame, H = drift_bench_frame(monkeypatch, {"tilt_deg": 35.0}, 1, 6)
     reader.read(frame, H)

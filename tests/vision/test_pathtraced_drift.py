@@ -25,7 +25,7 @@ from rules import Fidelity
 from rules.view import View
 from vision.read.calibration import calibrate
 from vision.read.lock import BoardLock
-from vision.readers import drift_places, drift_reader, drift_tags, reader as plain_reader
+from vision.readers import drift_places, drift_reader, drift_tags, reader as plain_reader, reasons
 from vision.readers.drift_tags import TagsAtHeight
 from vision.readers.for_game import reader_for
 
@@ -82,7 +82,7 @@ def test_a_token_put_down_off_its_centre_is_its_space_s(monkeypatch):
     monkeypatch.setattr(drift_places, "TOKEN_ZONE", 0.5)
     before = _unusable(_readings())
     assert len(before) == len(FRAMES)
-    assert all(drift_tags.CROWDED in why.values() for why in before.values())
+    assert all(reasons.CROWDED in why.values() for why in before.values())
 
 
 def test_two_lone_tokens_put_down_towards_each_other_are_each_their_own():
@@ -122,7 +122,7 @@ def test_a_home_s_pile_stands_beside_its_repository_s_block(monkeypatch):
                         property(lambda self: (np.zeros(0, int), np.zeros((0, 2)), np.zeros((0, 2)))))
     before = _unusable(_readings())
     assert before, "no frame shows a pile pushed off its home's centre"
-    assert all(drift_tags.CROWDED in why.values() for why in before.values())
+    assert all(reasons.CROWDED in why.values() for why in before.values())
 
 
 def test_the_set_is_seen_standing_by_its_tags_together(monkeypatch):
@@ -211,4 +211,4 @@ def test_a_frame_that_cannot_tell_the_set_stands_is_read_as_the_last_that_could(
     # what lies within a token's reach of it, the side too, and O16 is read right either way.)
     assert not _unusable(_readings("tilt10"))
     monkeypatch.setattr(drift_reader._TurnedReader, "_block_tops", lambda self: [])
-    assert _unusable(_readings("tilt10")) == {"drift-tilt10-1": {"O16": drift_tags.UNNAMED_SOME}}
+    assert _unusable(_readings("tilt10")) == {"drift-tilt10-1": {"O16": reasons.TAGS_UNREAD}}

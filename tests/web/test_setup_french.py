@@ -87,3 +87,37 @@ def test_a_board_too_small_in_the_picture_is_said_in_french():
                     "grande part de l'image"), said
     assert not english(said)
     assert scale_warning(BoardScale(0.6, "S", 0.5), "gyges") == ""
+
+
+def test_the_spaces_read_on_the_set_up_page_are_said_in_the_admins_language(svc):
+    """Tapping a space says what was read and why a space is not: the pieces by their names
+    (tableref/i18n/pieces.py) and the reader's reasons (vision/readers/reasons.py) from the
+    catalog — French for a French admin, not the reader's English nor its tokens ("2")."""
+    from rules import Fidelity, get_game
+
+    service, camera = svc
+    client, post = admin_client(service)
+    until(lambda: client.get("/api/setup/overlay").get_json()["lock"] == "locked")
+    assert post("/api/setup/calibrate", {"step": "empty"}).status_code == 202
+    assert finished(client)["state"] == "done"
+    view = get_game("gyges").default_setup().view(Fidelity.KIND)
+    camera.show(view, hand=True)  # a hand held still over the middle of the board
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
+
+    def both():
+        spaces = client.get("/api/setup/overlay").get_json()["spaces"]
+        read = [s for s in spaces if s["verdict"] == "read"]
+        unread = [s for s in spaces if s["verdict"] == "unreadable"]
+        return (read, unread) if read and unread else None
+
+    read, unread = until(both)
+    names = {"1": "l'anneau simple", "2": "l'anneau double", "3": "l'anneau triple"}
+    for s in read:
+        assert s["names"] == [names[t] for t in s["tokens"]], s
+    for s in unread:
+        assert s["why"] and not english(s["why"]) and s["why"] not in ("something here that is not a readable piece",
+                                                                        "light uneven here (hand or glare near)"), s
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
+    spaces = client.get("/api/setup/overlay").get_json()["spaces"]
+    assert {n for s in spaces for n in s["names"]} <= {"single ring", "double ring", "triple ring"}
+    assert all(s["why"] for s in spaces if s["verdict"] == "unreadable")

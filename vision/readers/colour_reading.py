@@ -20,6 +20,7 @@ from .colour_rules import (
     DOUBT_SAT, EDGE_SHIFTS_MM, FOOT_HIDDEN, FOOT_ONLY_TOP, OTHER_MAX, OTHER_SAY, SHIFT_FROM,
     SHIFT_ON_MATE,
 )
+from .reasons import cap_unseen
 
 
 @dataclass(frozen=True)
@@ -144,9 +145,9 @@ class ColourReading(AnnelidBars):
         # (the seed: an annelid grows from it), so history gives its heading; its colour keeps
         # a segment or the other player's tail from being taken for it.
         headed = [c.name for c in self.cal.classes if c.headed]
-        cap_unseen = {g.index[sid]: name for sid, r in why.items() for name in headed
-                      if r == cap_unseen_why(name) and g.index[sid] not in read}
-        for i, name in cap_unseen.items():
+        in_part_tails = {g.index[sid]: name for sid, r in why.items() for name in headed
+                      if r == cap_unseen(name) and g.index[sid] not in read}
+        for i, name in in_part_tails.items():
             del why[g.spaces[i].id]
             read[i] = in_part(name)
         # Under doubtful light (a hand may be near) only a colour as vivid as the piece's own,
@@ -194,9 +195,9 @@ class ColourReading(AnnelidBars):
                 if calm_round(int(i)):
                     tokens[g.spaces[int(i)].id] = []
             busy_edges = np.concatenate([busy_edges, [i for i in doubtful_edges if calm_round(int(i))]]).astype(int)
-        for i, name in cap_unseen.items():
+        for i, name in in_part_tails.items():
             if i not in read:  # the light round it doubtful: left unread, as it was
-                why[g.spaces[i].id] = cap_unseen_why(name)
+                why[g.spaces[i].id] = cap_unseen(name)
         for i, tok in read.items():
             tokens[g.spaces[i].id] = [tok]
         small = np.array([i for i in busy_edges if int(i) not in read], int)
@@ -276,7 +277,7 @@ class ColourReading(AnnelidBars):
             # end (the top face seen askew, a printed vertex): its colour, not its ends, names it.
             read[i] = c.name
         elif heading is None:
-            why[self.grid.spaces[i].id] = cap_unseen_why(c.name)  # read in part if no later look heads it
+            why[self.grid.spaces[i].id] = cap_unseen(c.name)  # read in part if no later look heads it
         else:
             read[i] = f"{c.name}:{heading}"
 
@@ -377,8 +378,3 @@ class ColourReading(AnnelidBars):
         headings = self._headings(frame, H, busy[edges], gains, heights[edges], best[edges], across[edges]) \
             if edges.any() else {}
         return Look(clear, best, headings, vivid, coloured, leaning, shares, shift)
-
-
-def cap_unseen_why(colour: str) -> str:
-    """Why a tail of ``colour`` is not named whole: its flat end (the dark cap) is not seen."""
-    return f"a {colour} tail whose flat end cannot be seen"

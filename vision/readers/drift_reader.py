@@ -50,8 +50,12 @@ from vision.sheets.render import marker_image
 
 from .drift_markers import detect_in, quick_step
 from .drift_places import SetStance
-from .drift_tags import UNNAMED_SOME, TagsAtHeight
-from .occlusion import EMPTY_MAX, UNNAMED, standing_hull
+from .drift_tags import TagsAtHeight
+from .occlusion import EMPTY_MAX, standing_hull
+from .reasons import (
+    MARKERS_DISAGREE, MARKERS_UNSEEN, RING_COVERED, TAGS_UNREAD, UNNAMED, marker_off, marker_size, mid_turn, not_its_marker,
+    rotation_unread,
+)
 from .reader import Reader, Reading
 
 CONTRAST_MIN = 0.12  # grey spread / mean at a candidate: below this, no tag is there
@@ -178,7 +182,7 @@ class _TurnedReader(TagsAtHeight, Reader):
         # A missed token covers far more of a space's body than this: the few points left
         # over are the edge of a token read, lit otherwise than the learned board (a block's side).
         if unexplained is not None and unexplained > EMPTY_MAX:
-            why[self.grid.spaces[i].id] = UNNAMED if not got else UNNAMED_SOME
+            why[self.grid.spaces[i].id] = UNNAMED if not got else TAGS_UNREAD
             return
         tokens[self.grid.spaces[i].id] = [t for t, _ in got] + ([partner_read] if partner is not None else [])
 
@@ -316,7 +320,7 @@ class DriftReader:
             placed = self._strays_placed(reader, ring)  # the only troubles: pieces' tags read on spaces
             if len(seen) == 1 and placed:
                 behind[k] = next(iter(seen))  # its marker, and a piece's tag by another step
-            elif not seen and (ring_why[ring.name] == UNSEEN or placed):
+            elif not seen and (ring_why[ring.name] == MARKERS_UNSEEN or placed):
                 step = self._marker_behind(reader, reading, H, k)
                 if step is not None:
                     behind[k] = step
@@ -335,7 +339,7 @@ class DriftReader:
                 why[ring.rotation_space] = ring_why[ring.name]
                 for a in ring.arrows:
                     tokens.pop(a, None)
-                    why[a] = f"the {ring.name} river's rotation cannot be read"
+                    why[a] = rotation_unread(ring.name)
             else:
                 tokens[ring.rotation_space] = [str(r)]
         view = View({s: t for s, t in tokens.items() if s not in why})
@@ -404,7 +408,7 @@ class DriftReader:
                 # more of them no tag (a pile's top seen over a step shows its own): a hand or
                 # glare may lie over the ring, unless both its markers agree (a repository's
                 # coins and block by a step position show contrast too). Wait for a still frame.
-                own_trouble, trouble = True, "the ring is covered"
+                own_trouble, trouble = True, RING_COVERED
                 steps.clear()
             if not steps and not trouble:
                 # Too blurred for the detector to find its outline (the inner ring's marker is
@@ -420,7 +424,7 @@ class DriftReader:
                 out.append(steps.pop())
             else:
                 out.append(None)
-                why[ring.name] = trouble or ("the ring's markers give different rotations" if steps else piece_by or UNSEEN)
+                why[ring.name] = trouble or (MARKERS_DISAGREE if steps else piece_by or MARKERS_UNSEEN)
             # Plain: no more contrast than the board itself shows there (a repository block's
             # edge and its shadow lie by some step positions), learned from the frames whose
             # rotation was read — every step position but the markers' then shows the board.
@@ -563,26 +567,25 @@ class DriftReader:
     def _step_of(self, ring: Ring, tag: int, mm: np.ndarray) -> tuple[int, str]:
         """The rotation a marker seen at ``mm`` (its corners, sheet mm) stands for, or why not."""
         if tag not in ring.tags:
-            return 0, f"tag {tag} on the {ring.name} ring is not its marker"
+            return 0, not_its_marker(tag, ring.name)
         sides = np.linalg.norm(mm - np.roll(mm, -1, axis=0), axis=1)
         if not (0.7 * self.sheet.tag_mm <= sides.mean() <= 1.35 * self.sheet.tag_mm) or sides.max() > 1.4 * sides.min():
-            return 0, f"the {ring.name} ring's marker is not its printed size"
+            return 0, marker_size(ring.name)
         cx, cy = mm.mean(axis=0)
         dx, dy = cx - self.annuli.centre[0], cy - self.annuli.centre[1]
         if abs(math.hypot(dx, dy) - ring.marker_radius) > 0.25 * self.sheet.tag_mm:
-            return 0, f"the {ring.name} ring's marker is off the ring"
+            return 0, marker_off(ring.name)
         angle = math.degrees(math.atan2(dx, -dy)) % 360.0
         steps = angle / ring.step * ring.sign
         k = round(steps)
         if abs(steps - k) > STEP_SLACK:
-            return 0, f"the {ring.name} river is part-way through a turn"
+            return 0, mid_turn(ring.name)
         return ring.rotation_of(tag, int(k)), ""
 
 
 PAPER_LEVEL = 0.85  # a plain step position is at least this bright against its brighter neighbour
 LEVEL_SLACK = 0.08  # ...or at most this much darker (against it) than it was seen plain at best
 NEAR_UNREAD = 1.5  # pitches from an unreadable space within which no step position is judged plain
-UNSEEN = "neither of the ring's rotation markers can be seen"
 CELL_MARGIN = 0.15  # a cell read by the ring-marker check must lie this share of the contrast from the middle
 CELL_CONTRAST = 25.0  # grey levels between the marker's border and its sticker, at least
 _POSES = [(dx, dy, turn) for dx in (-3.0, -1.5, 0.0, 1.5, 3.0) for dy in (-3.0, -1.5, 0.0, 1.5, 3.0)

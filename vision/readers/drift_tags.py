@@ -64,15 +64,13 @@ from vision.read.pose import as_pose
 from vision.read.sampling import inside_convex
 
 from .drift_places import ROW_REACH, SNUG_ZONE, TokenPlaces
-from .occlusion import UNNAMED, standing_hull, standing_hulls
+from .occlusion import standing_hull, standing_hulls
+from .reasons import CROWDED, TAGS_UNREAD, UNCERTAIN, UNNAMED, foreign_tag
 
-UNCERTAIN = "a tag here may be on this space or a neighbour's"
 PARTNER_CORE = 7.0  # mm round where a pair's unread half lies: its body's core
 PARTNER_WIDE = 9.0  # ...and a coin's face round it, 10 mm, less a mm astray
 PARTNER_SHOWN = 0.6  # share of that core foreign before something is there
 PARTNER_HIDDEN = 0.25  # share of that core a token in front hides before it may be there unseen
-CROWDED = "tokens crowded here or next to here"
-UNNAMED_SOME = "pieces here whose tags cannot be read"
 PATIENT_SPACES = 4  # spaces given the patient look, at most (more: a hand, glare)
 PATIENT_AGREE = 2  # looks that must decode the same tag at one place
 CROWD_REACH = 1.3  # pitches round a misplaced tag within which every space is unreadable
@@ -171,7 +169,7 @@ class TagsAtHeight(TokenPlaces):
         looks decode the same token at the same place and no look decodes another there (the
         game's tags lie 4 bits apart and none is corrected: two agreeing misreads are not
         plausible)."""
-        unread = [int(i) for i in busy if why.get(self.grid.spaces[int(i)].id) in (UNNAMED, UNNAMED_SOME)]
+        unread = [int(i) for i in busy if why.get(self.grid.spaces[int(i)].id) in (UNNAMED, TAGS_UNREAD)]
         if not unread or len(unread) > PATIENT_SPACES:
             return  # many such spaces: a hand or glare, the next still frame will do
         cell = self._cell_px(H)
@@ -267,7 +265,7 @@ class TagsAtHeight(TokenPlaces):
             token = self._tags.get(tag)
             if token is None or not sized[k]:
                 for i in self._near(centre):
-                    why[g.spaces[i].id] = f"tag {tag} is not one of this game's pieces"
+                    why[g.spaces[i].id] = foreign_tag(tag)
                 continue
             cands = self._kept(tag_cands, shared)
             spaces = {i for i, _, _, _ in cands}

@@ -20,11 +20,12 @@ from rules.view import HIDDEN
 from vision.read.pose import Pose
 from vision.read.sampling import inside_convex, near_rect, probe_light, row_mean
 
+from .reasons import UNNAMED
+
 EMPTY_MAX = 0.03  # share of foreign body points still read as empty
 VISIBLE_MIN = 0.35  # share of a space's body the pieces in front must leave in view to judge it
 OCCUPIED_MIN = 0.6  # share of the visible body foreign before an unnamed piece is read "occupied"
 SHADOW_ALL = 0.97  # share of the foreign points that must look like shadowed paper to be a shadow
-UNNAMED = "something here that is not a readable piece"
 INK_LEVEL = 0.3  # of the empty board's brightness: a sticker's ink, darker than a shadow makes it
 INK_MIN = 0.1  # share of a space's visible body that ink before a sticker is plainly there
 INK_RANGE = 0.35  # ...and its ink and white that far apart (a shadow's darkness is even)

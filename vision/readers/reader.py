@@ -43,7 +43,8 @@ from vision.read.sampling import (
 from vision.sheets import layout
 
 from .colour_reading import ColourReading
-from .occlusion import EMPTY_MAX, UNNAMED, Occlusion
+from .occlusion import EMPTY_MAX, Occlusion
+from .reasons import GLARE, OFF_SPACE, TAGS_UNREAD, TOO_SMALL, TWO_TAGS, UNEVEN_LIGHT, UNNAMED, foreign_tag
 from .tag_reading import first_look, look_budget, second_looks
 
 AREA_EMPTY_MAX = 0.004  # the same for an area (a reserve): a piece is a small part of it
@@ -58,7 +59,6 @@ OWN_LIGHT_MAX = 28.0  # mm: a piece's own light measured round rings this tall (
 TOLERANCE = 28.0  # grey levels beyond the empty board's own range before a point is foreign
 CAST_TOLERANCE = 24.0  # grey levels of colour cast beyond the empty board's before a point is foreign
 SECOND_LOOK_MAX = 3  # spaces given the slower second look for a tag, per read
-TOO_SMALL = "too small in the picture here: move the camera closer"
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ class Reader(Occlusion, ColourReading):
                 continue
             tokens.pop(s.id, None)
             if unsure[i]:
-                why[s.id] = "glare or shadow" if clipped[i] > GLARE_MAX else "light uneven here (hand or glare near)"
+                why[s.id] = GLARE if clipped[i] > GLARE_MAX else UNEVEN_LIGHT
             elif foreign[i] > empty_max[i]:
                 why[s.id] = UNNAMED
         # A piece is named "occupied" only where the paper round it is as calm as the model of
@@ -517,9 +517,9 @@ class Reader(Occlusion, ColourReading):
                     continue
                 token = self._tags.get(tag)
                 if token is None or not sized[k]:
-                    why[g.spaces[target].id] = f"tag {tag} is not one of this game's pieces"
+                    why[g.spaces[target].id] = foreign_tag(tag)
                 elif off[k]:
-                    why[g.spaces[target].id] = "a piece off its space"
+                    why[g.spaces[target].id] = OFF_SPACE
                 else:
                     placed.setdefault(target, []).append((token, centres[k]))
         busy_set = set(int(i) for i in busy)
@@ -536,9 +536,9 @@ class Reader(Occlusion, ColourReading):
             elif len(got) == 1:
                 tokens[s.id] = [got[0][0]]
             elif len(got) > 1:
-                why[s.id] = "two tags on one space"
+                why[s.id] = TWO_TAGS
             else:
-                why[s.id] = "something here that is not a readable piece"
+                why[s.id] = UNNAMED
         return tokens, why
 
     def _seen_tags(self, found: list[tuple[int, np.ndarray]]) -> tuple[list[tuple[int, np.ndarray]], np.ndarray, np.ndarray]:
@@ -591,7 +591,7 @@ class Reader(Occlusion, ColourReading):
         if len(self._shadow_pt):
             explained |= shade & self._shadow_pt[sl]
         if (fg & ~explained).mean() > AREA_EMPTY_MAX:
-            why[self.grid.spaces[i].id] = "pieces here whose tags cannot be read"
+            why[self.grid.spaces[i].id] = TAGS_UNREAD
         else:
             tokens[self.grid.spaces[i].id] = [t for t, _ in got]
 

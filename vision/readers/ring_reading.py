@@ -48,7 +48,7 @@ from vision.read.pose import Pose
 from vision.read.samples import SampleGrid
 from vision.read.sampling import remap_px
 
-from .occlusion import UNNAMED
+from .reasons import TIERS_UNCLEAR, UNNAMED
 from .reader import Reader
 
 ARC_DEG = 70.0  # half the arc (round the direction to the camera) the rims are measured on
@@ -67,7 +67,6 @@ SEEN_FLAT = 1.5  # × flat_max: a top flat enough that a faint rim round it may 
 PAPER_SHOWS = 0.6  # correlation with the empty board's print above which the paper shows through
 MIN_GAP = 0.06  # a calibration whose tiers differ by less than this contrast cannot tell them
 TOKEN_OF = {n: t for t, n in RING_TOKENS.items()}
-UNCLEAR = "a ring whose tiers cannot be told"
 
 
 @dataclass(frozen=True)
@@ -299,10 +298,10 @@ class RingReader(Reader):
             elif self.rings.rim_seen(contrast, spread):
                 # Metal is grey, as shadowed paper is: where a rim shows, the plain judgement
                 # (which takes grey beside a piece for its shadow) must not read it empty.
-                why[s.id] = UNCLEAR
+                why[s.id] = TIERS_UNCLEAR
             elif self._paper_shows(grey, H, int(i), foreign_pt):
                 why[s.id] = UNNAMED  # the plain judgement: a shadow over the paper, a hand, ...
             else:
                 # Something hides the printed paper here: a ring (grey metal, like shadowed
                 # paper) the plain judgement might take for a neighbour's shadow and read empty.
-                why[s.id] = UNCLEAR
+                why[s.id] = TIERS_UNCLEAR

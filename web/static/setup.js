@@ -40,7 +40,7 @@
   }
 
   function describe(s) {
-    const what = s.verdict === "read" ? t("read: {tokens}", { tokens: s.tokens.join(" + ") }) : VERDICT[s.verdict] || s.verdict;
+    const what = s.verdict === "read" ? t("read: {tokens}", { tokens: s.names.join(" + ") }) : VERDICT[s.verdict] || s.verdict;
     return `${s.id}: ${what}` + (s.why ? ` — ${s.why}` : "");
   }
 
