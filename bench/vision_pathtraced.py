@@ -152,7 +152,8 @@ def rendered(cache: Cache, name: str, sheet: Sheet, view: View, setup, seed: int
              off_centre: float = 0.15) -> tuple[np.ndarray, dict]:
     """A frame's linear image from the cache, or rendered now (its time into ``times``);
     ``off_centre``: how far off their spaces' centres the pieces are put down (of the pitch)."""
-    from vision.simulated.pathtraced.scene import placed_pieces, render_channels
+    from vision.simulated.pathtraced.pieces import placed_pieces
+    from vision.simulated.pathtraced.scene import render_channels
 
     hit = cache.get(name)
     if hit is not None:

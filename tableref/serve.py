@@ -44,7 +44,8 @@ from decisions.clock import ClockTick, SetTimeControl
 from .clock import ClockError
 from .clock_config import ClockSettings, with_clock_flag
 from .referee import Referee, RefereeLoop
-from .service import Feed, Health, LastDecision, Pump, SourceError, SourceStatus, open_feed, version
+from .service import Feed, Health, LastDecision, SourceError, SourceStatus, open_feed, version
+from .source_retry import Pump
 from .stabiliser import Stabiliser
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class Service:
     """The journal, the referee, the source, the panel and the web app, wired together.
 
     With no ``source`` (or a simulated one without a script) the board is the simulated one
-    the page edits; any other source is read by a :class:`~tableref.service.Pump` thread.
+    the page edits; any other source is read by a :class:`~tableref.source_retry.Pump` thread.
     ``panel``: the GPIO panel's configuration, or ``None`` for no panel. ``pin_factory``:
     gpiozero's backend for the panel and a GPIO matrix (default: this machine's, if any).
 

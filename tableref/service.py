@@ -2,7 +2,7 @@
 
 This is the only module that starts threads; the pieces it joins are plain objects that
 take their inputs as parameters. :func:`open_feed` turns a configured source into a
-:class:`Feed` (nothing opened yet); :class:`Pump` runs one in a thread, feeding the
+:class:`Feed` (nothing opened yet); :class:`~tableref.source_retry.Pump` runs one in a thread, feeding the
 stabiliser's stable views to the referee's queue; each feed publishes its connection as a
 :class:`SourceStatus` (the page's "source" badge, the panel's red light, ``/api/health``).
 """
@@ -25,7 +25,7 @@ from rules import Fidelity, Observation, State, View
 from .board_leds import BoardLeds
 from decisions import Decision, StableView
 from .referee import Referee, RefereeLoop
-from .source_retry import Pump, SourceLost  # noqa: F401  (the source's thread and its retries; imported from here)
+from .source_retry import SourceLost
 from .stabiliser import Stabiliser
 
 log = logging.getLogger(__name__)

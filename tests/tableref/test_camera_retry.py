@@ -15,7 +15,8 @@ import pytest
 from waiting import wait_for
 
 from rules import Fidelity, get_game
-from tableref.service import CameraFeed, Pump
+from tableref.service import CameraFeed
+from tableref.source_retry import Pump
 from tableref.source_retry import Backoff
 from tableref.stabiliser import Stabiliser
 

@@ -23,7 +23,8 @@ from waiting import wait_for
 from rules import Fidelity, Observation, View, get_game
 from tableref.journal import Journal
 from tableref.serve import Service
-from tableref.service import Feed, Pump
+from tableref.service import Feed
+from tableref.source_retry import Pump
 from tableref.source_retry import Backoff, one_line
 from tableref.stabiliser import Stabiliser
 

@@ -56,7 +56,8 @@ def test_without_stickers_each_ring_is_its_stepped_mesh(tmp_path):
     """``PTSetup.sticker = "none"``: no sticker anywhere, every ring one metal mesh of as many
     tiers as its token says, standing on the paper where it was put down."""
     pytest.importorskip("mitsuba")
-    from vision.simulated.pathtraced.scene import PTSetup, placed_pieces, scene_dict
+    from vision.simulated.pathtraced.pieces import placed_pieces
+    from vision.simulated.pathtraced.scene import PTSetup, scene_dict
     from vision.simulated.sessions import random_position
 
     sheet = grid_for("gyges").sheet
@@ -81,7 +82,8 @@ def test_wooden_rings_are_varnished_wood_and_an_unknown_finish_is_refused(tmp_pa
     (a dielectric's gloss over a diffuse colour), not metal; a finish the scene does not know
     is one clear error."""
     pytest.importorskip("mitsuba")
-    from vision.simulated.pathtraced.scene import PTSetup, placed_pieces, scene_dict
+    from vision.simulated.pathtraced.pieces import placed_pieces
+    from vision.simulated.pathtraced.scene import PTSetup, scene_dict
     from vision.simulated.sessions import random_position
 
     sheet = grid_for("gyges").sheet

@@ -62,7 +62,8 @@ def _expected_tokens(sheet, view) -> Counter:
 
 
 def _build(game: str, seed: int, tmp_path):
-    from vision.simulated.pathtraced.scene import PTSetup, placed_pieces, scene_dict
+    from vision.simulated.pathtraced.pieces import placed_pieces
+    from vision.simulated.pathtraced.scene import PTSetup, scene_dict
     from vision.simulated.sessions import random_position
 
     sheet = grid_for(game).sheet
@@ -105,7 +106,7 @@ def test_every_token_has_its_piece_with_its_material(game, tmp_path):
 @pytest.mark.parametrize("game", GAMES)
 def test_pieces_are_put_down_off_centre_within_their_space_and_apart(game):
     from vision.simulated.pathtraced.pieces import BAR_TURN_DEG, PILE_SLOP_MM, apart, meets
-    from vision.simulated.pathtraced.scene import placed_pieces
+    from vision.simulated.pathtraced.pieces import placed_pieces
     from vision.simulated.sessions import random_position
 
     sheet = grid_for(game).sheet
@@ -155,7 +156,8 @@ def test_drift_ring_markers_where_the_rotations_put_them(tmp_path):
 
 def test_glossy_stickers_are_coated(tmp_path):
     """``PTSetup.sticker = "glossy"``: every sticker (pieces' and DRIFT's ring markers) a low-roughness coat."""
-    from vision.simulated.pathtraced.scene import PTSetup, placed_pieces, scene_dict
+    from vision.simulated.pathtraced.pieces import placed_pieces
+    from vision.simulated.pathtraced.scene import PTSetup, scene_dict
     from vision.simulated.sessions import random_position
 
     sheet = grid_for("drift").sheet

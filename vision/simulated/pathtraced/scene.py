@@ -43,7 +43,7 @@ from vision.sheets.render import draw_sheet, marker_image
 from vision.simulated.camera_model import BoardPose, CameraSetup, Hand, place_camera
 
 from .arm import arm_shapes, held_pieces
-from .pieces import GROOVE_MM, Piece, linear_albedo, piece_shapes, placed_pieces, ring_markers  # noqa: F401 (the bench's names)
+from .pieces import Piece, linear_albedo, piece_shapes, ring_markers
 
 
 @dataclass(frozen=True)
