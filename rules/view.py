@@ -219,8 +219,8 @@ def _could_be(tokens: tuple[str, ...], seen: tuple[str, ...]) -> bool:
             unnamed += 1
         elif t in rest:
             rest.remove(t)
-        elif named_in_part(t) is not None:
-            parts.append(named_in_part(t))  # type: ignore[arg-type]
+        elif (prefix := named_in_part(t)) is not None:
+            parts.append(prefix)
         else:
             return False
     for prefix in parts:  # (after the named ones: "blue:?" beside "blue:N" is another blue tail)
