@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from rules.view import MORE
+
 from . import Catalog
 
 # Names in the games' own words; each is a msgid of the catalog.
@@ -27,6 +29,8 @@ def piece_name(c: Catalog, game: str | None, token: str) -> str:
 
     An Annelids tail is named by its colour whatever its heading ("blue:ne"), or with its heading
     unseen ("blue:?", rules/view.py's token named in part)."""
+    if token == MORE:  # a pile read from above: its top named, more beneath (rules/view.py)
+        return c._("more beneath")
     if game == "gyges" and token in GYGES_RINGS:
         return c._(GYGES_RINGS[token])
     if game == "annihilation" and token[:1] in "WB" and token[1:].isdigit():

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from rules import Fidelity, game_names, get_game, in_part
+from rules import MORE, Fidelity, game_names, get_game, in_part
 from tableref.i18n import catalog
 from tableref.i18n.pieces import piece_name
 
@@ -58,3 +58,9 @@ def test_drift_names_a_carried_coin_and_a_rivers_rotation():
     assert piece_name(en, "drift", "1") == "turned 1 arrow"
     assert piece_name(fr, "drift", "5") == "tournée de 5 flèches"
     assert piece_name(en, "anacund", "B") == "Player B's piece"
+
+
+def test_a_pile_read_from_above_says_more_lies_beneath():
+    """The set-up page's "read: Red III-1 + more beneath" (a DRIFT pile: its top tag and MORE)."""
+    assert piece_name(catalog("en"), "drift", MORE) == "more beneath"
+    assert piece_name(catalog("fr"), "drift", MORE) == "d'autres dessous"
