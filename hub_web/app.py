@@ -27,6 +27,8 @@ from web import auth
 from web.auth import AdminStore, Throttle, admin_required
 from web.boards import board_data
 
+from . import words
+
 WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
@@ -41,6 +43,7 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
     app.extensions["tableref_admin"] = admin
     app.extensions["tableref_throttle"] = Throttle()
     app.before_request(auth.check_csrf)
+    app.context_processor(words.context)  # the pages' words in the reader's language
     app.register_blueprint(auth.bp)
     store = lambda: hub.store  # noqa: E731  (the store is opened by hub.start)
 

@@ -7,6 +7,7 @@
   const boards = {};  // name -> the table as the hub last sent it
   const page = document.body.dataset.page;
   const one = document.body.dataset.board || null;
+  const t = (s, values) => TR.t(s, values);  // the page's words in the reader's language (hub_web/words.py)
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -18,20 +19,20 @@
   function playersText(b) {
     const names = Object.values(b.players || {});
     // The sides the computer plays (a board's seats): said beside the pairing's names.
-    const computers = Object.entries(b.seats || {}).map(([side, seat]) => `${side}: computer, level ${seat.split(":")[1]}`);
-    const said = names.length ? names.join(" – ") : (computers.length ? "" : "no pairing");
+    const computers = Object.entries(b.seats || {}).map(([side, seat]) => t("{side}: computer, level {n}", { side, n: seat.split(":")[1] }));
+    const said = names.length ? names.join(" – ") : (computers.length ? "" : t("no pairing"));
     return [said, ...computers].filter(Boolean).join(" · ");
   }
 
   function statusText(b) {
-    if (!b.online) return ["offline", "offline"];
+    if (!b.online) return ["offline", t("offline")];
     if (b.outcome) {
       const w = b.outcome.winner;
-      const who = w === null ? "draw" : `${(b.players || {})[w] || w} wins`;
+      const who = w === null ? t("draw") : t("{who} wins", { who: (b.players || {})[w] || w });
       return ["over", who];
     }
-    if (b.status && b.status !== "ok") return [b.status, b.status];
-    return ["online", b.to_move ? `${(b.players || {})[b.to_move] || b.to_move} to move` : "online"];
+    if (b.status && b.status !== "ok") return [b.status, t(b.status)];
+    return ["online", b.to_move ? t("{who} to move", { who: (b.players || {})[b.to_move] || b.to_move }) : t("online")];
   }
 
   /* The game clock (docs/clock.md): each player's time left, the running one counted down here
@@ -53,14 +54,15 @@
     if (!c || typeof c.times !== "object" || c.times === null) return "";
     const sides = Object.keys(c.times).map((s) => `${s === c.running && !c.paused && !c.flagged ? "▶ " : ""}` +
       `${(b.players || {})[s] || s} ${clockFmt(clockMs(c, s))}`);
-    return sides.join(" · ") + (c.paused ? " (paused)" : "") + (c.flagged ? ` — ${c.flagged} lost on time` : "");
+    return sides.join(" · ") + (c.paused ? ` (${t("paused")})` : "") +
+      (c.flagged ? ` — ${t("{who} lost on time", { who: (b.players || {})[c.flagged] || c.flagged })}` : "");
   }
 
   function showClocks() {
     for (const b of Object.values(boards)) {
       if (!b.clock) continue;
-      const t = document.getElementById(`t-${b.name}`);
-      if (t) t.querySelector(".clock").textContent = clockText(b);
+      const tileEl = document.getElementById(`t-${b.name}`);
+      if (tileEl) tileEl.querySelector(".clock").textContent = clockText(b);
       if (one && b.name === one && $("#table-clock")) $("#table-clock").textContent = clockText(b);
     }
   }
@@ -72,48 +74,48 @@
     TRBoard.render(svg, board, { view: b.view || {}, players: board.players });
   }
 
-  function tile(b) {
-    let t = document.getElementById(`t-${b.name}`);
-    if (!t) {
-      t = el("a", { id: `t-${b.name}`, class: "tile", href: `/table/${encodeURIComponent(b.name)}` });
+  function showTile(b) {
+    let tile = document.getElementById(`t-${b.name}`);
+    if (!tile) {
+      tile = el("a", { id: `t-${b.name}`, class: "tile", href: `/table/${encodeURIComponent(b.name)}` });
       const h = el("h4"); h.append(el("span", {}, b.name), el("span", { class: "badge" }));
       const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
       svg.setAttribute("class", "board"); svg.id = `svg-${b.name}`;
-      t.append(h, el("div", { class: "players" }), el("div", { class: "clock" }), svg, el("div", { class: "foot" }));
+      tile.append(h, el("div", { class: "players" }), el("div", { class: "clock" }), svg, el("div", { class: "foot" }));
       const grid = $("#grid");
-      const after = [...grid.children].find((c) => c.id > t.id);
-      grid.insertBefore(t, after || null);
+      const after = [...grid.children].find((c) => c.id > tile.id);
+      grid.insertBefore(tile, after || null);
     }
     const [cls, text] = statusText(b);
-    t.classList.toggle("offline", !b.online);
-    const badge = t.querySelector(".badge"); badge.className = `badge ${cls}`; badge.textContent = text;
-    t.querySelector(".players").textContent = playersText(b);
-    t.querySelector(".clock").textContent = clockText(b);
-    t.querySelector(".foot").textContent = `${b.rules || ""} · game ${b.game ?? "–"} · move ${b.ply}` +
+    tile.classList.toggle("offline", !b.online);
+    const badge = tile.querySelector(".badge"); badge.className = `badge ${cls}`; badge.textContent = text;
+    tile.querySelector(".players").textContent = playersText(b);
+    tile.querySelector(".clock").textContent = clockText(b);
+    tile.querySelector(".foot").textContent = t("{rules} · game {game} · move {ply}", { rules: b.rules || "", game: b.game ?? "–", ply: b.ply }) +
       (b.last ? ` · ${b.last}` : "");
-    draw(t.querySelector("svg"), b);
+    draw(tile.querySelector("svg"), b);
   }
 
   function showTable(b) {
     $("#table-players").textContent = playersText(b);
     if ($("#table-clock")) $("#table-clock").textContent = clockText(b);
     const [, text] = statusText(b);
-    $("#table-status").textContent = `${b.rules || ""} game ${b.game ?? "–"}, move ${b.ply}` +
-      (b.last ? `, last ${b.last}` : "") + ` — ${text}`;
+    $("#table-status").textContent = t("{rules} game {game}, move {ply}", { rules: b.rules || "", game: b.game ?? "–", ply: b.ply }) +
+      (b.last ? t(", last {move}", { move: b.last }) : "") + ` — ${text}`;
     draw($("#table-board"), b);
   }
 
   function update(list) {
     for (const b of list) {
       boards[b.name] = b;
-      if (page === "club" && !one) tile(b);
+      if (page === "club" && !one) showTile(b);
       if (one && b.name === one) showTable(b);
     }
     if (page === "club" && !one) {
       const all = Object.values(boards);
       const online = all.filter((b) => b.online).length;
-      $("#club-summary").textContent = `${all.length} tables, ${online} online, ` +
-        `${all.filter((b) => b.outcome).length} games over`;
+      $("#club-summary").textContent = t("{n} tables, {online} online, {over} games over",
+        { n: all.length, online, over: all.filter((b) => b.outcome).length });
     }
   }
 
@@ -123,7 +125,7 @@
     es.addEventListener("snapshot", (ev) => {
       const d = JSON.parse(ev.data).club;
       const link = $("#hub-link");
-      if (link) link.textContent = `broker: ${d.link}${d.link_detail ? " — " + d.link_detail : ""}`;
+      if (link) link.textContent = t("broker: {link}", { link: t(d.link) }) + (d.link_detail ? " — " + d.link_detail : "");
       update(d.boards);
     });
     es.addEventListener("boards", (ev) => {
@@ -145,7 +147,7 @@
     const steps = [{ seq: -1, move: null, view: data.start }, ...data.steps];
     let at = steps.length - 1;
     const list = $("#r-moves");
-    data.steps.forEach((s) => list.append(el("li", {}, s.kind === "undo" ? "(take back)" : s.move)));
+    data.steps.forEach((s) => list.append(el("li", {}, s.kind === "undo" ? t("(take back)") : s.move)));
     const show = () => {
       TRBoard.render($("#replay-board"), rules, { view: steps[at].view, players: rules.players });
       $("#r-where").textContent = `${at} / ${steps.length - 1}`;
@@ -155,11 +157,11 @@
     $("#r-next").onclick = () => { at = Math.min(steps.length - 1, at + 1); show(); };
     $("#r-last").onclick = () => { at = steps.length - 1; show(); };
     const names = Object.entries(data.record.players || {}).map(([s, n]) => `${s}: ${n}`)
-      .concat(Object.entries(data.record.seats || {}).map(([s, seat]) => `${s}: computer, level ${seat.split(":")[1]}`))
+      .concat(Object.entries(data.record.seats || {}).map(([s, seat]) => t("{side}: computer, level {n}", { side: s, n: seat.split(":")[1] })))
       .join(" · ");
     $("#replay-title").textContent += names ? ` — ${names}` : "";
     show();
-    if (data.unreadable) TR.toast(`The board's moves do not replay through the rules: ${data.unreadable}`);
+    if (data.unreadable) TR.toast(t("The board's moves do not replay through the rules: {why}", { why: data.unreadable }));
     corrections(data.record, rules);
   }
 
@@ -169,16 +171,17 @@
     if (fixes.length) {
       const note = $("#r-corrected");
       note.hidden = false;
-      note.textContent = `Corrected by the arbiter (${fixes.length}); the board sent: ${record.board_record.moves.join(" ")}`;
+      note.textContent = t("Corrected by the arbiter ({n}); the board sent: {moves}", { n: fixes.length, moves: record.board_record.moves.join(" ") });
     }
     fixes.forEach((c) => $("#c-list").append(el("li", {},
-      `${new Date(c.at * 1000).toLocaleString()} ${c.by}: ${c.kind === "moves" ? `moves from ${c.data.ply + 1}: ${c.data.moves.slice(c.data.ply).join(" ")}`
-        : c.data.outcome ? `result ${c.data.outcome.winner || "draw"}` : "result back to the record's"}${c.note ? ` (${c.note})` : ""}`)));
+      `${new Date(c.at * 1000).toLocaleString()} ${c.by}: ${c.kind === "moves" ? t("moves from {n}: {moves}", { n: c.data.ply + 1, moves: c.data.moves.slice(c.data.ply).join(" ") })
+        : c.data.outcome ? t("result: {what}", { what: c.data.outcome.winner ? t("{who} wins", { who: c.data.outcome.winner }) : t("draw") })
+        : t("result: back to the record's")}${c.note ? ` (${c.note})` : ""}`)));
     const winner = $("#c-winner");
-    (rules.players || []).forEach((p) => winner.append(el("option", { value: p }, `${p} wins`)));
-    winner.append(el("option", { value: "draw" }, "draw"), el("option", { value: "clear" }, "back to the record's own"));
+    (rules.players || []).forEach((p) => winner.append(el("option", { value: p }, t("{who} wins", { who: p }))));
+    winner.append(el("option", { value: "draw" }, t("draw")), el("option", { value: "clear" }, t("back to the record's own")));
     $("#c-from").value = record.moves.length + 1;
-    const done = (r) => { if (r) { TR.toast("Corrected"); setTimeout(() => location.reload(), 600); } };
+    const done = (r) => { if (r) { TR.toast(t("Corrected")); setTimeout(() => location.reload(), 600); } };
     $("#c-result").onclick = async () => {
       if (!winner.value) return;
       done(await TR.act(url, { kind: "result", by: $("#c-by").value, reason: $("#c-reason").value,
@@ -192,10 +195,10 @@
     const res = await fetch("/api/corrections");
     if (!res.ok) return;  // watching: the trail (with addresses) is the arbiter's
     const body = $("#corrections");
-    const outcome = (o) => (o ? (o.winner ? `${o.winner} wins` : "draw") : "none");
+    const outcome = (o) => (o ? (o.winner ? t("{who} wins", { who: o.winner }) : t("draw")) : t("none"));
     for (const c of (await res.json()).corrections) {
-      const what = c.kind === "moves" ? `moves from ${c.data.ply + 1}: ${c.data.moves.slice(c.data.ply).join(" ")}`
-        : c.data.outcome ? `result: ${outcome(c.data.outcome)}` : "result: back to the record's";
+      const what = c.kind === "moves" ? t("moves from {n}: {moves}", { n: c.data.ply + 1, moves: c.data.moves.slice(c.data.ply).join(" ") })
+        : c.data.outcome ? t("result: {what}", { what: outcome(c.data.outcome) }) : t("result: back to the record's");
       const was = c.kind === "moves" ? c.replaced.moves.join(" ") : outcome(c.replaced.outcome);
       const row = el("tr", {});
       const game = el("td", {});
@@ -213,7 +216,7 @@
       const clock = ($("#round-clock") && $("#round-clock").value.trim()) || undefined;  // docs/clock.md
       const r = await TR.act("/api/rounds", clock ? { clock } : undefined);
       if (r) {
-        TR.toast(`Round ${r.round} created` + (r.clock ? ` (clock ${r.clock})` : ""));
+        TR.toast(r.clock ? t("Round {n} created (clock {clock})", { n: r.round, clock: r.clock }) : t("Round {n} created", { n: r.round }));
         setTimeout(() => location.reload(), 600);
       }
     };
@@ -222,17 +225,17 @@
       let r;
       if (file) { const f = new FormData(); f.append("csv", file); r = await TR.act(`/api/rounds/${round()}/pairings`, f); }
       else r = await TR.act(`/api/rounds/${round()}/pairings`, { csv: $("#pair-csv").value });
-      if (r) { TR.toast(`${r.pairings.length} pairings in round ${round()}`); setTimeout(() => location.reload(), 600); }
+      if (r) { TR.toast(t("{n} pairings in round {round}", { n: r.pairings.length, round: round() })); setTimeout(() => location.reload(), 600); }
     };
     $("#pair-push").onclick = async () => {
       const r = await TR.act(`/api/rounds/${round()}/push`);
-      if (r) TR.toast(`Round ${round()} pushed to ${r.pushed.length} boards`);
+      if (r) TR.toast(t("Round {round} pushed to {n} boards", { round: round(), n: r.pushed.length }));
     };
     document.querySelectorAll(".result-by-hand").forEach((sel) => sel.addEventListener("change", async () => {
       if (!sel.value) return;
       const winner = sel.value === "draw" ? null : sel.value;
       const r = await TR.act(`/api/rounds/${sel.dataset.round}/result`, { board: sel.dataset.board, winner });
-      if (r) { TR.toast("Result saved"); setTimeout(() => location.reload(), 600); }
+      if (r) { TR.toast(t("Result saved")); setTimeout(() => location.reload(), 600); }
     }));
   }
 

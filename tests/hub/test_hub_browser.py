@@ -1,7 +1,8 @@
 """The club page in headless Debian chromium (Playwright), with 20 simulated tables live on a
 real Mosquitto through the real hub server (uvicorn): the grid fills, tiles follow the games,
-a table opens full-size, standings show. Screenshots at desktop width and 390 px go to
-tests/artifacts/ (hub-club-desktop.png, hub-club-390.png)."""
+a table opens full-size, standings show; a French phone at 360 px gets it in French.
+Screenshots at desktop width, 390 px and 360 px in French go to tests/artifacts/
+(hub-club-desktop.png, hub-club-390.png, hub-club-360-fr.png)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,20 @@ def test_club_page_with_twenty_tables_live(broker, browser, tmp_path):
             assert page.locator("#t-table-01 svg circle").count() > 10
             page.screenshot(path=str(ARTIFACTS / f"hub-club-{name}.png"))
             page.close()
+        # A French browser on a 360 px phone: the page's words and the script's in French
+        # (hub_web/words.py), nothing wider than the screen.
+        page = browser.new_page(viewport={"width": 360, "height": 760}, locale="fr-FR")
+        page.goto(url)
+        page.click("#pin-cancel")
+        expect(page.locator(".tile")).to_have_count(20, timeout=15000)
+        expect(page.locator("#club-summary")).to_contain_text("20 tables, ", timeout=15000)
+        expect(page.locator("#club-summary")).to_contain_text(" en ligne, ")
+        expect(page.locator("#t-table-01 .foot")).to_contain_text("partie", timeout=15000)
+        assert page.text_content("nav").split() == ["Tables", "Classement", "Archives", "Arbitre"]
+        assert page.text_content("#admin-btn") != "Choose PIN"  # common.js's words too
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.screenshot(path=str(ARTIFACTS / "hub-club-360-fr.png"))
+        page.close()
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url + "table/table-03")
         expect(page.locator("#table-players")).to_contain_text("Player 5", timeout=15000)

@@ -1,0 +1,98 @@
+"""The club pages in French for a French browser, from the same catalogs as a board's page:
+every page's words (the templates' and, in their JSON block, the script's and the PIN
+dialog's), no English word left where the page itself speaks; English for an English one."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from hub_web import create_hub_app
+from hub_web.words import COMMON_MESSAGES, HUB_MESSAGES
+from tableref.hub.hub import Hub
+from tableref.hub.settings import BrokerConfig, HubServerConfig
+from tableref.hub.simulate import SimTable
+from tableref.i18n import catalog
+from web.auth import AdminStore
+from web.page_words import PAGE_MESSAGES
+
+from mosquittohelp import wait_for
+from fakes import FakeBroker
+
+# Words no French sentence of these pages contains.
+ENGLISH = set("""the and to of from is are not yet no every each game games round rounds player players
+result results moves move wins won draw drawn lost replay record download arbiter standings archive pairings pairing
+loading watching enter correct corrected needs your name reason replace with save push set when what by
+known none has connected online offline playing""".split())  # (table, points, score, corrections: French too)
+
+
+def english(html: str, records: tuple[str, ...] = ()) -> set[str]:
+    """English words the page itself shows: its text and its attributes a person reads, not
+    names the club chose (the event, tables, players), nor its code, nor ``records``: what the
+    boards sent (a game's outcome as the board's rules said it, in the record's language)."""
+    html = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
+    for text in records:
+        html = html.replace(text, " ")
+    text = " ".join(re.findall(r">([^<]+)<", html) + re.findall(r'(?:placeholder|title|aria-label)="([^"]*)"', html))
+    for own in ("Test night", "table-01", "table-02", "Ada", "Bo", "Cy", "Di", "tableref", "CSV", "PIN", "JSON"):
+        text = text.replace(own, " ")
+    return {w for w in re.findall(r"[A-Za-zÀ-ÿ']+", text) if w.lower() in ENGLISH}
+
+
+@pytest.fixture
+def club(tmp_path):
+    fb = FakeBroker()
+    hub = Hub(HubServerConfig(data_dir=tmp_path / "hub", event="Test night"), client_factory=fb.factory).start()
+    wait_for(lambda: hub.link == "connected", 5, "the hub")
+    app = create_hub_app(hub, AdminStore(tmp_path / "admin.json", method="scrypt:1024:8:1"))
+    table = SimTable("table-01", tmp_path / "t1.sqlite3", BrokerConfig(), client_factory=fb.factory, seed=1,
+                     poll=0.05).start()
+    c = app.test_client()
+    h = {"X-CSRF-Token": c.get("/api/session").get_json()["csrf"]}
+    c.post("/api/pin", json={"pin": "2468"}, headers=h)
+    c.post("/api/rounds", headers=h)
+    c.post("/api/rounds/1/pairings", data={"csv": (io.BytesIO(b"board,A,B\ntable-01,Ada,Bo\n"), "r.csv")}, headers=h,
+           content_type="multipart/form-data")
+    c.post("/api/rounds/1/push", headers=h)
+    wait_for(lambda: table.publisher.pairing is not None, 5, "the board to get its pairing")
+    table.play_game()
+    wait_for(lambda: hub.store.games() and all(g.finished for g in hub.store.games()), 10, "the game")
+    yield c, tuple(g.outcome["reason"] for g in hub.store.games() if g.outcome)
+    table.stop()
+    hub.stop()
+
+
+PAGES = ("/", "/standings", "/archive", "/arbiter", "/table/table-01", "/archive/table-01/1")
+
+
+def test_every_club_page_speaks_french_to_a_french_browser(club):
+    club, records = club
+    assert records
+    club.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
+    for url in PAGES:
+        html = club.get(url).get_data(as_text=True)
+        assert '<html lang="fr">' in html, url
+        assert not english(html, records), (url, english(html, records))
+        words = json.loads(re.search(r'id="tr-messages">(.*?)</script>', html, re.S).group(1))
+        assert words["{who} wins"] == "{who} gagne" and words["Enter the admin PIN"], url
+    standings = club.get("/standings").get_data(as_text=True)
+    assert "Classement" in standings and "Ronde 1" in standings and "Une victoire vaut 1 point" in standings
+
+
+def test_an_english_browser_gets_the_pages_as_before(club):
+    club, _ = club
+    club.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
+    html = club.get("/standings").get_data(as_text=True)
+    assert '<html lang="en">' in html and "<h2>Standings</h2>" in html and "Round 1" in html
+    assert ">Tables</a>" in club.get("/").get_data(as_text=True)
+
+
+def test_every_word_the_club_script_writes_is_in_french():
+    fr = catalog("fr")
+    said = fr.messages(HUB_MESSAGES + COMMON_MESSAGES + PAGE_MESSAGES)
+    assert set(HUB_MESSAGES + COMMON_MESSAGES) <= set(said), set(HUB_MESSAGES + COMMON_MESSAGES) - set(said)
+    for msgid in HUB_MESSAGES:
+        assert set(re.findall(r"\{(\w+)\}", said[msgid])) == set(re.findall(r"\{(\w+)\}", msgid)), msgid
