@@ -16,7 +16,7 @@ HUB_MESSAGES = (
     "paused", "{who} lost on time", "{rules} · game {game} · move {ply}", "{rules} game {game}, move {ply}",
     ", last {move}", "{n} tables, {online} online, {over} games over", "broker: {link}",
     # the hub's link to the broker (tableref/hub/hub.py) and a table's status (its last decision)
-    "starting", "connected", "refused", "partial", "illegal", "ambiguous",
+    "starting", "subscribing", "connected", "refused", "partial", "illegal", "ambiguous",
     "(take back)", "The board's moves do not replay through the rules: {why}",
     "Corrected by the arbiter ({n}); the board sent: {moves}", "moves from {n}: {moves}", "result: {what}",
     "result: back to the record's", "back to the record's own", "Corrected", "none",

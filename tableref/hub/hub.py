@@ -17,7 +17,9 @@ from typing import Any
 
 from rules import Fidelity, get_game
 
-from .mqtt import ClientFactory, client_id, configure, is_failure, paho_client, refused_text, start_client
+from .mqtt import (
+    ClientFactory, client_id, configure, is_failure, paho_client, refused_text, start_client, subscription_refused,
+)
 from .protocol import (
     MAX_PAYLOAD, ROOT, GameEnd, GameEvent, GameHeader, Live, Pairing, ProtocolError, Status, UnseenState, decode, encode,
     topic,
@@ -27,6 +29,9 @@ from .settings import HubServerConfig
 from .store import HubStore
 
 log = logging.getLogger(__name__)
+
+# What the hub reads: every board's journal and status (QoS 1: none lost), its live view (QoS 0).
+SUBSCRIPTIONS = ((f"{ROOT}/+/journal", 1), (f"{ROOT}/+/status", 1), (f"{ROOT}/+/live", 0))
 
 
 @dataclass
@@ -104,7 +109,7 @@ class Hub:
         configure(client, self.config.broker)
         client.max_queued_messages_set(0)
         start_client(client, self.config.broker, on_connect=self._on_connect, on_disconnect=self._on_disconnect,
-                     on_message=self._on_message)
+                     on_message=self._on_message, on_subscribe=self._on_subscribe)
         return self
 
     def stop(self) -> None:
@@ -136,7 +141,17 @@ class Hub:
             self.link, self.link_detail = "refused", refused_text(reason)
             log.error("hub: the broker refused the hub: %s", self.link_detail)
             return
-        client.subscribe([(f"{ROOT}/+/journal", 1), (f"{ROOT}/+/status", 1), (f"{ROOT}/+/live", 0)])
+        # "connected" once the broker has granted them (_on_subscribe): until then the hub hears nothing.
+        self.link, self.link_detail = "subscribing", ""
+        client.subscribe(list(SUBSCRIPTIONS))
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: Any, codes: Any, properties: Any = None) -> None:
+        refused = [t for (t, _), code in zip(SUBSCRIPTIONS, codes) if subscription_refused(code)]
+        if refused:
+            self.link = "refused"
+            self.link_detail = f"the broker refused the hub's subscription to {', '.join(refused)}: its ACL must let the hub read them"
+            log.error("hub: %s", self.link_detail)
+            return
         self.link, self.link_detail = "connected", ""
         log.info("hub: connected to %s", self.config.broker.url)
 

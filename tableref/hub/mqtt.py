@@ -66,12 +66,22 @@ def is_failure(reason: Any) -> bool:
     return bool(getattr(reason, "value", reason))
 
 
+def subscription_refused(code: Any) -> bool:
+    """A SUBACK's code for one topic: the QoS granted (0-2), or a failure (0x80 and up). (A
+    Mosquitto with an ACL grants a topic the user may not read and sends nothing on it.)"""
+    failure = getattr(code, "is_failure", None)
+    if isinstance(failure, bool):
+        return failure
+    return int(getattr(code, "value", code)) >= 0x80
+
+
 KEEPALIVE = 15  # seconds: a board that vanishes is offline (its will) within ~20 s
 
 
 def start_client(client: Any, broker: BrokerConfig, *, on_connect: Callable[..., None],
                  on_disconnect: Callable[..., None], on_message: Callable[..., None],
-                 on_connect_fail: Callable[..., None] | None = None) -> None:
+                 on_connect_fail: Callable[..., None] | None = None,
+                 on_subscribe: Callable[..., None] | None = None) -> None:
     """Hand a configured client its callbacks and connect it in the background: paho's own
     loop thread connects, reconnects and calls back (a will, if any, is set before this)."""
     client.on_connect = on_connect
@@ -79,5 +89,7 @@ def start_client(client: Any, broker: BrokerConfig, *, on_connect: Callable[...,
     client.on_message = on_message
     if on_connect_fail is not None:
         client.on_connect_fail = on_connect_fail
+    if on_subscribe is not None:
+        client.on_subscribe = on_subscribe
     client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE)
     client.loop_start()

@@ -36,6 +36,7 @@ class FakeBroker:
         self.up = True
         self.lock = threading.RLock()
         self.log: list[tuple[str, str]] = []  # (client id, topic) of every publish accepted
+        self.deny: set[str] = set()  # topic filters its ACL refuses a subscription to
 
     def factory(self, client_id, *, persistent=False):
         c = FakeClient(self, client_id)
@@ -78,7 +79,7 @@ class FakeClient:
         self.will = None
         self.credentials = None
         self.refuse = None  # a reason code to refuse with (wrong password)
-        self.on_connect = self.on_disconnect = self.on_message = None
+        self.on_connect = self.on_disconnect = self.on_message = self.on_subscribe = None
 
     def username_pw_set(self, user, password=None):
         self.credentials = (user, password)
@@ -117,11 +118,18 @@ class FakeClient:
         self.connected = False
 
     def subscribe(self, topics):
-        for t, _qos in topics:
+        codes = []
+        for t, qos in topics:
+            if t in self.broker.deny:  # the broker's ACL refuses it (a SUBACK failure, 0x80)
+                codes.append(0x80)
+                continue
+            codes.append(qos)
             self.subs.append(t)
             for rt, payload in list(self.broker.retained.items()):
                 if matches(t, rt):
                     self.on_message(self, None, Msg(rt, payload, True))
+        if self.on_subscribe is not None:
+            self.on_subscribe(self, None, 1, codes, None)
 
     def publish(self, topic, payload, qos=0, retain=False):
         self.broker.route(self, topic, payload, retain)
