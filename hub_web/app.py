@@ -21,13 +21,16 @@ from tableref.hub.corrections import (
 from tableref.hub.protocol import check_board_name
 from tableref.hub.readable import BAD_DATA, Unreadable, header_fault, record_fault, replayed, start_of
 from tableref.hub.standings import results, standings
+from tableref.i18n import catalog
 from tableref.journal import UnseenGroup
 from tableref.records import write_record
 from web import auth
 from web.auth import AdminStore, Throttle, admin_required
 from web.boards import board_data
+from web.i18n import page_language
 
 from . import words
+from .outcomes import OutcomeWords
 
 WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -61,8 +64,13 @@ def create_hub_app(hub: Any, admin: AdminStore) -> Flask:
     def hub_static(name: str) -> Response:
         return send_from_directory(Path(__file__).parent / "static", name)
 
+    outcomes = OutcomeWords(store)
+
     def page(template: str, name: str, **kw: Any) -> str:
-        return render_template(template, page=name, event=hub.config.event, **kw)
+        say = catalog(page_language()).say
+        return render_template(template, page=name, event=hub.config.event,
+                               reason_of=lambda r: outcomes.said(r.board, r.game, r.outcome["reason"], say)
+                               if not r.by_hand else r.outcome["reason"], **kw)
 
     @app.get("/")
     def club() -> str:

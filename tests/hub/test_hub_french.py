@@ -60,7 +60,7 @@ def club(tmp_path):
     wait_for(lambda: table.publisher.pairing is not None, 5, "the board to get its pairing")
     table.play_game()
     wait_for(lambda: hub.store.games() and all(g.finished for g in hub.store.games()), 10, "the game")
-    yield c, tuple(g.outcome["reason"] for g in hub.store.games() if g.outcome)
+    yield c, tuple(g.outcome["reason"] for g in hub.store.games() if g.outcome), hub
     table.stop()
     hub.stop()
 
@@ -69,7 +69,7 @@ PAGES = ("/", "/standings", "/archive", "/arbiter", "/table/table-01", "/archive
 
 
 def test_every_club_page_speaks_french_to_a_french_browser(club):
-    club, records = club
+    club, records, _ = club
     assert records
     club.environ_base["HTTP_ACCEPT_LANGUAGE"] = "fr-FR,fr;q=0.9"
     for url in PAGES:
@@ -80,10 +80,12 @@ def test_every_club_page_speaks_french_to_a_french_browser(club):
         assert words["{who} wins"] == "{who} gagne" and words["Enter the admin PIN"], url
     standings = club.get("/standings").get_data(as_text=True)
     assert "Classement" in standings and "Ronde 1" in standings and "Une victoire vaut 1 point" in standings
+    # The game ended by its rules: its outcome found again by replaying its record, said in French.
+    assert not any(reason in standings for reason in records) and not english(standings), records
 
 
 def test_an_english_browser_gets_the_pages_as_before(club):
-    club, _ = club
+    club, _, _ = club
     club.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
     html = club.get("/standings").get_data(as_text=True)
     assert '<html lang="en">' in html and "<h2>Standings</h2>" in html and "Round 1" in html
@@ -96,3 +98,17 @@ def test_every_word_the_club_script_writes_is_in_french():
     assert set(HUB_MESSAGES + COMMON_MESSAGES) <= set(said), set(HUB_MESSAGES + COMMON_MESSAGES) - set(said)
     for msgid in HUB_MESSAGES:
         assert set(re.findall(r"\{(\w+)\}", said[msgid])) == set(re.findall(r"\{(\w+)\}", msgid)), msgid
+
+
+def test_an_outcome_the_rules_did_not_write_is_shown_as_sent(club):
+    """A resignation, a flag fall, the arbiter's word: no replay ends with that text, so it is
+    not taken for the rules' phrase (nor is a game the hub does not have)."""
+    from hub_web.outcomes import OutcomeWords
+
+    _, records, hub = club
+    fr = catalog("fr").say
+    words = OutcomeWords(lambda: hub.store)
+    assert words.said("table-01", 1, records[0], fr) != records[0]  # the rules' own: in French
+    assert words.said("table-01", 1, "Bo resigns", fr) == "Bo resigns"
+    assert words.said("table-09", 4, records[0], fr) == records[0]
+    assert words.said("table-01", None, records[0], fr) == records[0]
