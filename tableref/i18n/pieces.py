@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from rules.view import MORE
+from rules.view import MORE, PART_UNSEEN
 
 from . import Catalog
 
@@ -17,6 +17,9 @@ CARRIED_COINS = {"copper": "copper coin, carried", "silver": "silver coin, carri
 # An annelid's tail is its player's colour, its segments anyone's (rules/games/annelids.py); a
 # message each, for the colour agrees with the tail in French ("la queue bleue").
 ANNELID_TAILS = {"blue": "blue tail", "green": "green tail"}
+# A tail named in part (rules/view.py, "blue:?"): its colour seen, its flat end not — the set-up
+# page says so, for the light or the camera may be moved until it is.
+ANNELID_TAILS_IN_PART = {"blue": "blue tail, its flat end unseen", "green": "green tail, its flat end unseen"}
 
 
 def player_name(c: Catalog, name: str) -> str:
@@ -27,8 +30,8 @@ def player_name(c: Catalog, name: str) -> str:
 def piece_name(c: Catalog, game: str | None, token: str) -> str:
     """A token in words: "double ring", "White 8", "Red II", "blue tail", "segment", "gold coin".
 
-    An Annelids tail is named by its colour whatever its heading ("blue:ne"), or with its heading
-    unseen ("blue:?", rules/view.py's token named in part)."""
+    An Annelids tail is named by its colour whatever its heading ("blue:ne"); one named in part
+    ("blue:?", rules/view.py) says its flat end is unseen."""
     if token == MORE:  # a pile read from above: its top named, more beneath (rules/view.py)
         return c._("more beneath")
     if game == "gyges" and token in GYGES_RINGS:
@@ -39,7 +42,9 @@ def piece_name(c: Catalog, game: str | None, token: str) -> str:
     if game == "annelids":
         if token == "segment":
             return c._("segment")
-        colour = token.partition(":")[0]
+        colour, _, heading = token.partition(":")
+        if heading == PART_UNSEEN and colour in ANNELID_TAILS_IN_PART:
+            return c._(ANNELID_TAILS_IN_PART[colour])
         if colour in ANNELID_TAILS:
             return c._(ANNELID_TAILS[colour])
     if game == "anacund" and token in ("A", "B"):
