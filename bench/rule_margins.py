@@ -123,6 +123,8 @@ RULES: tuple[Rule, ...] = (
     Rule("APART", "vision.readers.drift_places", ("drift",), values=(0.06, 0.08, 0.1, 0.13, 0.16)),
     # the twenty not measured here before the twentieth session, and MIN_OUTLINE (docs/vision-rules.md)
     Rule("SATURATED", "vision.read.sampling", values=(235, 245, 250, 254, 256)),  # 256: nothing clipped
+    Rule("SHADOW_WARMER", "vision.read.sampling", values=(0.03, 0.06, 0.08, 0.1, 0.13)),
+    Rule("PENUMBRA", "vision.read.sampling", values=(0.02, 0.04, 0.06, 0.08)),
     Rule("Reader.second_looks", "vision.readers.reader", ("gyges", "annihilation"), values=(0, 1, 2, 3, 5, 8)),
     Rule("SMALL_UPSCALE", "vision.readers.tag_reading", ("gyges", "annihilation"), values=(1, 2, 3)),
     Rule("MAX_UPSCALE", "vision.readers.tag_reading", ("gyges", "annihilation"), values=(2, 3, 4, 6)),

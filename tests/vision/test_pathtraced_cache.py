@@ -6,6 +6,7 @@ as rendered, 0 of 4 read again). The renderer is stood in for: nothing here need
 import numpy as np
 
 import bench.vision_pathtraced as vp
+import vision.simulated.pathtraced.pieces as pieces
 import vision.simulated.pathtraced.scene as scene
 from rules.view import View
 
@@ -19,7 +20,7 @@ def _fake_render(*args, **kwargs):
 
 def test_a_frame_rendered_now_reads_as_it_will_from_the_cache(monkeypatch, tmp_path):
     monkeypatch.setattr(scene, "render_channels", _fake_render)
-    monkeypatch.setattr(scene, "placed_pieces", lambda *a, **k: [])
+    monkeypatch.setattr(pieces, "placed_pieces", lambda *a, **k: [])
     sheet, setup, cache = grid_for("gyges").sheet, scene.PTSetup(), vp.Cache(tmp_path)
     first, _ = vp.rendered(cache, "frame0", sheet, View(), setup, 1, [])
     again, _ = vp.rendered(cache, "frame0", sheet, View(), setup, 1, [])
