@@ -18,6 +18,20 @@ def make_hub(port: int, data: Path, **kw) -> Hub:
     return Hub(HubServerConfig(broker=BrokerConfig(port=port, **kw), data_dir=data, event="Test night")).start()
 
 
+def fake_club(tmp_path: Path, fake, boards: tuple[int, ...] = (1, 2)):
+    """A hub on the in-memory broker ``fake`` (fakes.FakeBroker), its club app and simulated
+    boards ``table-0N``: (hub, app, tables). Stop the tables, then the hub."""
+    from hub_web import create_hub_app
+    from web.auth import AdminStore
+
+    hub = Hub(HubServerConfig(data_dir=tmp_path / "hub", event="Test night"), client_factory=fake.factory).start()
+    wait_for(lambda: hub.link == "connected", 5, "the hub")
+    app = create_hub_app(hub, AdminStore(tmp_path / "admin.json", method="scrypt:1024:8:1"))
+    tables = [SimTable(f"table-0{i}", tmp_path / f"t{i}.sqlite3", BrokerConfig(), client_factory=fake.factory,
+                       seed=i, poll=0.05).start() for i in boards]
+    return hub, app, tables
+
+
 def make_tables(n: int, port: int, directory: Path, *, game: str = "anacund", **kw) -> list[SimTable]:
     return [SimTable(name, directory / f"{name}.sqlite3", BrokerConfig(port=port), game=game, seed=i + 7,
                      resend_after=kw.pop("resend_after", 1.0), **kw).start()

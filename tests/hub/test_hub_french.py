@@ -10,17 +10,13 @@ import re
 
 import pytest
 
-from hub_web import create_hub_app
 from hub_web.words import COMMON_MESSAGES, HUB_MESSAGES
-from tableref.hub.hub import Hub
-from tableref.hub.settings import BrokerConfig, HubServerConfig
-from tableref.hub.simulate import SimTable
 from tableref.i18n import catalog
-from web.auth import AdminStore
 from web.page_words import PAGE_MESSAGES
 
 from mosquittohelp import wait_for
 from fakes import FakeBroker
+from hubhelp import fake_club
 
 # Words no French sentence of these pages contains.
 ENGLISH = set("""the and to of from is are not yet no every each game games round rounds player players
@@ -44,12 +40,7 @@ def english(html: str, records: tuple[str, ...] = ()) -> set[str]:
 
 @pytest.fixture
 def club(tmp_path):
-    fb = FakeBroker()
-    hub = Hub(HubServerConfig(data_dir=tmp_path / "hub", event="Test night"), client_factory=fb.factory).start()
-    wait_for(lambda: hub.link == "connected", 5, "the hub")
-    app = create_hub_app(hub, AdminStore(tmp_path / "admin.json", method="scrypt:1024:8:1"))
-    table = SimTable("table-01", tmp_path / "t1.sqlite3", BrokerConfig(), client_factory=fb.factory, seed=1,
-                     poll=0.05).start()
+    hub, app, [table] = fake_club(tmp_path, FakeBroker(), boards=(1,))
     c = app.test_client()
     h = {"X-CSRF-Token": c.get("/api/session").get_json()["csrf"]}
     c.post("/api/pin", json={"pin": "2468"}, headers=h)

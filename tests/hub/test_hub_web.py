@@ -10,26 +10,18 @@ import zipfile
 
 import pytest
 
-from hub_web import create_hub_app
-from tableref.hub.hub import Hub
 from tableref.hub.protocol import decode
-from tableref.hub.settings import BrokerConfig, HubServerConfig
-from tableref.hub.simulate import SimTable
 from tableref.records import parse_record
-from web.auth import AdminStore
 
 from mosquittohelp import wait_for
 from fakes import FakeBroker
+from hubhelp import fake_club
 
 
 @pytest.fixture
 def club(tmp_path):
     fb = FakeBroker()
-    hub = Hub(HubServerConfig(data_dir=tmp_path / "hub", event="Test night"), client_factory=fb.factory).start()
-    wait_for(lambda: hub.link == "connected", 5, "the hub")
-    app = create_hub_app(hub, AdminStore(tmp_path / "admin.json", method="scrypt:1024:8:1"))
-    tables = [SimTable(f"table-0{i}", tmp_path / f"t{i}.sqlite3", BrokerConfig(), client_factory=fb.factory,
-                       seed=i, poll=0.05).start() for i in (1, 2)]
+    hub, app, tables = fake_club(tmp_path, fb)
     yield fb, hub, app, tables
     for t in tables:
         t.stop()
